@@ -1,0 +1,19 @@
+"""Trajectories of shallow ReLU networks: problems, generators, methods, diagnostics."""
+
+from numerics import generators
+from numerics.flow import ExactFlow, MethodError
+from numerics.problem import Problem, ProblemError
+from numerics.simulate import simulate
+from numerics.trajectory import ActivationEvent, Status, Trajectory
+
+__all__ = [
+    "ActivationEvent",
+    "ExactFlow",
+    "MethodError",
+    "Problem",
+    "ProblemError",
+    "Status",
+    "Trajectory",
+    "generators",
+    "simulate",
+]

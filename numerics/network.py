@@ -1,0 +1,82 @@
+"""The network, its loss and its gradient: the one place these formulas live.
+
+Every function takes the activation mask ``A`` (shape (p, n), A[j, i] = 1 iff
+sample i activates neuron j) as an argument, so that an integrator can hold the
+pattern fixed inside a smooth region and switch it only at located crossings.
+``active_mask`` gives the mask of a state under relu'(0) = 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numerics.problem import Problem
+
+
+def preactivations(W: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Z[..., j, i] = <w_j, x_i>."""
+    return W @ X.T
+
+
+def active_mask(Z: np.ndarray) -> np.ndarray:
+    """A = 1{Z > 0} as floats (strict: relu'(0) = 0)."""
+    return (Z > 0).astype(np.float64)
+
+
+def outputs(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):
+    """h(x_i) for every sample; ``A`` defaults to the state's own mask."""
+    Z = preactivations(W, problem.X)
+    if A is None:
+        A = active_mask(Z)
+    return problem.output_factor * np.einsum("...j,...ji->...i", a, A * Z)
+
+
+def loss_from_outputs(problem: Problem, h: np.ndarray) -> np.ndarray:
+    y = problem.y
+    if problem.loss == "square":
+        return problem.loss_scale * 0.5 * np.mean((y - h) ** 2, axis=-1)
+    margins = y * h
+    if problem.loss == "exponential":
+        return problem.loss_scale * np.sum(np.exp(-margins), axis=-1)
+    return problem.loss_scale * np.sum(np.logaddexp(0.0, -margins), axis=-1)
+
+
+def loss_derivative(problem: Problem, h: np.ndarray) -> np.ndarray:
+    """g_i = dL/dh(x_i)."""
+    y = problem.y
+    if problem.loss == "square":
+        return -problem.loss_scale * (y - h) / problem.n
+    margins = y * h
+    if problem.loss == "exponential":
+        return -problem.loss_scale * y * np.exp(-margins)
+    # d/dm log(1 + e^{-m}) = -1 / (1 + e^{m}), written stably
+    return -problem.loss_scale * y * np.exp(-np.logaddexp(0.0, margins))
+
+
+def gradient(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):
+    """(dL/dW, dL/da) at (W, a) with activation mask ``A``."""
+    Z = preactivations(W, problem.X)
+    if A is None:
+        A = active_mask(Z)
+    s = problem.output_factor
+    h = s * np.einsum("...j,...ji->...i", a, A * Z)
+    g = loss_derivative(problem, h)
+    AG = A * g[..., None, :]  # (p, n): g_i on active pairs
+    grad_a = s * np.einsum("...ji,...ji->...j", AG, Z)
+    grad_W = s * a[..., :, None] * (AG @ problem.X)
+    return grad_W, grad_a
+
+
+def flow_field(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):
+    """The gradient-flow vector field (dW/dt, da/dt) = -kappa grad L."""
+    grad_W, grad_a = gradient(problem, W, a, A)
+    k = problem.flow_factor
+    return -k * grad_W, -k * grad_a
+
+
+def pl_curvature(problem: Problem, W: np.ndarray, a: np.ndarray) -> float:
+    """Local PL curvature -(dL/dt)/L = kappa ||grad L||^2 / L (THEORY Q-mu)."""
+    grad_W, grad_a = gradient(problem, W, a)
+    L = loss_from_outputs(problem, outputs(problem, W, a))
+    sq = np.sum(grad_W**2) + np.sum(grad_a**2)
+    return float(problem.flow_factor * sq / L) if L > 0 else float("nan")

@@ -1,0 +1,174 @@
+"""`Problem`: one training problem (data, network convention, initial weights).
+
+A Problem is frozen and hashable by content: two Problems with the same arrays
+and settings have the same `content_hash`, which keys caches and results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+PARAMETRIZATIONS = ("standard", "mean_field")
+LOSSES = ("square", "exponential", "logistic")
+
+
+class ProblemError(ValueError):
+    """Bad input for a Problem; the message names the field and the fix."""
+
+
+def _frozen_array(name: str, value: Any, ndim: int) -> np.ndarray:
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ProblemError(f"{name}: cannot be read as a float array ({exc}).") from exc
+    if arr.ndim != ndim:
+        raise ProblemError(f"{name}: expected a {ndim}-d array, got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ProblemError(f"{name}: contains NaN or infinity; pass finite values.")
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """A shallow ReLU network training problem.
+
+    Network: h(x) = s * sum_j a_j relu(<w_j, x>), with s = 1 (``standard``) or
+    s = 1/p (``mean_field``). Flow: d(theta)/dt = -kappa grad L with kappa = 1
+    (standard) or kappa = p (mean_field). Losses:
+
+    - ``square``: L = loss_scale/(2n) sum_i (y_i - h(x_i))^2 (mean, as S000/S002);
+    - ``exponential``: L = loss_scale * sum_i exp(-y_i h(x_i)) (sum, as S001);
+    - ``logistic``: L = loss_scale * sum_i log(1 + exp(-y_i h(x_i))) (sum; S001's
+      appendix uses loss_scale = 2).
+
+    relu'(0) = 0 throughout: sample i activates neuron j iff <w_j, x_i> > 0.
+
+    ``init_scale`` (lambda) records the initialisation scale when the
+    initialisation has one (claims of small-initialisation papers need it);
+    ``meta`` records how the Problem was produced (generator, parameters, seed).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    W0: np.ndarray
+    a0: np.ndarray
+    parametrization: str = "standard"
+    loss: str = "square"
+    loss_scale: float = 1.0
+    init_scale: float | None = None
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        X = _frozen_array("X", self.X, 2)
+        y = _frozen_array("y", self.y, 1)
+        W0 = _frozen_array("W0", self.W0, 2)
+        a0 = _frozen_array("a0", self.a0, 1)
+        n, d = X.shape
+        if n == 0 or d == 0:
+            raise ProblemError(f"X: needs at least one sample and one feature, got {X.shape}.")
+        if y.shape != (n,):
+            raise ProblemError(f"y: expected shape ({n},) to match X's {n} rows, got {y.shape}.")
+        if W0.shape[1] != d:
+            raise ProblemError(
+                f"W0: expected shape (p, {d}) (one row per neuron, {d} features as X), "
+                f"got {W0.shape}."
+            )
+        if a0.shape != (W0.shape[0],):
+            raise ProblemError(
+                f"a0: expected shape ({W0.shape[0]},), one output weight per row of W0, "
+                f"got {a0.shape}."
+            )
+        if self.parametrization not in PARAMETRIZATIONS:
+            raise ProblemError(
+                f"parametrization: {self.parametrization!r} is not one of {PARAMETRIZATIONS}."
+            )
+        if self.loss not in LOSSES:
+            raise ProblemError(f"loss: {self.loss!r} is not one of {LOSSES}.")
+        if not (np.isfinite(self.loss_scale) and self.loss_scale > 0):
+            raise ProblemError(f"loss_scale: must be a positive number, got {self.loss_scale!r}.")
+        if self.init_scale is not None and not (
+            np.isfinite(self.init_scale) and self.init_scale > 0
+        ):
+            raise ProblemError(f"init_scale: must be positive or None, got {self.init_scale!r}.")
+        if self.loss != "square" and not np.all(np.isin(y, (-1.0, 1.0))):
+            raise ProblemError(f"y: the {self.loss} loss needs labels in {{-1, +1}}.")
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "W0", W0)
+        object.__setattr__(self, "a0", a0)
+        object.__setattr__(self, "loss_scale", float(self.loss_scale))
+        object.__setattr__(self, "meta", dict(self.meta))
+
+    # -- sizes and conventions -------------------------------------------------
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def p(self) -> int:
+        return self.W0.shape[0]
+
+    @property
+    def output_factor(self) -> float:
+        """s in h = s * sum_j a_j relu(<w_j, x>)."""
+        return 1.0 / self.p if self.parametrization == "mean_field" else 1.0
+
+    @property
+    def flow_factor(self) -> float:
+        """kappa in d(theta)/dt = -kappa grad L."""
+        return float(self.p) if self.parametrization == "mean_field" else 1.0
+
+    # -- identity ----------------------------------------------------------------
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 (hex, 16 chars) of the arrays and settings; meta is not hashed."""
+        h = hashlib.sha256()
+        for arr in (self.X, self.y, self.W0, self.a0):
+            h.update(str(arr.shape).encode())
+            h.update(np.ascontiguousarray(arr, dtype="<f8").tobytes())
+        settings = [self.parametrization, self.loss, self.loss_scale, self.init_scale]
+        h.update(json.dumps(settings).encode())
+        return h.hexdigest()[:16]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Problem) and self.content_hash == other.content_hash
+
+    def __hash__(self) -> int:
+        return hash(self.content_hash)
+
+    def describe(self) -> str:
+        """One line: sizes, conventions, scale, hash, and the recorded generator."""
+        lam = "" if self.init_scale is None else f", lam={self.init_scale:.3g}"
+        gen = self.meta.get("generator")
+        src = f", from {gen}" if gen else ""
+        seed = f" seed={self.meta['seed']}" if "seed" in self.meta else ""
+        return (
+            f"n={self.n} d={self.d} p={self.p} {self.parametrization}/{self.loss}{lam}"
+            f" [{self.content_hash}]{src}{seed}"
+        )
+
+    def with_initialisation(self, W0: np.ndarray, a0: np.ndarray, **changes: Any) -> Problem:
+        """A copy with other initial weights (and optionally other settings)."""
+        fields = dict(
+            X=self.X,
+            y=self.y,
+            W0=W0,
+            a0=a0,
+            parametrization=self.parametrization,
+            loss=self.loss,
+            loss_scale=self.loss_scale,
+            init_scale=self.init_scale,
+            meta=self.meta,
+        )
+        fields.update(changes)
+        return Problem(**fields)

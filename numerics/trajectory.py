@@ -1,0 +1,167 @@
+"""`Trajectory`: a simulated run, its error estimate, events and diagnostics."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from numerics import network
+from numerics.problem import Problem
+
+
+class Status(enum.Enum):
+    """How a simulation ended. Failure members say what to try."""
+
+    SUCCESS = "success"
+    MAX_STEPS = "maximum number of steps reached; raise max_steps or shorten t_eval"
+    NONFINITE = "the state became NaN or infinite; lower the tolerance or the step"
+    CHATTERING = (
+        "a pre-activation kept switching sign (sliding mode); the flow is not "
+        "regular here and the trajectory after that time is not trustworthy"
+    )
+
+    @property
+    def ok(self) -> bool:
+        return self is Status.SUCCESS
+
+
+@dataclass(frozen=True)
+class ActivationEvent:
+    """Pre-activation <w_j, x_i> changed sign at time t (``+1``: became active)."""
+
+    t: float
+    neuron: int
+    sample: int
+    direction: int
+
+
+@dataclass(frozen=True, eq=False)
+class Trajectory:
+    """Parameters at the saved times, with how they were produced.
+
+    ``error_estimate`` is the largest relative difference (per neuron, scaled by
+    the neuron's norm) between this run and ``companion``, an independent run of
+    the same method at a looser setting; ``error_of`` applies the same
+    comparison to any diagnostic, which is how checks get the numerical error of
+    the quantity they measure.
+    """
+
+    problem: Problem
+    t: np.ndarray
+    W: np.ndarray
+    a: np.ndarray
+    method: str
+    options: dict
+    status: Status = Status.SUCCESS
+    message: str = ""
+    error_estimate: float = float("inf")
+    companion: Trajectory | None = None
+    events: tuple[ActivationEvent, ...] = ()
+    n_steps: int = 0
+    wall_time: float = 0.0
+    provenance: dict = field(default_factory=dict)
+
+    # -- basic quantities ----------------------------------------------------------
+    @cached_property
+    def preactivations(self) -> np.ndarray:
+        """Z[k, j, i] = <w_j(t_k), x_i>."""
+        return network.preactivations(self.W, self.problem.X)
+
+    @cached_property
+    def activation(self) -> np.ndarray:
+        """Boolean (T, p, n): sample i activates neuron j at t_k."""
+        return self.preactivations > 0
+
+    @cached_property
+    def outputs(self) -> np.ndarray:
+        return network.outputs(self.problem, self.W, self.a)
+
+    @cached_property
+    def residuals(self) -> np.ndarray:
+        """r_i(t) = y_i - h(x_i) (S000's sign convention)."""
+        return self.problem.y - self.outputs
+
+    @cached_property
+    def loss(self) -> np.ndarray:
+        return network.loss_from_outputs(self.problem, self.outputs)
+
+    @cached_property
+    def pl(self) -> np.ndarray:
+        """Local PL curvature -(dL/dt)/L = kappa ||grad L||^2 / L, from exact gradients."""
+        gW, ga = network.gradient(self.problem, self.W, self.a)
+        sq = np.sum(gW**2, axis=(-2, -1)) + np.sum(ga**2, axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.loss > 0, self.problem.flow_factor * sq / self.loss, np.nan)
+
+    @cached_property
+    def neuron_norms(self) -> np.ndarray:
+        """||w_j(t)||, shape (T, p)."""
+        return np.linalg.norm(self.W, axis=-1)
+
+    @cached_property
+    def balancedness(self) -> np.ndarray:
+        """c_j(t) = a_j^2 - ||w_j||^2, shape (T, p)."""
+        return self.a**2 - self.neuron_norms**2
+
+    @cached_property
+    def energies(self) -> np.ndarray:
+        """E_i(t) = s * sum_j 1{<w_j,x_i> > 0} a_j^2 (s = 1/p mean-field, 1 standard)."""
+        return self.problem.output_factor * np.einsum("kji,kj->ki", self.activation, self.a**2)
+
+    @cached_property
+    def stable_rank(self) -> np.ndarray:
+        """||W||_F^2 / ||W||_2^2 at each time."""
+        sv = np.linalg.svd(self.W, compute_uv=False)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.sum(sv**2, axis=-1) / sv[..., 0] ** 2
+
+    def alignment(self, direction: np.ndarray) -> np.ndarray:
+        """cos(w_j(t), direction), shape (T, p); 0 for a zero neuron."""
+        u = np.asarray(direction, dtype=float)
+        u = u / np.linalg.norm(u)
+        norms = self.neuron_norms
+        dots = self.W @ u
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(norms > 0, dots / norms, 0.0)
+
+    def group_norm_sq(self, neurons) -> np.ndarray:
+        """sum_{j in neurons} ||w_j(t)||^2, shape (T,)."""
+        idx = np.asarray(list(neurons), dtype=int)
+        return np.sum(self.neuron_norms[:, idx] ** 2, axis=-1)
+
+    def first_time(self, values: np.ndarray, level: float, above: bool = True) -> float:
+        """First saved time at which ``values`` >= level (or <= level); inf if never."""
+        hit = values >= level if above else values <= level
+        idx = np.flatnonzero(hit)
+        return float(self.t[idx[0]]) if idx.size else float("inf")
+
+    # -- numerical error -----------------------------------------------------------
+    def error_of(self, quantity: Callable[[Trajectory], np.ndarray]) -> np.ndarray:
+        """|quantity(self) - quantity(companion)|: the numerical error of a diagnostic.
+
+        Without a companion the error is unknown and reported as infinite, so
+        any verdict that depends on it is INCONCLUSIVE rather than a silent pass.
+        """
+        mine = np.asarray(quantity(self), dtype=float)
+        if self.companion is None:
+            return np.full_like(mine, np.inf)
+        theirs = np.asarray(quantity(self.companion), dtype=float)
+        with np.errstate(invalid="ignore"):
+            err = np.abs(mine - theirs)
+        return np.where(np.isnan(err), np.inf, err)
+
+    @property
+    def finite(self) -> bool:
+        return bool(np.all(np.isfinite(self.W)) and np.all(np.isfinite(self.a)))
+
+    def summary(self) -> str:
+        return (
+            f"{self.method} on {self.problem.describe()}: {self.status.name}, "
+            f"{len(self.t)} saved times to t={self.t[-1]:.4g}, {self.n_steps} steps, "
+            f"{len(self.events)} activation events, error estimate {self.error_estimate:.2e}, "
+            f"{self.wall_time:.2f}s"
+        )

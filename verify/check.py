@@ -1,0 +1,346 @@
+"""`check(claim, evidence) -> Verdict`: a claim's statement against trajectories.
+
+Numerical error of a checked quantity = |value on the run - value on its
+companion run| (the integration error, see `Trajectory.error_of`) + the
+round-off of the formula (first-order propagation of each measured quantity's
+round-off through the sympy expression). A margin inside that error gives
+INCONCLUSIVE; an assumption that fails on the instance gives INAPPLICABLE; a
+run that did not finish cleanly or is not finite gives INCONCLUSIVE with the
+simulation's own message, never HOLDS.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from numerics import Trajectory
+from theory.bridge import flatten
+from theory.claim import Claim, Kind
+from verify.measures import FLOAT_EPS, ROUNDOFF_ULPS, Series, instance_values, measure
+from verify.verdict import Outcome, Verdict, Where, combine
+
+# Absolute slack for assumptions stated as "= 0" on instance quantities
+# (orthogonality, balance): they are computed from exact data up to round-off.
+ASSUMPTION_ATOL = 1e-12
+# Integration error estimates from a companion run can vanish by coincidence at
+# a single time; each estimate is multiplied by this safety factor.
+ERROR_SAFETY = 3.0
+
+_T = sp.Symbol("t", nonnegative=True, real=True)
+
+
+class CheckError(ValueError):
+    """The claim cannot be evaluated on this evidence (bad input, not a verdict)."""
+
+
+def check(claim: Claim, evidence) -> Verdict:
+    """Check ``claim`` on a Trajectory or on an iterable of Trajectories."""
+    if isinstance(evidence, Trajectory):
+        return _check_one(claim, evidence)
+    if isinstance(evidence, Iterable):
+        verdicts = [_check_one(claim, tr) for tr in evidence]
+        return combine(claim.id, verdicts)
+    raise CheckError(
+        f"evidence: expected a Trajectory or a list of them, got {type(evidence).__name__}"
+    )
+
+
+# -- evaluation of expressions on a run ----------------------------------------------------
+@dataclass
+class _Values:
+    fine: np.ndarray
+    companion: np.ndarray | None
+    roundoff: np.ndarray
+
+    @property
+    def error(self) -> np.ndarray:
+        integ = (
+            np.full_like(self.fine, np.inf)
+            if self.companion is None
+            else np.abs(self.fine - self.companion)
+        )
+        with np.errstate(invalid="ignore"):
+            err = ERROR_SAFETY * integ + self.roundoff
+        return np.where(np.isnan(err), np.inf, err)
+
+
+class _Missing(Exception):
+    """An instance quantity the expression needs is not defined for this Problem."""
+
+
+class _Context:
+    def __init__(self, claim: Claim, tr: Trajectory):
+        self.claim = claim
+        self.tr = tr
+        self.inst = instance_values(tr.problem)
+        self._series: dict[tuple[str, bool], Series] = {}
+
+    def series(self, name: str, companion: bool) -> Series:
+        key = (name, companion)
+        if key not in self._series:
+            self._series[key] = measure(self.tr.companion if companion else self.tr, name)
+        return self._series[key]
+
+    def scalar(self, expr: sp.Basic) -> float:
+        """Evaluate an instance-level expression (no trajectory functions)."""
+        expr = self.claim.substituted(expr)
+        flat, originals = flatten(expr)
+        missing = [nm for nm in originals if nm not in self.inst]
+        if missing:
+            raise _Missing(", ".join(missing))
+        subs = {s: self.inst[s.name] for s in flat.free_symbols}
+        return float(flat.xreplace(subs))
+
+    def values(self, expr: sp.Basic) -> _Values:
+        """Evaluate an expression over the saved times, with its error."""
+        expr = self.claim.substituted(expr)
+        flat, originals = flatten(expr)
+        T = len(self.tr.t)
+        args_fine: dict[str, np.ndarray | float] = {}
+        args_comp: dict[str, np.ndarray | float] = {}
+        roundoffs: dict[str, np.ndarray] = {}
+        has_comp = self.tr.companion is not None and len(self.tr.companion.t) == T
+        for name, term in originals.items():
+            if isinstance(term, sp.core.function.AppliedUndef):
+                fname = term.func.__name__
+                (arg,) = term.args
+                s_f = self.series(fname, False)
+                s_c = self.series(fname, True) if has_comp else None
+                if arg == _T:
+                    args_fine[name], roundoffs[name] = s_f.values, s_f.roundoff
+                    if s_c is not None:
+                        args_comp[name] = s_c.values
+                else:
+                    k = _saved_index(self.tr.t, float(arg))
+                    args_fine[name] = s_f.values[k]
+                    roundoffs[name] = np.full(T, s_f.roundoff[k])
+                    if s_c is not None:
+                        args_comp[name] = s_c.values[k]
+            elif name == "t":
+                args_fine[name] = args_comp[name] = self.tr.t
+            elif name in self.inst:
+                args_fine[name] = args_comp[name] = self.inst[name]
+            else:
+                raise _Missing(name)
+        symbols = sorted(flat.free_symbols, key=lambda s: s.name)
+        fn = sp.lambdify(symbols, flat, modules="numpy")
+        with np.errstate(all="ignore"):
+            fine = np.broadcast_to(fn(*(args_fine[s.name] for s in symbols)), (T,)).astype(float)
+            comp = None
+            if has_comp:
+                comp = np.broadcast_to(
+                    fn(*(args_comp[s.name] for s in symbols)), (T,)
+                ).astype(float)
+            roundoff = np.zeros(T)
+            for s in symbols:
+                if s.name in roundoffs:
+                    dfn = sp.lambdify(symbols, sp.diff(flat, s), modules="numpy")
+                    slope = np.abs(np.broadcast_to(
+                        dfn(*(args_fine[q.name] for q in symbols)), (T,)
+                    ))
+                    roundoff = roundoff + slope * roundoffs[s.name]
+        return _Values(fine, comp, roundoff)
+
+
+def _saved_index(times: np.ndarray, at: float) -> int:
+    k = int(np.argmin(np.abs(times - at)))
+    if abs(times[k] - at) > 1e-12 * max(1.0, abs(at)):
+        raise CheckError(f"the claim needs the state at t={at}, which is not a saved time")
+    return k
+
+
+def _margin(rel: sp.Basic, ctx: _Context) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(margin, error, is_equality) of a relation over the saved times.
+
+    Inequalities: margin = how far the relation is from failing (>= 0 holds).
+    Equalities: margin = -|lhs - rhs|, compared against the error alone.
+    """
+    diff = ctx.values(rel.lhs - rel.rhs)
+    if isinstance(rel, sp.Equality):
+        return -np.abs(diff.fine), diff.error, True
+    if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
+        return diff.fine, diff.error, False
+    if isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
+        return -diff.fine, diff.error, False
+    raise CheckError(f"unsupported relation {rel!r}; use =, <=, <, >=, >")
+
+
+# -- the checks ------------------------------------------------------------------------------
+def _where(tr: Trajectory, t: float | None = None, part: str = "") -> Where:
+    return Where(instance=tr.problem.content_hash, seed=tr.problem.meta.get("seed"), t=t,
+                 part=part)
+
+
+def _verdict(claim, tr, outcome, **kw) -> Verdict:
+    return Verdict(claim_id=claim.id, outcome=outcome, method=tr.method, **kw)
+
+
+def _inapplicable(claim: Claim, ctx: _Context) -> str | None:
+    tr = ctx.tr
+    if claim.parametrization not in (None, tr.problem.parametrization):
+        return (f"the claim is stated for the {claim.parametrization} parametrisation, the "
+                f"instance is {tr.problem.parametrization}")
+    if claim.loss not in (None, tr.problem.loss):
+        return f"the claim is stated for the {claim.loss} loss, the instance uses {tr.problem.loss}"
+    for assumption in claim.setting:
+        parts = (assumption.statement.args if isinstance(assumption.statement, sp.And)
+                 else (assumption.statement,))
+        for rel in parts:
+            try:
+                lhs = ctx.scalar(rel.lhs)
+                rhs = ctx.scalar(rel.rhs)
+            except _Missing as exc:
+                return f"{assumption.name}: the instance does not define {exc}"
+            ok = {
+                sp.Equality: abs(lhs - rhs) <= ASSUMPTION_ATOL,
+                sp.Unequality: abs(lhs - rhs) > ASSUMPTION_ATOL,
+                sp.GreaterThan: lhs >= rhs,
+                sp.StrictGreaterThan: lhs > rhs,
+                sp.LessThan: lhs <= rhs,
+                sp.StrictLessThan: lhs < rhs,
+            }[type(rel)]
+            if not ok:
+                return f"{assumption.name} fails: {sp.sstr(rel)} with {lhs:.4g} vs {rhs:.4g}"
+    return None
+
+
+def _check_one(claim: Claim, tr: Trajectory) -> Verdict:
+    if not claim.checkable:
+        raise CheckError(f"{claim.id} is not checkable: {claim.not_checkable_reason}")
+    ctx = _Context(claim, tr)
+    why = _inapplicable(claim, ctx)
+    if why:
+        return _verdict(claim, tr, Outcome.INAPPLICABLE, reason=why, where=_where(tr))
+    if not tr.status.ok or not tr.finite:
+        return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr),
+                        reason=f"simulation not trustworthy: {tr.status.name} {tr.message}")
+    try:
+        if claim.kind in (Kind.POINTWISE, Kind.CONSERVED):
+            return _check_over_window(claim, ctx)
+        if claim.kind is Kind.EVENT_TIME:
+            return _check_event_time(claim, ctx)
+    except _Missing as exc:
+        return _verdict(claim, tr, Outcome.INAPPLICABLE, where=_where(tr),
+                        reason=f"the instance does not define {exc}")
+    raise CheckError(f"{claim.id}: checks of kind {claim.kind.value!r} are not implemented yet")
+
+
+def _window_mask(claim: Claim, ctx: _Context) -> np.ndarray:
+    lo_expr, hi_expr = claim.window
+    lo = ctx.scalar(lo_expr)
+    hi = math.inf if hi_expr == sp.oo else ctx.scalar(hi_expr)
+    return (ctx.tr.t >= lo) & (ctx.tr.t <= hi)
+
+
+def _check_over_window(claim: Claim, ctx: _Context) -> Verdict:
+    """Every relation at every saved time in the window.
+
+    A point violates when margin < -error. For inequalities, |margin| <= error
+    is inside the error band (inconclusive there); equalities can only be
+    confirmed up to the error. The reported point is the most violated one, or
+    else the first inconclusive one, or else the one closest to its error band.
+    """
+    tr = ctx.tr
+    inside = _window_mask(claim, ctx)
+    if not inside.any():
+        return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr),
+                        reason="no saved time inside the claim's window")
+    times = tr.t[inside]
+    violated, inconclusive, closest = [], [], []
+    for rel in claim.relations():
+        margin, error, is_eq = _margin(rel, ctx)
+        margin, error = margin[inside], error[inside]
+        part = sp.sstr(rel)
+        if not np.all(np.isfinite(margin)):
+            k = int(np.flatnonzero(~np.isfinite(margin))[0])
+            return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, times[k], part),
+                            reason=f"{part} is not finite at t={times[k]:.4g}")
+        bad = margin < -error
+        if bad.any():
+            k = int(np.argmin(margin + error))
+            violated.append((margin[k] + error[k], margin[k], error[k], times[k], part))
+            continue
+        if not is_eq and np.any(np.abs(margin) <= error):
+            k = int(np.flatnonzero(np.abs(margin) <= error)[0])
+            inconclusive.append((0.0, margin[k], error[k], times[k], part))
+        denom = np.abs(margin) + error
+        with np.errstate(divide="ignore", invalid="ignore"):
+            closeness = np.where(denom > 0, (margin + error) / denom, 1.0)
+        k = int(np.argmin(closeness))
+        closest.append((closeness[k], margin[k], error[k], times[k], part))
+    if violated:
+        outcome, pick = Outcome.VIOLATED, min(violated)
+    elif inconclusive:
+        outcome, pick = Outcome.INCONCLUSIVE, inconclusive[0]
+    else:
+        outcome, pick = Outcome.HOLDS, min(closest)
+    _, margin, error, t_at, part = pick
+    return _verdict(claim, tr, outcome, margin=float(margin), tolerance=float(error),
+                    where=_where(tr, float(t_at), part))
+
+
+def _event_time(claim: Claim, ctx: _Context, companion: bool) -> float:
+    """First saved time at which every part of the event holds (inf if never)."""
+    ok = np.ones(len(ctx.tr.t), dtype=bool)
+    for rel in claim.event_relations():
+        v = ctx.values(rel.lhs - rel.rhs)
+        vals = v.companion if companion else v.fine
+        if vals is None:
+            return math.inf
+        with np.errstate(invalid="ignore"):
+            if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
+                ok &= vals >= 0
+            elif isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
+                ok &= vals <= 0
+            else:
+                raise CheckError(f"event relations must be inequalities, got {rel!r}")
+    idx = np.flatnonzero(ok)
+    return float(ctx.tr.t[idx[0]]) if idx.size else math.inf
+
+
+def _check_event_time(claim: Claim, ctx: _Context) -> Verdict:
+    tr = ctx.tr
+    rel = claim.statement
+    if not (isinstance(rel, (sp.LessThan, sp.StrictLessThan)) and rel.lhs == claim.event_time):
+        raise CheckError(f"{claim.id}: event-time statements read '{claim.event_time} <= bound'")
+    bound = ctx.scalar(rel.rhs)
+    t_fine = _event_time(claim, ctx, companion=False)
+    t_comp = _event_time(claim, ctx, companion=True)
+    grid = float(np.max(np.diff(tr.t))) if len(tr.t) > 1 else math.inf
+    if math.isinf(t_fine) and math.isinf(t_comp):
+        integ = 0.0
+    elif tr.companion is None:
+        integ = math.inf
+    else:
+        integ = abs(t_fine - t_comp)
+    error = ERROR_SAFETY * integ + grid
+    t_end = float(tr.t[-1])
+    if math.isinf(t_fine):
+        if t_end > bound + error:
+            return _verdict(claim, tr, Outcome.VIOLATED, margin=bound - t_end, tolerance=error,
+                            where=_where(tr, t_end, "event never reached"),
+                            observed=math.inf, predicted=bound,
+                            reason=f"the event did not happen by t={t_end:.4g} > bound {bound:.4g}")
+        return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, t_end),
+                        predicted=bound, tolerance=error,
+                        reason=f"the run ends at t={t_end:.4g}, before the bound {bound:.4g} "
+                        "(plus error) and before the event")
+    margin = bound - t_fine
+    if margin > error:
+        outcome = Outcome.HOLDS
+    elif margin < -error:
+        outcome = Outcome.VIOLATED
+    else:
+        outcome = Outcome.INCONCLUSIVE
+    return _verdict(claim, tr, outcome, margin=margin, tolerance=error,
+                    where=_where(tr, t_fine, str(claim.event_time)),
+                    observed=t_fine, predicted=bound)
+
+
+__all__ = ["ASSUMPTION_ATOL", "ERROR_SAFETY", "CheckError", "check", "FLOAT_EPS",
+           "ROUNDOFF_ULPS"]

@@ -1,0 +1,41 @@
+"""Evidence planning: how long and how finely to simulate an instance for a claim.
+
+The horizon must reach past every bound a claim compares with, or its check
+can only be INCONCLUSIVE; the saved-time grid bounds the resolution of event
+times (its spacing is part of their error).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from numerics import ExactFlow, Problem, Trajectory, simulate
+from verify.measures import instance_values
+
+# S002's slowest bound is S002-T1's c_T * (-ln lam)/||D_-|| with c_T = 3; the
+# horizon goes 20% past it so that "not reached by the bound" is decidable.
+S002_HORIZON_FACTOR = 3.6
+DEFAULT_SAVED_TIMES = 4001
+
+
+def s002_horizon(problem: Problem) -> float:
+    """A time by which every S002 claim's bound has passed."""
+    inst = instance_values(problem)
+    if problem.init_scale is None:
+        raise ValueError("init_scale: S002 problems must record their initialisation scale.")
+    slow = min(inst["Dplus"], inst["Dminus"])
+    return S002_HORIZON_FACTOR * (-np.log(problem.init_scale)) / slow
+
+
+@lru_cache(maxsize=64)
+def _cached(problem: Problem, horizon: float, points: int, rtol: float) -> Trajectory:
+    t_eval = np.linspace(0.0, horizon, points)
+    return simulate(problem, ExactFlow(rtol=rtol), t_eval=t_eval)
+
+
+def s002_trajectory(problem: Problem, points: int = DEFAULT_SAVED_TIMES,
+                    rtol: float = 1e-10) -> Trajectory:
+    """The exact flow of an S002 instance up to `s002_horizon` (memoised by content)."""
+    return _cached(problem, float(s002_horizon(problem)), points, rtol)

@@ -1,0 +1,108 @@
+"""`Verdict`: the outcome of checking one claim on evidence, as data."""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import asdict, dataclass, field
+
+
+class Outcome(enum.Enum):
+    HOLDS = "HOLDS"
+    VIOLATED = "VIOLATED"
+    INAPPLICABLE = "INAPPLICABLE"  # an assumption of the claim fails on this instance
+    INCONCLUSIVE = "INCONCLUSIVE"  # the slack is within numerical error, or the run is untrusted
+
+
+# When several instances are combined, the most informative outcome wins.
+_SEVERITY = {
+    Outcome.VIOLATED: 3,
+    Outcome.INCONCLUSIVE: 2,
+    Outcome.HOLDS: 1,
+    Outcome.INAPPLICABLE: 0,
+}
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a margin was attained: which instance, which seed, which time."""
+
+    instance: str = ""
+    seed: int | None = None
+    t: float | None = None
+    part: str = ""
+
+    def __str__(self) -> str:
+        bits = [self.instance] if self.instance else []
+        if self.seed is not None:
+            bits.append(f"seed={self.seed}")
+        if self.t is not None and math.isfinite(self.t):
+            bits.append(f"t={self.t:.4g}")
+        if self.part:
+            bits.append(self.part)
+        return " ".join(bits)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One claim on one instance (or, with ``instances``, on several).
+
+    ``margin`` is signed: positive means the claim holds with that much room
+    (in the units of the checked relation; for event times, time units), and
+    ``tolerance`` is the numerical error it was compared with.
+    """
+
+    claim_id: str
+    outcome: Outcome
+    margin: float = float("nan")
+    tolerance: float = float("nan")
+    where: Where = field(default_factory=Where)
+    reason: str = ""
+    observed: float | None = None
+    predicted: float | None = None
+    method: str = ""
+    instances: tuple[Verdict, ...] = ()
+
+    @property
+    def counts(self) -> dict[str, int]:
+        members = self.instances or (self,)
+        out = {o.value: 0 for o in Outcome}
+        for v in members:
+            out[v.outcome.value] += 1
+        return out
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["outcome"] = self.outcome.value
+        d["instances"] = [v.to_dict() for v in self.instances]
+        return d
+
+    def __str__(self) -> str:
+        n = len(self.instances) or 1
+        margin = "" if math.isnan(self.margin) else f", worst margin {self.margin:.3g}"
+        tol = "" if math.isnan(self.tolerance) else f" (numerical error {self.tolerance:.2g})"
+        where = f" at {self.where}" if str(self.where) else ""
+        reason = f": {self.reason}" if self.reason else ""
+        return f"{self.claim_id} {self.outcome.value} on {n} instance(s){margin}{tol}{where}{reason}"
+
+
+def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:
+    """One verdict for many instances: the worst outcome, the worst margin among those."""
+    if not verdicts:
+        raise ValueError("combine: no verdicts to combine")
+    worst_outcome = max(verdicts, key=lambda v: _SEVERITY[v.outcome]).outcome
+    same = [v for v in verdicts if v.outcome is worst_outcome]
+    with_margin = [v for v in same if not math.isnan(v.margin)]
+    pick = min(with_margin, key=lambda v: v.margin) if with_margin else same[0]
+    return Verdict(
+        claim_id=claim_id,
+        outcome=worst_outcome,
+        margin=pick.margin,
+        tolerance=pick.tolerance,
+        where=pick.where,
+        reason=pick.reason,
+        observed=pick.observed,
+        predicted=pick.predicted,
+        method=pick.method,
+        instances=tuple(verdicts),
+    )
