@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from theory import s002
+from theory import closed_forms, s000, s001, s002
 from theory.claim import Claim, Kind
 
-_MODULES = (s002,)
+_MODULES = (s000, s001, s002, closed_forms)
 
 
 def _index() -> dict[str, Claim]:

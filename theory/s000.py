@@ -1,0 +1,5 @@
+"""S000 claims (see ../shared/THEORY.md). Filled in by the theory issue."""
+
+from __future__ import annotations
+
+CLAIMS = ()
