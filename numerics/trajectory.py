@@ -45,9 +45,13 @@ class Trajectory:
 
     ``error_estimate`` is the largest relative difference (per neuron, scaled by
     the neuron's norm) between this run and ``companion``, an independent run of
-    the same method at a looser setting; ``error_of`` applies the same
+    the same method at another setting; ``error_of`` applies the same
     comparison to any diagnostic, which is how checks get the numerical error of
     the quantity they measure.
+
+    ``stop_time`` is set when the run stopped early on purpose (gradient
+    descent's ``stop_loss``): the state is frozen from that time on, so saved
+    states after it repeat the stopped state and are not states of the flow.
     """
 
     problem: Problem
@@ -61,9 +65,17 @@ class Trajectory:
     error_estimate: float = float("inf")
     companion: Trajectory | None = None
     events: tuple[ActivationEvent, ...] = ()
+    stop_time: float | None = None
     n_steps: int = 0
     wall_time: float = 0.0
     provenance: dict = field(default_factory=dict)
+    # ln||w_j(t)||, shape (T, p), when the method integrates log-norms (tiny
+    # initialisation scales, THEORY N-4): W may underflow to 0 in float64 while
+    # these stay exact; -inf for a neuron that is exactly zero.
+    log_norms: np.ndarray | None = None
+    # (W, a) at every saved time as mpmath numbers, when the method computed them
+    # at high precision (HighPrecisionFlow): a tuple of (W, a) object arrays.
+    high_precision: tuple | None = None
 
     # -- basic quantities ----------------------------------------------------------
     @cached_property
@@ -103,9 +115,30 @@ class Trajectory:
         return np.linalg.norm(self.W, axis=-1)
 
     @cached_property
+    def log_neuron_norms(self) -> np.ndarray:
+        """ln||w_j(t)||, shape (T, p): the stored log-norms when present (no underflow)."""
+        if self.log_norms is not None:
+            return self.log_norms
+        with np.errstate(divide="ignore"):
+            return np.log(self.neuron_norms)
+
+    @cached_property
     def balancedness(self) -> np.ndarray:
         """c_j(t) = a_j^2 - ||w_j||^2, shape (T, p)."""
         return self.a**2 - self.neuron_norms**2
+
+    @cached_property
+    def conservation_drift(self) -> float:
+        """max_j |c_j(t_last) - c_j(0)|, c_j = a_j^2 - ||w_j||^2 (THEORY CF-2, S000-L1).
+
+        Zero for the flow up to integration error; gradient descent erodes it
+        by O(lr) per unit time. c_j(0) is taken from the Problem's (W0, a0);
+        infinite when nothing was saved.
+        """
+        if len(self.a) == 0:
+            return float("inf")
+        c0 = self.problem.a0**2 - np.sum(self.problem.W0**2, axis=-1)
+        return float(np.max(np.abs(self.balancedness[-1] - c0)))
 
     @cached_property
     def energies(self) -> np.ndarray:
@@ -140,6 +173,24 @@ class Trajectory:
         return float(self.t[idx[0]]) if idx.size else float("inf")
 
     # -- numerical error -----------------------------------------------------------
+    @cached_property
+    def state_error(self) -> np.ndarray:
+        """Per saved time, max_j |theta_j - theta'_j| / |theta_j| against the companion.
+
+        theta_j = (w_j, a_j); a neuron that is exactly zero in both runs counts 0.
+        Infinite at every time when there is no companion (the error is unknown).
+        """
+        if self.companion is None or len(self.companion.t) != len(self.t):
+            return np.full(len(self.t), np.inf)
+        mine = np.concatenate([self.W, self.a[..., None]], axis=-1)
+        theirs = np.concatenate([self.companion.W, self.companion.a[..., None]], axis=-1)
+        diff = np.linalg.norm(mine - theirs, axis=-1)
+        scale = np.linalg.norm(mine, axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(scale > 0, diff / scale, np.where(diff > 0, np.inf, 0.0))
+        rel = np.where(np.isnan(rel), np.inf, rel)
+        return np.max(rel, axis=-1)
+
     def error_of(self, quantity: Callable[[Trajectory], np.ndarray]) -> np.ndarray:
         """|quantity(self) - quantity(companion)|: the numerical error of a diagnostic.
 

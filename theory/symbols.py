@@ -39,6 +39,7 @@ MinAbsY = sp.Symbol("MinAbsY", nonnegative=True)
 InitImbalance = sp.Symbol("InitImbalance", nonnegative=True)
 NumSPlus = sp.Symbol("NumSPlus", nonnegative=True, integer=True)
 NumSMinus = sp.Symbol("NumSMinus", nonnegative=True, integer=True)
+GrowthRatioOut = sp.Symbol("GrowthRatioOut", nonnegative=True)
 
 # -- claim parameters ----------------------------------------------------------------
 eps = sp.Symbol("eps", positive=True)
@@ -96,6 +97,10 @@ _TERMS = (
          "max_j |a_j(0)^2 - ||w_j(0)||^2| / (a_j(0)^2 + ||w_j(0)||^2) (0 when balanced)"),
     Term("NumSPlus", NumSPlus, "instance",
          "|S_{+,1}|: neurons with a_j(0) > 0 and <w_j(0), x_k> >= 0 for all y_k > 0"),
+    Term("GrowthRatioOut", GrowthRatioOut, "instance",
+         "max over j not in S_{+,1} of ||D_{A_j}||/||D_+||, A_j = samples of label sign "
+         "s_j active at t=0: the growth rate of the fastest non-key neuron relative to "
+         "phase 2's (S002, orthogonal data; derived)"),
     Term("NumSMinus", NumSMinus, "instance",
          "|S_{-,1}|: neurons with a_j(0) < 0 and <w_j(0), x_k> >= 0 for all y_k < 0"),
     Term("eps", eps, "parameter", "the small epsilon of S002's phase lemmas"),

@@ -260,13 +260,15 @@ def _check_over_window(claim: Claim, ctx: _Context) -> Verdict:
             k = int(np.flatnonzero(~np.isfinite(margin))[0])
             return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, times[k], part),
                             reason=f"{part} is not finite at t={times[k]:.4g}")
-        bad = margin < -error
+        strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+        bad = (margin < -error) | (strict & (margin <= 0) & (error == 0))
         if bad.any():
             k = int(np.argmin(margin + error))
             violated.append((margin[k] + error[k], margin[k], error[k], times[k], part))
             continue
-        if not is_eq and np.any(np.abs(margin) <= error):
-            k = int(np.flatnonzero(np.abs(margin) <= error)[0])
+        undecided = (np.abs(margin) <= error) & (error > 0)
+        if not is_eq and undecided.any():
+            k = int(np.flatnonzero(undecided)[0])
             inconclusive.append((0.0, margin[k], error[k], times[k], part))
         denom = np.abs(margin) + error
         with np.errstate(divide="ignore", invalid="ignore"):

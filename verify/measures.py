@@ -42,6 +42,21 @@ def d_vectors(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     return (y * (y > 0)) @ X / problem.n, (y * (y < 0)) @ X / problem.n
 
 
+def growth_ratio_out(problem: Problem) -> float:
+    """max_{j not in S_{+,1}} ||D_{A_j}|| / ||D_+|| (see the vocabulary's GrowthRatioOut)."""
+    s_plus, _ = key_neuron_sets(problem)
+    others = np.setdiff1d(np.arange(problem.p), s_plus)
+    Dp, _ = d_vectors(problem)
+    norm_plus = float(np.linalg.norm(Dp))
+    if others.size == 0 or norm_plus == 0:
+        return 0.0
+    active = (problem.W0[others] @ problem.X.T) > 0  # (others, n)
+    same_sign = np.sign(problem.a0[others])[:, None] == np.sign(problem.y)[None, :]
+    weights = (active & same_sign) * problem.y[None, :] / problem.n  # (others, n)
+    rates = np.linalg.norm(weights @ problem.X, axis=1)
+    return float(rates.max() / norm_plus)
+
+
 def _capacity(problem: Problem, sign: float) -> float:
     sel = np.sign(problem.y) == sign
     ratios = problem.y[sel] / np.linalg.norm(problem.X[sel], axis=1)
@@ -83,6 +98,7 @@ def instance_values(problem: Problem) -> dict[str, float]:
         "InitImbalance": _init_imbalance(problem),
         "NumSPlus": float(len(s_plus)),
         "NumSMinus": float(len(s_minus)),
+        "GrowthRatioOut": growth_ratio_out(problem),
     }
     if problem.init_scale is not None:
         lam = problem.init_scale
@@ -97,18 +113,21 @@ class Series:
     """A measured quantity over the saved times, with its error floor.
 
     ``roundoff`` bounds the error the quantity inherits from (a) rounding in its
-    formula and (b) the state's own estimated relative error
-    (``Trajectory.error_estimate``, per neuron), propagated to first order
-    through the quantity's degree of homogeneity in the weights.
+    formula and (b) the state's own estimated relative error at that time
+    (``Trajectory.state_error``, per neuron against the companion run),
+    propagated to first order through the quantity's degree of homogeneity in
+    the weights. (b) covers errors that the run and its companion share, which
+    a plain difference of the quantity between the two runs would miss.
     """
 
     values: np.ndarray
     roundoff: np.ndarray
 
 
-def _rel(tr: Trajectory, degree: float) -> float:
-    """Relative error floor of a quantity homogeneous of ``degree`` in a neuron's weights."""
-    return ROUNDOFF_ULPS * FLOAT_EPS + degree * tr.error_estimate
+def _rel(tr: Trajectory, degree: float) -> np.ndarray:
+    """Relative error floor, per saved time, of a quantity homogeneous of ``degree`` in a
+    neuron's weights: rounding plus ``degree`` times the state's relative error."""
+    return ROUNDOFF_ULPS * FLOAT_EPS + degree * tr.state_error
 
 
 def _output_error(tr: Trajectory) -> np.ndarray:
@@ -179,7 +198,7 @@ def _align(tr: Trajectory, which: int) -> Series:
         return Series(nan, nan)
     values = norm * np.min(tr.alignment(D)[:, idx], axis=-1)
     # a cosine moves by at most ~2x the relative error of the neuron
-    return Series(values, np.full(len(tr.t), _rel(tr, 2.0) * norm))
+    return Series(values, _rel(tr, 2.0) * norm)
 
 
 def _norm_out_plus(tr: Trajectory) -> Series:

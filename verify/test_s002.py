@@ -15,8 +15,7 @@ from hypothesis import given
 import theory
 from numerics import generators
 from theory.symbols import NormSumDrift, t
-from verify import Outcome, check
-from verify import families
+from verify import Outcome, check, families
 from verify.evidence import s002_trajectory
 
 L1, T1, L3 = theory.get("S002-L1"), theory.get("S002-T1"), theory.get("S002-L3")

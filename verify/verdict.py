@@ -83,7 +83,8 @@ class Verdict:
         tol = "" if math.isnan(self.tolerance) else f" (numerical error {self.tolerance:.2g})"
         where = f" at {self.where}" if str(self.where) else ""
         reason = f": {self.reason}" if self.reason else ""
-        return f"{self.claim_id} {self.outcome.value} on {n} instance(s){margin}{tol}{where}{reason}"
+        head = f"{self.claim_id} {self.outcome.value} on {n} instance(s)"
+        return f"{head}{margin}{tol}{where}{reason}"
 
 
 def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:

@@ -1,0 +1,103 @@
+"""check(): the four outcomes, and that a check can fail."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import theory
+from numerics import ExactFlow, Status, generators, simulate
+from theory.claim import Claim, Kind, Provenance, Source
+from theory.symbols import L, t
+from verify import CheckError, Outcome, check
+from verify.evidence import s002_trajectory
+
+SOURCE = Source("S002", "test", Provenance.DERIVED)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return s002_trajectory(generators.two_point(seed=0))
+
+
+def _pointwise(statement, **kw):
+    return Claim(id="TEST", title="test", kind=Kind.POINTWISE, source=SOURCE,
+                 statement=statement, **kw)
+
+
+def test_monotone_loss_holds_and_halved_bound_is_violated(toy):
+    # on the first plateau L(0) - L(t) is below the loss's round-off: not decidable there
+    assert check(_pointwise(sp.Le(L(t), L(0))), toy).outcome is Outcome.INCONCLUSIVE
+    after = _pointwise(sp.Le(L(t), L(0)), window=(sp.Integer(20), sp.oo))
+    assert check(after, toy).outcome is Outcome.HOLDS
+    bad = check(_pointwise(sp.Le(L(t), L(0) / 2)), toy)
+    assert bad.outcome is Outcome.VIOLATED
+    assert bad.margin < 0 and bad.where.t == pytest.approx(0.0)
+
+
+def test_margin_within_numerical_error_is_inconclusive(toy):
+    # L(t) <= L(t) + tiny: the slack is far below the loss's own numerical error
+    claim = _pointwise(sp.Le(L(t), L(t) * (1 + sp.Rational(1, 10**14))))
+    assert check(claim, toy).outcome is Outcome.INCONCLUSIVE
+
+
+def test_window_restricts_the_times(toy):
+    # the loss is below 1e-3 L(0) only late: checked on [40, oo) it holds, on [0, oo) not
+    claim = _pointwise(sp.Le(L(t), L(0) / 1000))
+    assert check(claim, toy).outcome is Outcome.VIOLATED
+    late = dataclasses.replace(claim, window=(sp.Integer(40), sp.oo))
+    assert check(late, toy).outcome is Outcome.HOLDS
+
+
+def test_wrong_parametrization_is_inapplicable():
+    prob = generators.two_point(seed=0, p=10)
+    mf = prob.with_initialisation(prob.W0, prob.a0, parametrization="mean_field")
+    traj = simulate(mf, ExactFlow(), np.linspace(0, 5, 11))
+    verdict = check(theory.get("S002-L3"), traj)
+    assert verdict.outcome is Outcome.INAPPLICABLE and "parametrisation" in verdict.reason
+
+
+def test_failed_assumption_is_inapplicable_with_reason():
+    prob = generators.two_point(seed=0, p=10)
+    unbalanced = prob.with_initialisation(prob.W0, 2 * prob.a0)
+    traj = simulate(unbalanced, ExactFlow(), np.linspace(0, 5, 11))
+    verdict = check(theory.get("S002-L1"), traj)
+    assert verdict.outcome is Outcome.INAPPLICABLE and "balanced" in verdict.reason
+
+
+def test_untrustworthy_run_is_never_holds(toy):
+    broken = dataclasses.replace(toy, status=Status.MAX_STEPS, message="cut short")
+    verdict = check(theory.get("S002-T1"), broken)
+    assert verdict.outcome is Outcome.INCONCLUSIVE and "MAX_STEPS" in verdict.reason
+    nan = dataclasses.replace(toy, a=np.full_like(toy.a, np.nan))
+    assert check(theory.get("S002-L1"), nan).outcome is Outcome.INCONCLUSIVE
+
+
+def test_without_error_estimate_event_times_are_inconclusive():
+    prob = generators.two_point(seed=0)
+    t_eval = np.linspace(0, 90, 901)
+    traj = simulate(prob, ExactFlow(error_check=None), t_eval)
+    assert check(theory.get("S002-T1"), traj).outcome is Outcome.INCONCLUSIVE
+
+
+def test_run_too_short_for_the_bound_is_inconclusive():
+    prob = generators.two_point(seed=0)
+    traj = simulate(prob, ExactFlow(), np.linspace(0, 10, 101))
+    verdict = check(theory.get("S002-T1"), traj)
+    assert verdict.outcome is Outcome.INCONCLUSIVE and "before the bound" in verdict.reason
+
+
+def test_list_evidence_combines_worst_first(toy):
+    short = simulate(generators.two_point(seed=0), ExactFlow(), np.linspace(0, 10, 101))
+    combined = check(theory.get("S002-T1"), [toy, short])
+    assert combined.outcome is Outcome.INCONCLUSIVE
+    assert combined.counts == {"HOLDS": 1, "VIOLATED": 0, "INAPPLICABLE": 0,
+                               "INCONCLUSIVE": 1}
+
+
+def test_bad_evidence_is_an_error():
+    with pytest.raises(CheckError, match="evidence"):
+        check(theory.get("S002-L1"), 42)

@@ -1,0 +1,111 @@
+"""`gfverify` command line (also `python -m verify`).
+
+Exit codes: 0 success, 1 a check found a violation (where a command checks),
+2 bad input (the message names the option and the fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import sympy as sp
+
+EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input from the user; reported with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse exits 2 too; keep the message format ours
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _claims_command(args) -> int:
+    import theory
+
+    try:
+        selected = theory.claims(paper=args.paper, kind=args.kind)
+    except (KeyError, ValueError) as exc:
+        kinds = ", ".join(k.name.lower() for k in theory.Kind)
+        raise UsageError(f"--kind: {exc}; use one of {kinds}") from None
+    if args.paper and not selected and args.paper not in {c.paper for c in theory.claims()}:
+        papers = sorted({c.paper for c in theory.claims()})
+        raise UsageError(f"--paper: no paper {args.paper!r}; use one of {papers}")
+    if args.format == "json":
+        rows = [c.to_dict() if hasattr(c, "to_dict") else _claim_dict(c) for c in selected]
+        print(json.dumps(rows, indent=2))
+    elif args.format == "latex":
+        for c in selected:
+            print(f"% {c.id}: {c.title} ({c.source})")
+            print(f"\\[ {c.latex()} \\]")
+    else:
+        for c in selected:
+            check = "checkable" if c.checkable else f"not checkable: {c.not_checkable_reason}"
+            print(f"{c.id:<10} {c.kind.value:<22} {str(c.source):<40} {check}")
+            print(f"{'':<10} {sp.sstr(c.statement)}")
+    return EXIT_OK
+
+
+def _claim_dict(c) -> dict:
+    return {
+        "id": c.id, "title": c.title, "kind": c.kind.value, "paper": c.paper,
+        "source": str(c.source), "statement": c.text(), "latex": c.latex(),
+        "measures": c.measures, "checkable": c.checkable, "reason": c.not_checkable_reason,
+        "parameters": {k: sp.sstr(v) for k, v in c.parameters.items()}, "flags": list(c.flags),
+    }
+
+
+def _report_command(args) -> int:
+    from verify.report import write_report
+
+    result = write_report(args.out, profile=args.profile, seed=args.seed,
+                          show_progress=not args.quiet, instances=args.instances)
+    print(f"wrote {result.index} ({len(result.table)} claims, {result.wall_time:.1f} s)")
+    for row in result.table:
+        print(f"  {row['claim']:<10} {row['verdict']:<13} {row['instances']} instances")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="gfverify", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    rep = sub.add_parser("report", help="write the bound-checking report")
+    rep.add_argument("--profile", default="quick", choices=("quick", "full"))
+    rep.add_argument("--out", required=True, help="output directory (created if needed)")
+    rep.add_argument("--seed", type=int, default=0, help="seed of the random instances")
+    rep.add_argument("--instances", type=int, default=None,
+                     help="number of random family instances (default: the profile's)")
+    rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    rep.set_defaults(run=_report_command)
+
+    cl = sub.add_parser("claims", help="list the catalogue's claims")
+    cl.add_argument("--paper", default=None, help="S000, S001, S002 (default: all)")
+    cl.add_argument("--kind", default=None, help="only claims of this kind")
+    cl.add_argument("--format", default="table", choices=("table", "json", "latex"))
+    cl.set_defaults(run=_claims_command)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return EXIT_USAGE
+        return args.run(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, KeyError) as exc:  # input validation from the library
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

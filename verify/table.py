@@ -1,0 +1,128 @@
+"""Verdict tables: collect verdicts per claim and format them (text, Markdown, JSON).
+
+Shared by the pytest plugin and the report, so both show the same table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from verify.verdict import Outcome, Verdict
+
+
+@dataclass
+class VerdictLog:
+    """Verdicts recorded during a session, keyed by claim id."""
+
+    rows: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
+    kinds: dict[str, str] = field(default_factory=dict)
+    mutants: list[dict] = field(default_factory=list)
+
+    def record(self, verdict: Verdict, kind: str = "") -> Verdict:
+        members = verdict.instances or (verdict,)
+        for v in members:
+            self.rows[verdict.claim_id].append(_row(v))
+        if kind:
+            self.kinds[verdict.claim_id] = kind
+        return verdict
+
+    def record_mutant(self, verdict: Verdict, caught: bool) -> Verdict:
+        self.mutants.append({"id": verdict.claim_id, "caught": bool(caught),
+                             "outcome": verdict.outcome.value})
+        return verdict
+
+    def merge(self, payload: dict) -> None:
+        for cid, rows in payload["rows"].items():
+            self.rows[cid].extend(rows)
+        self.kinds.update(payload["kinds"])
+        self.mutants.extend(payload["mutants"])
+
+    def payload(self) -> dict:
+        return {"rows": dict(self.rows), "kinds": self.kinds, "mutants": self.mutants}
+
+    def table(self) -> list[dict]:
+        out = []
+        for cid in sorted(self.rows):
+            rows = self.rows[cid]
+            counts = {o.value: sum(r["outcome"] == o.value for r in rows) for o in Outcome}
+            worst = _worst(rows)
+            out.append({
+                "claim": cid,
+                "kind": self.kinds.get(cid, ""),
+                "instances": len(rows),
+                **counts,
+                "verdict": _overall(counts),
+                "worst_margin": worst["margin"] if worst else None,
+                "tolerance": worst["tolerance"] if worst else None,
+                "where": worst["where"] if worst else "",
+                "reasons": _reasons(rows),
+            })
+        return out
+
+
+def _row(v: Verdict) -> dict:
+    return {
+        "outcome": v.outcome.value,
+        "margin": None if math.isnan(v.margin) else float(v.margin),
+        "tolerance": None if math.isnan(v.tolerance) else float(v.tolerance),
+        "where": str(v.where),
+        "reason": v.reason,
+    }
+
+
+def _worst(rows: list[dict]) -> dict | None:
+    ranked = [r for r in rows if r["margin"] is not None
+              and r["outcome"] in ("HOLDS", "VIOLATED", "INCONCLUSIVE")]
+    return min(ranked, key=lambda r: r["margin"]) if ranked else None
+
+
+def _reasons(rows: list[dict]) -> dict[str, int]:
+    """How often each reason was given for INAPPLICABLE and INCONCLUSIVE outcomes."""
+    out: dict[str, int] = {}
+    for r in rows:
+        if r["outcome"] in ("INAPPLICABLE", "INCONCLUSIVE") and r["reason"]:
+            key = f"{r['outcome']}: {r['reason'].split(' with ')[0]}"
+            out[key] = out.get(key, 0) + 1
+    return out
+
+
+def _overall(counts: dict[str, int]) -> str:
+    for outcome in ("VIOLATED", "INCONCLUSIVE", "HOLDS", "INAPPLICABLE"):
+        if counts[outcome]:
+            return outcome
+    return "-"
+
+
+def format_table(table: list[dict]) -> list[str]:
+    head = ("claim", "kind", "inst", "HOLDS", "VIOL", "INAPP", "INCONC", "verdict",
+            "worst margin", "where")
+    lines = [head]
+    for r in table:
+        margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
+        if r["tolerance"] is not None and margin:
+            margin += f" (err {r['tolerance']:.1g})"
+        lines.append((r["claim"], r["kind"], str(r["instances"]), str(r["HOLDS"]),
+                      str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
+                      r["verdict"], margin, r["where"]))
+    widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+            for row in lines]
+
+
+def markdown_table(table: list[dict]) -> str:
+    rows = ["| claim | kind | instances | HOLDS | VIOLATED | INAPPLICABLE | INCONCLUSIVE "
+            "| verdict | worst margin | where |", "|" + "---|" * 10]
+    for r in table:
+        margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
+        if r["tolerance"] is not None and margin:
+            margin += f" (err {r['tolerance']:.1g})"
+        rows.append(f"| {r['claim']} | {r['kind']} | {r['instances']} | {r['HOLDS']} | "
+                    f"{r['VIOLATED']} | {r['INAPPLICABLE']} | {r['INCONCLUSIVE']} | "
+                    f"{r['verdict']} | {margin} | {r['where']} |")
+    notes = [f"- {r['claim']}: {n} x {reason}" for r in table
+             for reason, n in r.get("reasons", {}).items()]
+    if notes:
+        rows += ["", "Why instances were not decided:", "", *notes]
+    return "\n".join(rows) + "\n"
