@@ -21,15 +21,19 @@ import sympy as sp
 from numerics import Trajectory
 from theory.bridge import flatten
 from theory.claim import Claim, Kind
-from verify.measures import FLOAT_EPS, ROUNDOFF_ULPS, Series, instance_values, measure
+from verify.measures import (
+    ERROR_SAFETY,
+    FLOAT_EPS,
+    ROUNDOFF_ULPS,
+    Series,
+    instance_values,
+    measure,
+)
 from verify.verdict import Outcome, Verdict, Where, combine
 
 # Absolute slack for assumptions stated as "= 0" on instance quantities
 # (orthogonality, balance): they are computed from exact data up to round-off.
 ASSUMPTION_ATOL = 1e-12
-# Integration error estimates from a companion run can vanish by coincidence at
-# a single time; each estimate is multiplied by this safety factor.
-ERROR_SAFETY = 3.0
 
 _T = sp.Symbol("t", nonnegative=True, real=True)
 

@@ -20,6 +20,9 @@ FLOAT_EPS = float(np.finfo(np.float64).eps)
 # itself: a few hundred ulps of the magnitudes involved. Round-off is a floor
 # under the error estimate, never a substitute for it.
 ROUNDOFF_ULPS = 256.0
+# Error estimates from a companion run can vanish by coincidence (the two runs'
+# errors cancel at one time); every such estimate is multiplied by this factor.
+ERROR_SAFETY = 3.0
 
 
 class UnknownQuantity(KeyError):
@@ -126,8 +129,14 @@ class Series:
 
 def _rel(tr: Trajectory, degree: float) -> np.ndarray:
     """Relative error floor, per saved time, of a quantity homogeneous of ``degree`` in a
-    neuron's weights: rounding plus ``degree`` times the state's relative error."""
-    return ROUNDOFF_ULPS * FLOAT_EPS + degree * tr.state_error
+    neuron's weights: rounding plus ``degree`` times the state's relative error.
+
+    The state error used is the running maximum of ``Trajectory.state_error`` up to
+    each time (an envelope: the difference to the companion run fluctuates and can
+    cancel at single times, while the error itself accumulates), times ERROR_SAFETY.
+    """
+    envelope = np.maximum.accumulate(tr.state_error) if len(tr.t) else tr.state_error
+    return ROUNDOFF_ULPS * FLOAT_EPS + degree * ERROR_SAFETY * envelope
 
 
 def _output_error(tr: Trajectory) -> np.ndarray:
