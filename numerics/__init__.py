@@ -1,14 +1,19 @@
 """Trajectories of shallow ReLU networks: problems, generators, methods, diagnostics."""
 
 from numerics import generators
+from numerics.closed_form import ClosedForm, ClosedFormError
 from numerics.flow import ExactFlow, MethodError
+from numerics.mpflow import HighPrecisionFlow
 from numerics.problem import Problem, ProblemError
 from numerics.simulate import simulate
 from numerics.trajectory import ActivationEvent, Status, Trajectory
 
 __all__ = [
     "ActivationEvent",
+    "ClosedForm",
+    "ClosedFormError",
     "ExactFlow",
+    "HighPrecisionFlow",
     "MethodError",
     "Problem",
     "ProblemError",

@@ -12,6 +12,11 @@ neuron whose pre-activations are all <= 0 has zero velocity, so it stays dead.
 
 Error estimate: the same integration is repeated at a looser tolerance
 (``rtol * error_check``) and the two runs are compared at every saved time.
+
+Coordinates (``coordinates=``): ``"cartesian"`` integrates (W, a) directly;
+``"lognorm"`` integrates each neuron's log-norm, direction and a_j/||w_j||
+(numerics.coordinates.LogNorm) for initialisation scales far below 1e-20, and
+stores ln||w_j(t)|| in ``Trajectory.log_norms``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import numpy as np
 from scipy.integrate import DOP853
 
 from numerics import network
+from numerics.coordinates import COORDINATES
 from numerics.problem import Problem
 from numerics.provenance import environment
 from numerics.trajectory import ActivationEvent, Status, Trajectory
@@ -51,6 +57,8 @@ class ExactFlow:
         max_steps: cap on accepted steps (per run).
         chatter_limit: a single pair (i, j) switching more often than this marks
             the run CHATTERING (a sliding mode, not a regular solution).
+        coordinates: ``"cartesian"`` (default) or ``"lognorm"`` (per-neuron
+            ln||w_j||, direction, a_j/||w_j||; for tiny initialisation scales).
     """
 
     rtol: float = 1e-10
@@ -58,6 +66,7 @@ class ExactFlow:
     error_check: float | None = 10.0
     max_steps: int = 2_000_000
     chatter_limit: int = 200
+    coordinates: str = "cartesian"
 
     name = "exact_flow"
 
@@ -66,6 +75,10 @@ class ExactFlow:
             raise MethodError(f"rtol: must be in (0, 1e-2), got {self.rtol!r}.")
         if self.error_check is not None and not self.error_check > 1:
             raise MethodError(f"error_check: must be > 1 or None, got {self.error_check!r}.")
+        if self.coordinates not in COORDINATES:
+            raise MethodError(
+                f"coordinates: {self.coordinates!r} is not one of {tuple(COORDINATES)}."
+            )
         if self.rtol * (self.error_check or 1) >= 1e-2:
             raise MethodError(
                 "error_check: rtol * error_check must stay below 1e-2; lower one of them."
@@ -78,6 +91,7 @@ class ExactFlow:
             "error_check": self.error_check,
             "max_steps": self.max_steps,
             "chatter_limit": self.chatter_limit,
+            "coordinates": self.coordinates,
         }
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
@@ -86,20 +100,24 @@ class ExactFlow:
         companion = None
         error = float("inf")
         if self.error_check is not None:
-            companion = _integrate(problem, t_eval, self, self.rtol * self.error_check)
-            companion = _as_trajectory(problem, t_eval, self, companion, None, float("inf"), 0.0)
-            error = _relative_difference(main["W"], main["a"], companion.W, companion.a)
+            loose = _integrate(problem, t_eval, self, self.rtol * self.error_check)
+            companion = _as_trajectory(problem, t_eval, self, loose, None, float("inf"), 0.0)
+            k = len(main["y"])
+            if k and k == len(loose["y"]):
+                error = main["coords"].difference(main["y"], loose["y"])
         return _as_trajectory(
             problem, t_eval, self, main, companion, error, time.perf_counter() - start
         )
 
 
 def _as_trajectory(problem, t_eval, method, run, companion, error, wall) -> Trajectory:
+    out = run["coords"].outputs(run["y"])
     return Trajectory(
         problem=problem,
-        t=np.asarray(t_eval, dtype=float)[: len(run["a"])],
-        W=run["W"],
-        a=run["a"],
+        t=np.asarray(t_eval, dtype=float)[: len(run["y"])],
+        W=out["W"],
+        a=out["a"],
+        log_norms=out.get("log_norms"),
         method=method.name,
         options=method.options(),
         status=run["status"],
@@ -113,58 +131,31 @@ def _as_trajectory(problem, t_eval, method, run, companion, error, wall) -> Traj
     )
 
 
-def _relative_difference(W1, a1, W2, a2) -> float:
-    """max over saved times and neurons of |theta_j - theta'_j| / |theta_j|."""
-    k = min(len(a1), len(a2))
-    if k == 0:
-        return float("inf")
-    if len(a1) != len(a2):
-        return float("inf")
-    th1 = np.concatenate([W1[:k], a1[:k, :, None]], axis=-1)
-    th2 = np.concatenate([W2[:k], a2[:k, :, None]], axis=-1)
-    diff = np.linalg.norm(th1 - th2, axis=-1)
-    scale = np.linalg.norm(th1, axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(scale > 0, diff / scale, np.where(diff > 0, np.inf, 0.0))
-    return float(np.max(rel)) if np.all(np.isfinite(rel)) else float("inf")
-
-
 def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: float) -> dict:
-    p, d = problem.p, problem.d
+    p = problem.p
     X = problem.X
     t_eval = np.asarray(t_eval, dtype=float)
-    n_w = p * d
+    coords = COORDINATES[opts.coordinates](problem, rtol, opts.atol_fraction)
 
-    def unpack(y):
-        return y[..., :n_w].reshape(y.shape[:-1] + (p, d)), y[..., n_w:]
-
-    theta0 = np.concatenate([problem.W0.ravel(), problem.a0])
-    neuron_scale = np.sqrt(np.sum(problem.W0**2, axis=1) + problem.a0**2)
-    floor = np.maximum(neuron_scale * rtol * opts.atol_fraction, 1e-300)
-    atol = np.concatenate([np.repeat(floor, d), floor])
-
-    saved_W = np.empty((len(t_eval), p, d))
-    saved_a = np.empty((len(t_eval), p))
+    saved = np.empty((len(t_eval), coords.y0.size))
     next_save = 0
     t0 = 0.0
     if t_eval[0] == 0.0:
-        saved_W[0], saved_a[0] = problem.W0, problem.a0
+        saved[0] = coords.y0
         next_save = 1
     t_end = float(t_eval[-1])
 
-    state = theta0.copy()
+    state = coords.y0.copy()
     mask = network.active_mask(network.preactivations(problem.W0, X))
     events: list[ActivationEvent] = []
     flips = np.zeros((p, problem.n), dtype=int)
     status, message, n_steps = Status.SUCCESS, "", 0
 
     def field(_t, y):
-        W, a = unpack(y)
-        dW, da = network.flow_field(problem, W, a, mask)
-        return np.concatenate([dW.ravel(), da])
+        return coords.field(y, mask)
 
     while t0 < t_end and status is Status.SUCCESS:
-        solver = DOP853(field, t0, state, t_end, rtol=rtol, atol=atol)
+        solver = DOP853(field, t0, state, t_end, rtol=coords.rtol, atol=coords.atol)
         restarted = False
         while solver.status == "running":
             msg = solver.step()
@@ -181,18 +172,18 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
             t_old, t_new = solver.t_old, solver.t
             dense = solver.dense_output()
             nodes = t_old + _SIGN_CHECK_NODES * (t_new - t_old)
-            Wn, _ = unpack(dense(nodes).T)
+            Wn = coords.directions(dense(nodes).T)
             signs = network.preactivations(Wn, X) > 0  # (nodes, p, n)
             mismatch = signs != (mask > 0)
             if not mismatch.any():
-                next_save = _save(dense, t_eval, next_save, t_new, saved_W, saved_a, unpack)
+                next_save = _save(dense, t_eval, next_save, t_new, saved)
                 continue
             k = int(np.argmax(mismatch.reshape(len(nodes), -1).any(axis=1)))
             lo = t_old if k == 0 else nodes[k - 1]
-            t_cross = _first_crossing(dense, unpack, X, mask, mismatch[k], lo, nodes[k])
-            next_save = _save(dense, t_eval, next_save, t_cross, saved_W, saved_a, unpack)
-            state = dense(t_cross)
-            W_c, _ = unpack(state)
+            t_cross = _first_crossing(dense, coords.directions, X, mask, mismatch[k], lo, nodes[k])
+            next_save = _save(dense, t_eval, next_save, t_cross, saved)
+            state = coords.restart(dense(t_cross))
+            W_c = coords.directions(state)
             new_mask = network.active_mask(network.preactivations(W_c, X))
             for j, i in zip(*np.nonzero(new_mask != mask), strict=True):
                 events.append(ActivationEvent(float(t_cross), int(j), int(i),
@@ -203,7 +194,8 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
             if flips.max() > opts.chatter_limit:
                 j, i = np.unravel_index(np.argmax(flips), flips.shape)
                 status = Status.CHATTERING
-                message = f"pair (neuron {j}, sample {i}) switched {flips[j, i]} times by t={t0:.6g}"
+                message = (f"pair (neuron {j}, sample {i}) switched {flips[j, i]} times "
+                           f"by t={t0:.6g}")
             restarted = True
             break
         if not restarted:
@@ -211,8 +203,8 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
     if status is Status.SUCCESS and next_save < len(t_eval):
         status, message = Status.NONFINITE, "integration stopped before the last saved time"
     return {
-        "W": saved_W[:next_save],
-        "a": saved_a[:next_save],
+        "coords": coords,
+        "y": saved[:next_save],
         "status": status,
         "message": message,
         "events": events,
@@ -220,16 +212,15 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
     }
 
 
-def _save(dense, t_eval, next_save, t_upto, saved_W, saved_a, unpack) -> int:
-    """Store the dense-output values at every saved time up to ``t_upto``."""
+def _save(dense, t_eval, next_save, t_upto, saved) -> int:
+    """Store the dense-output states at every saved time up to ``t_upto``."""
     stop = int(np.searchsorted(t_eval, t_upto, side="right"))
     if stop > next_save:
-        W, a = unpack(dense(t_eval[next_save:stop]).T)
-        saved_W[next_save:stop], saved_a[next_save:stop] = W, a
+        saved[next_save:stop] = dense(t_eval[next_save:stop]).T
     return max(stop, next_save)
 
 
-def _first_crossing(dense, unpack, X, mask, pairs, lo, hi) -> float:
+def _first_crossing(dense, directions, X, mask, pairs, lo, hi) -> float:
     """Earliest time in (lo, hi] at which a pair in ``pairs`` has left ``mask``.
 
     Returns the far end of a bracket narrower than a few ulps, so that the state
@@ -244,7 +235,7 @@ def _first_crossing(dense, unpack, X, mask, pairs, lo, hi) -> float:
         if np.all(hi_t - lo_t <= tol):
             break
         mid = 0.5 * (lo_t + hi_t)
-        W, _ = unpack(dense(mid).T)  # (pairs, p, d)
+        W = directions(dense(mid).T)  # (pairs, p, d)
         z = np.einsum("kd,kd->k", W[np.arange(len(mid)), idx[0]], X[idx[1]])
         left = (z > 0) != side
         hi_t = np.where(left, mid, hi_t)

@@ -80,3 +80,14 @@ def pl_curvature(problem: Problem, W: np.ndarray, a: np.ndarray) -> float:
     L = loss_from_outputs(problem, outputs(problem, W, a))
     sq = np.sum(grad_W**2) + np.sum(grad_a**2)
     return float(problem.flow_factor * sq / L) if L > 0 else float("nan")
+
+
+def neuron_field(problem: Problem, h: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """D (shape (p, d)) with dw_j/dt = a_j D_j and da_j/dt = <w_j, D_j> (S002-D1).
+
+    D_j = -kappa * s * sum_i A[j, i] g_i x_i with g_i = dL/dh(x_i): the flow of
+    `flow_field` factored so that it can be used in coordinates (log-norm,
+    direction) where a_j and w_j themselves may be below float64's range.
+    """
+    g = loss_derivative(problem, h)
+    return -problem.flow_factor * problem.output_factor * ((A * g[..., None, :]) @ problem.X)

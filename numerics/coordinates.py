@@ -1,0 +1,172 @@
+"""State coordinates for the exact flow: cartesian (W, a) or per-neuron log-norm.
+
+``Cartesian`` integrates theta = (W, a) as it is. ``LogNorm`` integrates, for
+each neuron with w_j(0) != 0,
+
+    delta_j = ln||w_j|| - ln||w_j(0)||,  u_j = w_j/||w_j||,  beta_j = a_j/||w_j||,
+
+with dw_j/dt = a_j D_j and da_j/dt = <w_j, D_j> (network.neuron_field):
+
+    d delta_j/dt = beta_j <D_j, u_j>,
+    d u_j/dt     = beta_j (D_j - <D_j, u_j> u_j),
+    d beta_j/dt  = <D_j, u_j> (1 - beta_j^2).
+
+For a balanced neuron beta_j = s_j stays exactly +-1 and this is S002 eq. (9).
+The network output only needs a_j w_j = beta_j e^{2 rho_j} u_j, so scales far
+below float64's range (THEORY N-4) neither underflow the state nor stall the
+plateau: ln||w_j|| grows at an O(1) rate. A neuron with w_j(0) = 0 receives no
+gradient (relu'(0) = 0) and is kept frozen outside the integrated state.
+
+The absolute error in delta_j is the relative error of ||w_j||, so delta_j gets
+the absolute tolerance ``rtol`` and a negligible relative one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numerics import network
+from numerics.problem import Problem
+
+# scipy warns (an error under filterwarnings) for rtol < 100 eps; stay just above.
+_RTOL_FLOOR = 200 * np.finfo(float).eps
+
+
+def relative_difference(W1, a1, W2, a2) -> float:
+    """max over times and neurons of |theta_j - theta'_j| / |theta_j|, theta_j = (w_j, a_j)."""
+    if len(a1) == 0 or len(a1) != len(a2):
+        return float("inf")
+    th1 = np.concatenate([W1, a1[..., None]], axis=-1)
+    th2 = np.concatenate([W2, a2[..., None]], axis=-1)
+    diff = np.linalg.norm(th1 - th2, axis=-1)
+    scale = np.linalg.norm(th1, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(scale > 0, diff / scale, np.where(diff > 0, np.inf, 0.0))
+    return float(np.max(rel)) if np.all(np.isfinite(rel)) else float("inf")
+
+
+class Cartesian:
+    """y = (W.ravel(), a): the default coordinates."""
+
+    name = "cartesian"
+
+    def __init__(self, problem: Problem, rtol: float, atol_fraction: float) -> None:
+        self.problem = problem
+        p, d = problem.p, problem.d
+        self.n_w = p * d
+        self.y0 = np.concatenate([problem.W0.ravel(), problem.a0])
+        neuron_scale = np.sqrt(np.sum(problem.W0**2, axis=1) + problem.a0**2)
+        floor = np.maximum(neuron_scale * rtol * atol_fraction, 1e-300)
+        self.rtol = rtol
+        self.atol = np.concatenate([np.repeat(floor, d), floor])
+
+    def _unpack(self, Y):
+        p, d = self.problem.p, self.problem.d
+        return Y[..., : self.n_w].reshape(Y.shape[:-1] + (p, d)), Y[..., self.n_w :]
+
+    def field(self, y, mask):
+        W, a = self._unpack(y)
+        dW, da = network.flow_field(self.problem, W, a, mask)
+        return np.concatenate([dW.ravel(), da])
+
+    def directions(self, Y):
+        return self._unpack(Y)[0]
+
+    def restart(self, y):
+        return y
+
+    def outputs(self, Y) -> dict:
+        W, a = self._unpack(Y)
+        return {"W": W, "a": a}
+
+    def difference(self, Y1, Y2) -> float:
+        return relative_difference(*self._unpack(Y1), *self._unpack(Y2))
+
+
+class LogNorm:
+    """y = (delta, u.ravel(), beta) over the neurons with w_j(0) != 0."""
+
+    name = "lognorm"
+
+    def __init__(self, problem: Problem, rtol: float, atol_fraction: float) -> None:
+        self.problem = problem
+        norms = np.linalg.norm(problem.W0, axis=1)
+        self.live = np.flatnonzero(norms > 0)
+        self.rho0 = np.log(norms[self.live])
+        q, d = self.live.size, problem.d
+        self.q = q
+        U0 = problem.W0[self.live] / norms[self.live, None]
+        beta0 = problem.a0[self.live] / norms[self.live]
+        self.y0 = np.concatenate([np.zeros(q), U0.ravel(), beta0])
+        self.rtol = np.concatenate([np.full(q, _RTOL_FLOOR), np.full(q * d + q, rtol)])
+        self.atol = np.concatenate([
+            np.full(q, rtol),
+            np.full(q * d, rtol * atol_fraction),
+            np.maximum(np.abs(beta0), 1.0) * rtol * atol_fraction,
+        ])
+
+    def _unpack(self, Y):
+        q, d = self.q, self.problem.d
+        delta = Y[..., :q]
+        U = Y[..., q : q + q * d].reshape(Y.shape[:-1] + (q, d))
+        beta = Y[..., q + q * d :]
+        return delta, U, beta
+
+    def _full(self, part, fill):
+        shape = part.shape[:-2] + (self.problem.p,) + part.shape[-1:]
+        out = np.full(shape, fill, dtype=float)
+        out[..., self.live, :] = part
+        return out
+
+    def field(self, y, mask):
+        delta, U, beta = self._unpack(y)
+        a_w = np.zeros(self.problem.p)  # a_j ||w_j||^2 = beta_j e^{2 rho_j}
+        a_w[self.live] = beta * np.exp(2.0 * (self.rho0 + delta))
+        U_all = self._full(U[:, :], 0.0)
+        h = network.outputs(self.problem, U_all, a_w, mask)
+        D = network.neuron_field(self.problem, h, mask)[self.live]
+        proj = np.einsum("jd,jd->j", D, U)
+        d_delta = beta * proj
+        dU = beta[:, None] * (D - proj[:, None] * U)
+        d_beta = proj * (1.0 - beta**2)
+        return np.concatenate([d_delta, dU.ravel(), d_beta])
+
+    def directions(self, Y):
+        return self._full(self._unpack(Y)[1], 0.0)
+
+    def restart(self, y):
+        delta, U, beta = self._unpack(y)
+        U = U / np.linalg.norm(U, axis=-1, keepdims=True)
+        return np.concatenate([delta, U.ravel(), beta])
+
+    def outputs(self, Y) -> dict:
+        delta, U, beta = self._unpack(Y)
+        rho = self.rho0 + delta
+        U = U / np.linalg.norm(U, axis=-1, keepdims=True)
+        r = np.exp(rho)  # may underflow to 0 for extreme scales: log_norms stay exact
+        p = self.problem.p
+        W = np.repeat(self.problem.W0[None], Y.shape[0], axis=0)
+        a = np.repeat(self.problem.a0[None], Y.shape[0], axis=0)
+        log_norms = np.full((Y.shape[0], p), -np.inf)
+        W[:, self.live] = r[..., None] * U
+        a[:, self.live] = beta * r
+        log_norms[:, self.live] = rho
+        return {"W": W, "a": a, "log_norms": log_norms}
+
+    def difference(self, Y1, Y2) -> float:
+        """max over times and live neurons of |d ln||w_j||| + |d(u_j, beta_j)| / |(u_j, beta_j)|.
+
+        To first order the relative difference of theta_j = ||w_j|| (u_j, beta_j),
+        measured without forming the (possibly underflowing) weights.
+        """
+        d1, U1, b1 = self._unpack(Y1)
+        d2, U2, b2 = self._unpack(Y2)
+        v1 = np.concatenate([U1, b1[..., None]], axis=-1)
+        v2 = np.concatenate([U2, b2[..., None]], axis=-1)
+        rel = np.abs(d1 - d2) + np.linalg.norm(v1 - v2, axis=-1) / np.linalg.norm(v1, axis=-1)
+        if rel.size == 0:
+            return 0.0
+        return float(np.max(rel)) if np.all(np.isfinite(rel)) else float("inf")
+
+
+COORDINATES = {"cartesian": Cartesian, "lognorm": LogNorm}
