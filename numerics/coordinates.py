@@ -72,6 +72,9 @@ class Cartesian:
     def directions(self, Y):
         return self._unpack(Y)[0]
 
+    def preactivations(self, Y):
+        return network.preactivations(self._unpack(Y)[0], self.problem.X)
+
     def restart(self, y):
         return y
 
@@ -134,6 +137,10 @@ class LogNorm:
     def directions(self, Y):
         return self._full(self._unpack(Y)[1], 0.0)
 
+    def preactivations(self, Y):
+        """<u_j, x_i>: the signs of the pre-activations (norms dropped; they may underflow)."""
+        return network.preactivations(self.directions(Y), self.problem.X)
+
     def restart(self, y):
         delta, U, beta = self._unpack(y)
         U = U / np.linalg.norm(U, axis=-1, keepdims=True)
@@ -169,4 +176,67 @@ class LogNorm:
         return float(np.max(rel)) if np.all(np.isfinite(rel)) else float("inf")
 
 
-COORDINATES = {"cartesian": Cartesian, "lognorm": LogNorm}
+class Span:
+    """y = (C.ravel(), a) with W = W0 + C X: the flow in the span of the data.
+
+    dW/dt = -kappa grad_W L = -kappa coef @ X (network.gradient_from_preactivations),
+    so W - W0 stays in the row space of X and C (p x n) carries it. Pre-activations
+    are Z = W0 X^T + C G with the Gram matrix G = X X^T: a step costs O(p n^2)
+    whatever d is. W is formed only at saved times.
+    """
+
+    name = "span"
+
+    def __init__(self, problem: Problem, rtol: float, atol_fraction: float) -> None:
+        self.problem = problem
+        p, n = problem.p, problem.n
+        self.n_c = p * n
+        self.Z0 = problem.W0 @ problem.X.T
+        self.G = problem.X @ problem.X.T
+        self.y0 = np.concatenate([np.zeros(p * n), problem.a0])
+        neuron_scale = np.sqrt(np.sum(problem.W0**2, axis=1) + problem.a0**2)
+        floor = np.maximum(neuron_scale * rtol * atol_fraction, 1e-300)
+        x_scale = float(np.max(np.linalg.norm(problem.X, axis=1)))
+        self.rtol = rtol
+        # C has units of W per unit of x: its floor is the neuron's floor over |x|
+        self.atol = np.concatenate([np.repeat(floor / x_scale, n), floor])
+
+    def _unpack(self, Y):
+        p, n = self.problem.p, self.problem.n
+        return Y[..., : self.n_c].reshape(Y.shape[:-1] + (p, n)), Y[..., self.n_c :]
+
+    def preactivations(self, Y):
+        C, _ = self._unpack(Y)
+        return self.Z0 + C @ self.G
+
+    def field(self, y, mask):
+        C, a = self._unpack(y)
+        coef, grad_a = network.gradient_from_preactivations(
+            self.problem, self.Z0 + C @ self.G, a, mask)
+        k = self.problem.flow_factor
+        return np.concatenate([(-k * coef).ravel(), -k * grad_a])
+
+    def directions(self, Y):
+        C, _ = self._unpack(Y)
+        return self.problem.W0 + C @ self.problem.X
+
+    def restart(self, y):
+        return y
+
+    def outputs(self, Y) -> dict:
+        C, a = self._unpack(Y)
+        return {"W": self.problem.W0 + C @ self.problem.X, "a": a}
+
+    def difference(self, Y1, Y2) -> float:
+        o1, o2 = self.outputs(Y1), self.outputs(Y2)
+        return relative_difference(o1["W"], o1["a"], o2["W"], o2["a"])
+
+
+COORDINATES = {"cartesian": Cartesian, "lognorm": LogNorm, "span": Span}
+
+
+def resolve(name: str, problem: Problem) -> str:
+    """``auto``: the span of the data when n < d (cheaper per step), else cartesian."""
+    if name == "auto":
+        return "span" if problem.n < problem.d else "cartesian"
+    return name

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.integrate import DOP853
 
 from numerics import network
-from numerics.coordinates import COORDINATES
+from numerics.coordinates import COORDINATES, resolve
 from numerics.problem import Problem
 from numerics.provenance import environment
 from numerics.trajectory import ActivationEvent, Status, Trajectory
@@ -57,8 +57,10 @@ class ExactFlow:
         max_steps: cap on accepted steps (per run).
         chatter_limit: a single pair (i, j) switching more often than this marks
             the run CHATTERING (a sliding mode, not a regular solution).
-        coordinates: ``"cartesian"`` (default) or ``"lognorm"`` (per-neuron
-            ln||w_j||, direction, a_j/||w_j||; for tiny initialisation scales).
+        coordinates: ``"auto"`` (default: ``"span"`` when n < d, else
+            ``"cartesian"``), ``"cartesian"``, ``"span"`` (W = W0 + C X, cost per
+            step independent of d) or ``"lognorm"`` (per-neuron ln||w_j||,
+            direction, a_j/||w_j||; for tiny initialisation scales).
     """
 
     rtol: float = 1e-10
@@ -66,7 +68,7 @@ class ExactFlow:
     error_check: float | None = 10.0
     max_steps: int = 2_000_000
     chatter_limit: int = 200
-    coordinates: str = "cartesian"
+    coordinates: str = "auto"
 
     name = "exact_flow"
 
@@ -75,9 +77,10 @@ class ExactFlow:
             raise MethodError(f"rtol: must be in (0, 1e-2), got {self.rtol!r}.")
         if self.error_check is not None and not self.error_check > 1:
             raise MethodError(f"error_check: must be > 1 or None, got {self.error_check!r}.")
-        if self.coordinates not in COORDINATES:
+        if self.coordinates not in (*COORDINATES, "auto"):
             raise MethodError(
-                f"coordinates: {self.coordinates!r} is not one of {tuple(COORDINATES)}."
+                f"coordinates: {self.coordinates!r} is not one of "
+                f"{('auto', *COORDINATES)}."
             )
         if self.rtol * (self.error_check or 1) >= 1e-2:
             raise MethodError(
@@ -135,7 +138,7 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
     p = problem.p
     X = problem.X
     t_eval = np.asarray(t_eval, dtype=float)
-    coords = COORDINATES[opts.coordinates](problem, rtol, opts.atol_fraction)
+    coords = COORDINATES[resolve(opts.coordinates, problem)](problem, rtol, opts.atol_fraction)
 
     saved = np.empty((len(t_eval), coords.y0.size))
     next_save = 0
@@ -172,19 +175,18 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
             t_old, t_new = solver.t_old, solver.t
             dense = solver.dense_output()
             nodes = t_old + _SIGN_CHECK_NODES * (t_new - t_old)
-            Wn = coords.directions(dense(nodes).T)
-            signs = network.preactivations(Wn, X) > 0  # (nodes, p, n)
+            signs = coords.preactivations(dense(nodes).T) > 0  # (nodes, p, n)
             mismatch = signs != (mask > 0)
             if not mismatch.any():
                 next_save = _save(dense, t_eval, next_save, t_new, saved)
                 continue
             k = int(np.argmax(mismatch.reshape(len(nodes), -1).any(axis=1)))
             lo = t_old if k == 0 else nodes[k - 1]
-            t_cross = _first_crossing(dense, coords.directions, X, mask, mismatch[k], lo, nodes[k])
+            t_cross = _first_crossing(dense, coords.preactivations, mask, mismatch[k], lo,
+                                      nodes[k])
             next_save = _save(dense, t_eval, next_save, t_cross, saved)
             state = coords.restart(dense(t_cross))
-            W_c = coords.directions(state)
-            new_mask = network.active_mask(network.preactivations(W_c, X))
+            new_mask = network.active_mask(coords.preactivations(state))
             for j, i in zip(*np.nonzero(new_mask != mask), strict=True):
                 events.append(ActivationEvent(float(t_cross), int(j), int(i),
                                               1 if new_mask[j, i] else -1))
@@ -220,7 +222,7 @@ def _save(dense, t_eval, next_save, t_upto, saved) -> int:
     return max(stop, next_save)
 
 
-def _first_crossing(dense, directions, X, mask, pairs, lo, hi) -> float:
+def _first_crossing(dense, preactivations, mask, pairs, lo, hi) -> float:
     """Earliest time in (lo, hi] at which a pair in ``pairs`` has left ``mask``.
 
     Returns the far end of a bracket narrower than a few ulps, so that the state
@@ -235,8 +237,7 @@ def _first_crossing(dense, directions, X, mask, pairs, lo, hi) -> float:
         if np.all(hi_t - lo_t <= tol):
             break
         mid = 0.5 * (lo_t + hi_t)
-        W = directions(dense(mid).T)  # (pairs, p, d)
-        z = np.einsum("kd,kd->k", W[np.arange(len(mid)), idx[0]], X[idx[1]])
+        z = preactivations(dense(mid).T)[np.arange(len(mid)), idx[0], idx[1]]
         left = (z > 0) != side
         hi_t = np.where(left, mid, hi_t)
         lo_t = np.where(left, lo_t, mid)

@@ -53,9 +53,13 @@ def loss_derivative(problem: Problem, h: np.ndarray) -> np.ndarray:
     return -problem.loss_scale * y * np.exp(-np.logaddexp(0.0, margins))
 
 
-def gradient(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):
-    """(dL/dW, dL/da) at (W, a) with activation mask ``A``."""
-    Z = preactivations(W, problem.X)
+def gradient_from_preactivations(problem: Problem, Z: np.ndarray, a: np.ndarray,
+                                  A: np.ndarray | None = None):
+    """(coef, dL/da) from the pre-activations Z = W X^T, with dL/dW = coef @ X.
+
+    coef[j, i] = s a_j A[j, i] g_i: the gradient never leaves the span of the
+    data, so a method that keeps W = W0 + C X only needs ``coef`` (cost p*n).
+    """
     if A is None:
         A = active_mask(Z)
     s = problem.output_factor
@@ -63,8 +67,14 @@ def gradient(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | Non
     g = loss_derivative(problem, h)
     AG = A * g[..., None, :]  # (p, n): g_i on active pairs
     grad_a = s * np.einsum("...ji,...ji->...j", AG, Z)
-    grad_W = s * a[..., :, None] * (AG @ problem.X)
-    return grad_W, grad_a
+    coef = s * a[..., :, None] * AG
+    return coef, grad_a
+
+
+def gradient(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):
+    """(dL/dW, dL/da) at (W, a) with activation mask ``A``."""
+    coef, grad_a = gradient_from_preactivations(problem, preactivations(W, problem.X), a, A)
+    return coef @ problem.X, grad_a
 
 
 def flow_field(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):

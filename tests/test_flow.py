@@ -115,3 +115,32 @@ def test_same_seed_same_numbers():
     b = simulate(generators.two_point(seed=5, p=12), ExactFlow(), np.linspace(0, 30, 31))
     np.testing.assert_array_equal(a.W, b.W)
     assert a.problem.content_hash == b.problem.content_hash
+
+
+def test_span_of_data_agrees_with_full_space():
+    prob = generators.orthonormal(n=3, d=40, p=12, lam=1e-4, seed=4)
+    t = np.linspace(0, 60, 121)
+    full = simulate(prob, ExactFlow(coordinates="cartesian", rtol=1e-12), t)
+    span = simulate(prob, ExactFlow(coordinates="span", rtol=1e-12), t)
+    assert ExactFlow().coordinates == "auto"
+    scale = np.max(np.abs(full.W), axis=(1, 2), keepdims=True)
+    assert np.max(np.abs(full.W - span.W) / scale) < 1e-10
+    assert np.max(np.abs(full.a - span.a) / np.max(np.abs(full.a), axis=1, keepdims=True)) < 1e-10
+    assert len(full.events) == len(span.events)
+
+
+def test_span_of_data_on_non_orthogonal_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((4, 30))
+    y = np.array([1.0, -1.0, 0.5, -0.7])
+    W0 = 0.3 * rng.standard_normal((8, 30))
+    a0 = 0.3 * rng.standard_normal(8)
+    prob = Problem(X=X, y=y, W0=W0, a0=a0)
+    t = np.linspace(0, 20, 41)
+    full = simulate(prob, ExactFlow(coordinates="cartesian", rtol=1e-12), t)
+    span = simulate(prob, ExactFlow(coordinates="span", rtol=1e-12), t)
+    theta_full = np.concatenate([full.W, full.a[..., None]], axis=-1)
+    theta_span = np.concatenate([span.W, span.a[..., None]], axis=-1)
+    rel = np.linalg.norm(theta_full - theta_span, axis=-1) / np.linalg.norm(theta_full, axis=-1)
+    assert rel.max() < 1e-9
+    assert full.loss[-1] < 1e-12 * full.loss[0]  # the run reached interpolation
