@@ -13,6 +13,10 @@ from numerics import network
 from numerics.problem import Problem
 
 
+# codes of Trajectory.cones (S001's S_+, S_-, S_dead)
+CONE_PLUS, CONE_MINUS, CONE_DEAD, CONE_OTHER = 1, -1, 0, 2
+
+
 class Status(enum.Enum):
     """How a simulation ended. Failure members say what to try."""
 
@@ -151,6 +155,34 @@ class Trajectory:
         sv = np.linalg.svd(self.W, compute_uv=False)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.sum(sv**2, axis=-1) / sv[..., 0] ** 2
+
+    @cached_property
+    def cones(self) -> np.ndarray:
+        """S001-D2 cone of each neuron at each time, shape (T, p), as integer codes.
+
+        CONE_PLUS: active exactly on the positive samples (S_+); CONE_MINUS: exactly
+        on the negative ones (S_-); CONE_DEAD: on none (S_dead); CONE_OTHER: else.
+        """
+        act = self.activation  # (T, p, n)
+        pos = self.problem.y > 0
+        out = np.full(act.shape[:2], CONE_OTHER, dtype=int)
+        out[np.all(act == pos, axis=-1)] = CONE_PLUS
+        out[np.all(act == ~pos, axis=-1)] = CONE_MINUS
+        out[~np.any(act, axis=-1)] = CONE_DEAD
+        return out
+
+    @cached_property
+    def min_norm_excess(self) -> np.ndarray:
+        """||theta(t)||^2 - ||theta*||^2, theta* a minimum-l2-norm interpolator (orthogonal data).
+
+        For orthogonal inputs ||theta*||^2 = 2 (||y~_+|| + ||y~_-||) with y~_k = y_k/||x_k||
+        (THEORY CF-9, unit norms give 2n(||D_+|| + ||D_-||)); the excess is >= 0 at any
+        interpolator and 0 exactly on the minimum-norm set. Meaningless for other data.
+        """
+        y_tilde = self.problem.y / np.linalg.norm(self.problem.X, axis=1)
+        star = 2 * (np.linalg.norm(y_tilde[y_tilde > 0]) + np.linalg.norm(y_tilde[y_tilde < 0]))
+        theta_sq = np.sum(self.W**2, axis=(-2, -1)) + np.sum(self.a**2, axis=-1)
+        return theta_sq - star
 
     def alignment(self, direction: np.ndarray) -> np.ndarray:
         """cos(w_j(t), direction), shape (T, p); 0 for a zero neuron."""

@@ -144,3 +144,17 @@ def test_span_of_data_on_non_orthogonal_data():
     rel = np.linalg.norm(theta_full - theta_span, axis=-1) / np.linalg.norm(theta_full, axis=-1)
     assert rel.max() < 1e-9
     assert full.loss[-1] < 1e-12 * full.loss[0]  # the run reached interpolation
+
+
+def test_cones_and_min_norm_excess_on_the_two_point_example():
+    from numerics.trajectory import CONE_MINUS, CONE_OTHER, CONE_PLUS
+
+    prob = generators.two_point(seed=0)
+    traj = simulate(prob, ExactFlow(), np.linspace(0, 90, 181))
+    # at the end every neuron that grew sits in S_+ or S_- (two kinks, CF-9)
+    big = traj.neuron_norms[-1] > 1e-3
+    assert set(np.unique(traj.cones[-1, big])) <= {CONE_PLUS, CONE_MINUS}
+    assert CONE_OTHER in traj.cones[0] or CONE_PLUS in traj.cones[0]
+    # the limit is (close to) a minimum-norm interpolator: 1/2 |theta*|^2 = 3/sqrt(5)
+    assert traj.min_norm_excess[-1] == pytest.approx(0.0, abs=1e-6)
+    assert traj.min_norm_excess[0] < 0  # far from interpolating, the norm is tiny

@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 a check found a violation (where a command checks),
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 
@@ -70,6 +71,11 @@ def _report_command(args) -> int:
     return EXIT_OK
 
 
+# Further subcommands live in their own modules, each with ``register(subparsers)``
+# that adds its parser and sets ``run`` (a function of the parsed args -> exit code).
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gfverify", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -88,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--kind", default=None, help="only claims of this kind")
     cl.add_argument("--format", default="table", choices=("table", "json", "latex"))
     cl.set_defaults(run=_claims_command)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
     return parser
 
 
