@@ -12,7 +12,6 @@ import numpy as np
 from numerics import network
 from numerics.problem import Problem
 
-
 # codes of Trajectory.cones (S001's S_+, S_-, S_dead)
 CONE_PLUS, CONE_MINUS, CONE_DEAD, CONE_OTHER = 1, -1, 0, 2
 

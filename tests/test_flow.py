@@ -9,7 +9,8 @@ from scipy.integrate import solve_ivp
 from numerics import ExactFlow, MethodError, Problem, Status, generators, network, simulate
 
 
-def _two_point_arrays(seed=0, p=60, lam=1e-6 / np.sqrt(60)):
+def _two_point_arrays(seed=0, p=60, lam=None):
+    lam = 1e-6 / np.sqrt(60) if lam is None else lam
     rng = np.random.default_rng(seed)
     W0 = lam * rng.standard_normal((p, 2))
     a0 = rng.choice([-1.0, 1.0], size=p) * np.linalg.norm(W0, axis=1)

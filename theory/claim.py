@@ -10,8 +10,18 @@ vocabulary of `theory.symbols`. How it is checked follows from its kind:
 - TRAPPING, IDENTITY, SCALING, PROBABILITY, QUALITATIVE: see `Kind`.
 
 Constants a paper hides in O(.) or leaves "small enough" are named
-``parameters`` with a documented value; ``with_parameters`` and ``variant``
-build modified claims (mutants, user choices) without touching the original.
+``parameters`` with a documented value (``None``: fitted by a scaling check, only
+the law's exponent is claimed); ``with_parameters`` and ``variant`` build modified
+claims (mutants, user choices) without touching the original. Constants a paper
+does make explicit (S001's t_1, zeta, xi) are ``definitions``: a symbol in the
+statement and its formula in instance quantities, expanded by ``substituted``.
+
+Conventions of the catalogue: an assumption-type claim (a property of the
+instance, no time) is POINTWISE with window (0, 0); an IDENTITY is an exact
+equation, between instance quantities or along a run; a POINTWISE claim with
+window (a, a) holds at the single time a; a SCALING statement relates a measured
+quantity to a power (or log) law in a size (``=`` reads "of the order of",
+``<=``/``>=`` read "at most/at least of the order of") with fitted prefactors.
 """
 
 from __future__ import annotations
@@ -21,6 +31,9 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from theory.symbols import latex_names, latex_names_for
 
 
 class Kind(enum.Enum):
@@ -73,8 +86,18 @@ class Assumption:
     statement: sp.Basic
     text: str
 
-    def latex(self) -> str:
-        return sp.latex(self.statement)
+    def latex(self, names: dict[str, str] | None = None) -> str:
+        return render_latex(self.statement, latex_names if names is None else names)
+
+
+# How a claim's parametrisation reads on a simulated Problem: the network convention and
+# the losses it covers. S001's "classification" setting is the standard network trained
+# on a sum-type exponential or logistic loss.
+CONVENTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "standard": ("standard", ("square", "exponential", "logistic")),
+    "mean_field": ("mean_field", ("square", "exponential", "logistic")),
+    "classification": ("standard", ("exponential", "logistic")),
+}
 
 
 def _frozen(mapping) -> MappingProxyType:
@@ -94,6 +117,7 @@ class Claim:
     window: tuple[sp.Basic, sp.Basic] = (sp.Integer(0), sp.oo)
     event: sp.Basic | None = None
     event_time: sp.Symbol | None = None
+    definitions: MappingProxyType = field(default_factory=lambda: _frozen({}))
     parameters: MappingProxyType = field(default_factory=lambda: _frozen({}))
     parameter_notes: str = ""
     measures: str = ""
@@ -104,6 +128,13 @@ class Claim:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", _frozen(self.parameters))
+        object.__setattr__(self, "definitions", _frozen(self.definitions))
+        for symbol in self.definitions:
+            if not isinstance(symbol, sp.Symbol):
+                raise ValueError(f"{self.id}: definitions are keyed by symbols, got {symbol!r}.")
+        if self.parametrization is not None and self.parametrization not in CONVENTIONS:
+            raise ValueError(f"{self.id}: parametrization {self.parametrization!r} is not one "
+                             f"of {sorted(CONVENTIONS)}.")
         if self.kind is Kind.EVENT_TIME and (self.event is None or self.event_time is None):
             raise ValueError(f"{self.id}: an EVENT_TIME claim needs event and event_time.")
         if not self.checkable and not self.not_checkable_reason:
@@ -125,30 +156,121 @@ class Claim:
             return ()
         return tuple(self.event.args) if isinstance(self.event, sp.And) else (self.event,)
 
+    def expanded(self, expr: sp.Basic) -> sp.Basic:
+        """``expr`` with the claim's defined constants replaced by their formulas."""
+        defs = dict(self.definitions)
+        for _ in range(len(defs) + 1):
+            if not expr.free_symbols & defs.keys():
+                return expr
+            expr = expr.xreplace(defs)
+        raise ValueError(f"{self.id}: the definitions refer to each other in a cycle.")
+
     def substituted(self, expr: sp.Basic) -> sp.Basic:
-        """``expr`` with the claim's parameter values substituted."""
-        subs = {sp.Symbol(k, **_assumptions_of(expr, k)): v for k, v in self.parameters.items()}
+        """``expr`` with definitions expanded and parameter values substituted.
+
+        Fitted parameters (value ``None``) stay symbolic.
+        """
+        expr = self.expanded(expr)
+        subs = {sp.Symbol(k, **_assumptions_of(expr, k)): v
+                for k, v in self.parameters.items() if v is not None}
         return expr.xreplace(subs) if subs else expr
 
+    def used_definitions(self) -> tuple[tuple[sp.Symbol, sp.Basic], ...]:
+        """The definitions the statement, event, window or setting need, in order."""
+        exprs = [self.statement, *self.window, *(a.statement for a in self.setting)]
+        if self.event is not None:
+            exprs.append(self.event)
+        frontier = set().union(*(sp.sympify(e).free_symbols for e in exprs))
+        used: set[sp.Symbol] = set()
+        while frontier:
+            symbol = frontier.pop()
+            if symbol in self.definitions and symbol not in used:
+                used.add(symbol)
+                frontier |= self.definitions[symbol].free_symbols
+        return tuple((s, v) for s, v in self.definitions.items() if s in used)
+
+    def applies_to(self, parametrization: str, loss: str) -> bool:
+        """Whether a Problem with this network convention and loss is in the claim's scope."""
+        if self.loss is not None and loss != self.loss:
+            return False
+        if self.parametrization is None:
+            return True
+        network, losses = CONVENTIONS[self.parametrization]
+        return parametrization == network and loss in losses
+
+    def _timed(self) -> bool:
+        """Whether the statement depends on time (a static instance property does not)."""
+        return self.statement.has(_TIME) or bool(self.statement.atoms(AppliedUndef))
+
+    def _shows_window(self) -> bool:
+        windowed = self.kind in (Kind.POINTWISE, Kind.CONSERVED, Kind.TRAPPING)
+        return self._timed() and (windowed or self.window != (sp.Integer(0), sp.oo))
+
     def latex(self) -> str:
-        body = sp.latex(self.statement)
-        if self.kind is Kind.EVENT_TIME:
-            return (f"{body}, \\quad {sp.latex(self.event_time)} := "
-                    f"\\inf\\{{t : {sp.latex(self.event)}\\}}")
-        if self.kind in (Kind.POINTWISE, Kind.CONSERVED, Kind.TRAPPING):
+        """The statement as the paper would print it (``theory.symbols.latex_names``)."""
+        names = latex_names_for(self.paper)
+
+        def tex(expr):
+            return render_latex(sp.sympify(expr), names)
+
+        body = tex(self.statement)
+        if self.event is not None:
+            event = f"{tex(self.event_time)} := \\inf\\{{t : {tex(self.event)}\\}}"
+            body = f"{body}, \\quad {event}"
+        if self._shows_window():
             lo, hi = self.window
-            return f"{body} \\quad \\forall t \\in [{sp.latex(lo)}, {sp.latex(hi)})"
+            if lo == hi:
+                body = f"{body} \\quad \\text{{at }} t = {tex(lo)}"
+            else:
+                body = f"{body} \\quad \\forall t \\in [{tex(lo)}, {tex(hi)})"
+        defs = ", ".join(f"{tex(s)} := {tex(v)}" for s, v in self.used_definitions())
+        if defs:
+            body = f"{body}, \\quad \\text{{where }} {defs}"
         return body
 
     def text(self) -> str:
         """One line of plain text."""
         body = sp.sstr(self.statement)
-        if self.kind is Kind.EVENT_TIME:
+        if self.event is not None:
             body += f", where {self.event_time} = first t with {sp.sstr(self.event)}"
-        elif self.kind in (Kind.POINTWISE, Kind.CONSERVED, Kind.TRAPPING):
+        if self._shows_window():
             lo, hi = self.window
-            body += f" for t in [{lo}, {hi})"
+            body += f" at t = {lo}" if lo == hi else f" for t in [{lo}, {hi})"
+        defs = "; ".join(f"{s} = {sp.sstr(v)}" for s, v in self.used_definitions())
+        if defs:
+            body += f"; with {defs}"
         return f"{self.id} ({self.kind.value}): {body}"
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary (``gfverify claims --format json``)."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "kind": self.kind.value,
+            "paper": self.paper,
+            "source": str(self.source),
+            "reference": self.source.reference,
+            "provenance": self.source.provenance.value,
+            "parametrization": self.parametrization,
+            "loss": self.loss,
+            "statement": self.text(),
+            "sympy": sp.sstr(self.statement),
+            "latex": self.latex(),
+            "setting": [{"name": a.name, "statement": sp.sstr(a.statement), "text": a.text}
+                        for a in self.setting],
+            "window": [sp.sstr(w) for w in self.window],
+            "event": None if self.event is None else sp.sstr(self.event),
+            "event_time": None if self.event_time is None else str(self.event_time),
+            "definitions": {str(s): sp.sstr(v) for s, v in self.definitions.items()},
+            "parameters": {k: "fitted" if v is None else sp.sstr(v)
+                           for k, v in self.parameters.items()},
+            "parameter_notes": self.parameter_notes,
+            "measures": self.measures,
+            "checkable": self.checkable,
+            "reason": self.not_checkable_reason,
+            "flags": list(self.flags),
+            "notes": self.notes,
+        }
 
     # -- derived claims ----------------------------------------------------------------
     def with_parameters(self, **values) -> Claim:
@@ -164,6 +286,51 @@ class Claim:
     def variant(self, suffix: str, **changes) -> Claim:
         """A modified copy (e.g. a mutant) whose id says what changed."""
         return replace(self, id=f"{self.id}~{suffix}", **changes)
+
+
+_TIME = sp.Symbol("t", nonnegative=True, real=True)
+
+
+def render_latex(expr: sp.Basic, names: dict[str, str]) -> str:
+    """LaTeX of ``expr`` with vocabulary names printed as ``names`` says.
+
+    Symbols go through ``sp.latex(..., symbol_names=...)``; an applied trajectory
+    quantity F(a) (and its derivative) is first replaced by a placeholder symbol
+    printed from F's template, "(t)" standing for the argument.
+    """
+    subs: dict[sp.Basic, sp.Symbol] = {}
+    symbol_names: dict[sp.Symbol, str] = {}
+
+    def applied(term: sp.Basic) -> str | None:
+        template = names.get(term.func.__name__)
+        if template is None or len(term.args) != 1:
+            return None
+        arg = f"({render_latex(term.args[0], names)})"
+        return template.replace("(t)", arg) if "(t)" in template else template + arg
+
+    for der in expr.atoms(sp.Derivative):
+        inner = applied(der.expr) if isinstance(der.expr, AppliedUndef) else None
+        if inner is not None:
+            var = " ".join(render_latex(v, names) for v in der.variables)
+            placeholder = sp.Symbol(f"d{sp.sstr(der.expr)}")
+            subs[der], symbol_names[placeholder] = placeholder, f"\\frac{{d}}{{d{var}}} {inner}"
+    expr = expr.xreplace(subs) if subs else expr
+    subs = {}
+    for term in expr.atoms(sp.harmonic):  # sympy prints harmonic(k) as an operator name
+        if len(term.args) == 1:
+            placeholder = sp.Symbol(sp.sstr(term))
+            subs[term] = placeholder
+            symbol_names[placeholder] = f"H_{{{render_latex(term.args[0], names)}}}"
+    for term in expr.atoms(AppliedUndef):
+        tex = applied(term)
+        if tex is not None:
+            placeholder = sp.Symbol(sp.sstr(term))
+            subs[term], symbol_names[placeholder] = placeholder, tex
+    expr = expr.xreplace(subs) if subs else expr
+    for symbol in expr.free_symbols:
+        if symbol not in symbol_names and symbol.name in names:
+            symbol_names[symbol] = names[symbol.name]
+    return sp.latex(expr, symbol_names=symbol_names)
 
 
 def _assumptions_of(expr: sp.Basic, name: str) -> dict:

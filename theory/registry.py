@@ -36,6 +36,25 @@ def get(claim_id: str) -> Claim:
     try:
         return _INDEX[claim_id]
     except KeyError:
+        parts = _split_heading(claim_id)
+        if len(parts) > 1 and all(p in _INDEX for p in parts):
+            raise KeyError(f"{claim_id!r} names several claims: {', '.join(parts)}; "
+                           "get them one by one or use by_heading") from None
         raise KeyError(
             f"no claim {claim_id!r}; known ids: {', '.join(sorted(_INDEX))}"
         ) from None
+
+
+def by_heading(heading_id: str) -> tuple[Claim, ...]:
+    """The claims a THEORY.md heading ID names: "S001-L8/L9" -> (S001-L8, S001-L9).
+
+    A heading that groups two lemmas is declared as one claim per lemma.
+    """
+    if heading_id in _INDEX:
+        return (_INDEX[heading_id],)
+    return tuple(get(part) for part in _split_heading(heading_id))
+
+
+def _split_heading(heading_id: str) -> tuple[str, ...]:
+    paper, _, labels = heading_id.partition("-")
+    return tuple(f"{paper}-{label}" for label in labels.split("/"))

@@ -9,8 +9,15 @@ Three sorts of names:
 - *claim parameters* (``eps``, ``delta``, ...): constants a paper leaves free
   or hides in O(.), given a documented value on each claim.
 
+The catalogue adds *run* scalars (one number per run or per ensemble: ``MuInf``,
+``PGoodInit``), *constants* a claim defines from instance quantities (``t_1``,
+``zeta``; see ``Claim.definitions``), *event* times and the free *variables* of
+closed-form inequalities.
+
 ``VOCABULARY`` documents every name; claims, conjectures and reports use only
-these names, so a formula means the same thing everywhere.
+these names, so a formula means the same thing everywhere. ``latex_names`` says
+how each name prints (``latex_names_for(paper)`` adds a paper's own notation, e.g.
+S001's width h and scale epsilon).
 """
 
 from __future__ import annotations
@@ -71,7 +78,8 @@ class Term:
 
     name: str
     obj: sp.Basic
-    sort: str  # "instance", "trajectory", "parameter", "event", "time"
+    sort: str  # "instance", "trajectory", "parameter", "event", "time", "run",
+    #            "constant" (defined on a claim), "variable" (free in an identity)
     meaning: str
 
 
@@ -126,7 +134,414 @@ _TERMS = (
     Term("t_conv", t_conv, "event", "first time the loss reaches a stated level"),
 )
 
-VOCABULARY: dict[str, Term] = {term.name: term for term in _TERMS}
+# =====================================================================================
+# Catalogue vocabulary (S000, S001, S002 claims). Naming across papers: S001's width h
+# and S002's width m are ``p``; S001's input dimension D is ``d``; S001's
+# initialisation scale epsilon and S002's lambda are both ``lam`` (S002's small
+# epsilon is ``eps``). S000's data constants C_x^-, C_x^+ are the same numbers as
+# S001's X_min, X_max; both names are kept so each paper's formulas read as printed.
+# =====================================================================================
+
+# -- instance: data constants ---------------------------------------------------------
+Cx_minus = sp.Symbol("Cx_minus", nonnegative=True)
+Cx_plus = sp.Symbol("Cx_plus", nonnegative=True)
+Cy_minus = sp.Symbol("Cy_minus", nonnegative=True)
+Cy_plus = sp.Symbol("Cy_plus", nonnegative=True)
+Xmin = sp.Symbol("Xmin", nonnegative=True)
+Xmax = sp.Symbol("Xmax", nonnegative=True)
+n_plus = sp.Symbol("n_plus", nonnegative=True, integer=True)
+n_minus = sp.Symbol("n_minus", nonnegative=True, integer=True)
+GammaMax = sp.Symbol("GammaMax", nonnegative=True)
+GramDevOp = sp.Symbol("GramDevOp", nonnegative=True)
+zeta_2 = sp.Symbol("zeta_2", nonnegative=True)
+Zeta1Max = sp.Symbol("Zeta1Max", nonnegative=True)
+XiMax = sp.Symbol("XiMax", nonnegative=True)
+ConeCosMin = sp.Symbol("ConeCosMin", real=True)
+MinNormSq = sp.Symbol("MinNormSq", nonnegative=True)
+MinF1Norm = sp.Symbol("MinF1Norm", nonnegative=True)
+
+# -- instance: initialisation -----------------------------------------------------------
+MinInitBalance = sp.Symbol("MinInitBalance", real=True)
+GoodInit = sp.Symbol("GoodInit", nonnegative=True, integer=True)
+GroupInit = sp.Symbol("GroupInit", nonnegative=True, integer=True)
+MinGroupNormY = sp.Symbol("MinGroupNormY", nonnegative=True)
+MinGroupSize = sp.Symbol("MinGroupSize", nonnegative=True, integer=True)
+Wmin = sp.Symbol("Wmin", nonnegative=True)
+Wmax = sp.Symbol("Wmax", nonnegative=True)
+NumVPlus = sp.Symbol("NumVPlus", nonnegative=True, integer=True)
+NumVMinus = sp.Symbol("NumVMinus", nonnegative=True, integer=True)
+NumVPlusActive = sp.Symbol("NumVPlusActive", nonnegative=True, integer=True)
+NumVMinusActive = sp.Symbol("NumVMinusActive", nonnegative=True, integer=True)
+NumAliveInit = sp.Symbol("NumAliveInit", nonnegative=True, integer=True)
+GrowthRatioOutMinus = sp.Symbol("GrowthRatioOutMinus", nonnegative=True)
+
+# -- run and ensemble scalars (one number per run, or per family member) ---------------
+eta = sp.Symbol("eta", positive=True)
+DataScale = sp.Symbol("DataScale", positive=True)
+MuInf = sp.Symbol("MuInf", nonnegative=True)
+PGoodInit = sp.Symbol("PGoodInit", nonnegative=True)
+PActivePlus = sp.Symbol("PActivePlus", nonnegative=True)
+PActiveMinus = sp.Symbol("PActiveMinus", nonnegative=True)
+PKeyPlus = sp.Symbol("PKeyPlus", nonnegative=True)
+PKeyMinus = sp.Symbol("PKeyMinus", nonnegative=True)
+DNeeded = sp.Symbol("DNeeded", positive=True)
+NThreshold = sp.Symbol("NThreshold", positive=True)
+WidthNeeded = sp.Symbol("WidthNeeded", positive=True)
+TransitionWidth = sp.Symbol("TransitionWidth", nonnegative=True)
+GDPLGap = sp.Symbol("GDPLGap", nonnegative=True)
+WeightSpread = sp.Symbol("WeightSpread", nonnegative=True)
+Converged = sp.Symbol("Converged", nonnegative=True, integer=True)
+NumKinks = sp.Symbol("NumKinks", nonnegative=True, integer=True)
+
+# -- constants a claim defines from instance quantities (``Claim.definitions``) ---------
+t_1 = sp.Symbol("t_1", positive=True)
+T_early = sp.Symbol("T_early", real=True)
+zeta = sp.Symbol("zeta", nonnegative=True)
+xi = sp.Symbol("xi", nonnegative=True)
+alpha = sp.Symbol("alpha", positive=True)
+
+# -- event times ----------------------------------------------------------------------
+t_align = sp.Symbol("t_align", nonnegative=True)
+t_2_plus = sp.Symbol("t_2_plus", nonnegative=True)
+t_3 = sp.Symbol("t_3", nonnegative=True)
+
+# -- free variables of closed-form statements --------------------------------------------
+yhat = sp.Symbol("yhat", real=True)
+ylab = sp.Symbol("ylab", real=True)
+
+# -- claim parameters -------------------------------------------------------------------
+gamma_0 = sp.Symbol("gamma_0", positive=True)
+K = sp.Symbol("K", positive=True)
+c_lo = sp.Symbol("c_lo", positive=True)
+c_hi = sp.Symbol("c_hi", positive=True)
+beta_s = sp.Symbol("beta_s", real=True)
+beta_n = sp.Symbol("beta_n", real=True)
+tol = sp.Symbol("tol", positive=True)
+
+# -- trajectory quantities ----------------------------------------------------------------
+GradNormSq = sp.Function("GradNormSq")
+ParamMapGap = sp.Function("ParamMapGap")
+MinFitRatio = sp.Function("MinFitRatio")
+Emin = sp.Function("Emin")
+Emax = sp.Function("Emax")
+CrossGroupJac = sp.Function("CrossGroupJac")
+MaxAbsH = sp.Function("MaxAbsH")
+DirError = sp.Function("DirError")
+PsiError = sp.Function("PsiError")
+XaPerSample = sp.Function("XaPerSample")
+WrongWayCrossings = sp.Function("WrongWayCrossings")
+MaxCrossings = sp.Function("MaxCrossings")
+DwellNa = sp.Function("DwellNa")
+Unsorted = sp.Function("Unsorted")
+LostNeurons = sp.Function("LostNeurons")
+DeadExits = sp.Function("DeadExits")
+ConeExits = sp.Function("ConeExits")
+NormSqVhatPlus = sp.Function("NormSqVhatPlus")
+NormSqVhatMinus = sp.Function("NormSqVhatMinus")
+LPlus = sp.Function("LPlus")
+LMinus = sp.Function("LMinus")
+OutPlus = sp.Function("OutPlus")
+OutMinus = sp.Function("OutMinus")
+CosVhatPlus = sp.Function("CosVhatPlus")
+NormWFrobSq = sp.Function("NormWFrobSq")
+NormWSpecSq = sp.Function("NormWSpecSq")
+StableRank = sp.Function("StableRank")
+NumInSPlus = sp.Function("NumInSPlus")
+ParamDrift = sp.Function("ParamDrift")
+DirChange = sp.Function("DirChange")
+NormChange = sp.Function("NormChange")
+FieldGap = sp.Function("FieldGap")
+AlignGap = sp.Function("AlignGap")
+SaddleDist = sp.Function("SaddleDist")
+DriftSPlus = sp.Function("DriftSPlus")
+NormOutKey = sp.Function("NormOutKey")
+
+_CATALOGUE_TERMS = (
+    # instance: data
+    Term("Cx_minus", Cx_minus, "instance", "C_x^- = min_i ||x_i|| (S000; same number as Xmin)"),
+    Term("Cx_plus", Cx_plus, "instance", "C_x^+ = max_i ||x_i|| (S000; same number as Xmax)"),
+    Term("Cy_minus", Cy_minus, "instance", "C_y^- = min_i |y_i| (S000; same number as MinAbsY)"),
+    Term("Cy_plus", Cy_plus, "instance", "C_y^+ = max_i |y_i| (S000)"),
+    Term("Xmin", Xmin, "instance", "X_min = min_i ||x_i|| (S001's name for Cx_minus)"),
+    Term("Xmax", Xmax, "instance", "X_max = max_i ||x_i|| (S001's name for Cx_plus)"),
+    Term("n_plus", n_plus, "instance", "n_+ = number of samples with y_i > 0"),
+    Term("n_minus", n_minus, "instance", "n_- = number of samples with y_i < 0"),
+    Term("GammaMax", GammaMax, "instance",
+         "max_i gamma_i, gamma_i = sum_{k != i} |<x_i, x_k>| / ||x_i||^2 (Gershgorin reading "
+         "of S000's weak interaction, CF-4)"),
+    Term("GramDevOp", GramDevOp, "instance",
+         "||G^ - I||_op, G^ the Gram matrix of the normalised inputs x_i/||x_i||"),
+    Term("zeta_2", zeta_2, "instance",
+         "S001's zeta_2 = 1 - max(0, max_{j in V_+} cos(w_j(0), x_-), "
+         "max_{j in V_-} cos(w_j(0), x_+))^2; x_+- = sum of the inputs of each class"),
+    Term("Zeta1Max", Zeta1Max, "instance",
+         "largest zeta with cap {cos(z, x_+) >= sqrt(1-zeta)} in S_+ and the x_- cap in S_-: "
+         "min over i and the two classes of cos^2(x_+-, x_i) when every sign is right, else 0 "
+         "(S001 Lemma 8)"),
+    Term("XiMax", XiMax, "instance",
+         "largest xi with |cos(z1, z2)| <= sqrt(1 - xi) for z1 in K = cone{x_i y_i} and z2 "
+         "outside S_+ and S_- (S001 Lemma 9; estimated by sampling)"),
+    Term("ConeCosMin", ConeCosMin, "instance",
+         "min cos(z1, z2) over nonzero z1, z2 in K = cone{x_i y_i} (S001 Lemma 5; sampled)"),
+    Term("MinNormSq", MinNormSq, "instance",
+         "min ||theta||^2 = sum_j (a_j^2 + ||w_j||^2) over networks that interpolate the data "
+         "(S002 Prop. 1; a convex program on orthogonal data)"),
+    Term("MinF1Norm", MinF1Norm, "instance",
+         "min variation (F_1) norm of functions that interpolate the data (S002 eq. 8)"),
+    # instance: initialisation
+    Term("MinInitBalance", MinInitBalance, "instance",
+         "min_j (a_j(0)^2 - ||w_j(0)||^2) (>= 0: S000's asymmetric initialisation)"),
+    Term("GoodInit", GoodInit, "instance",
+         "1 if every sample i has a neuron j with a_j(0) y_i > 0 and <w_j(0), x_i> > 0 "
+         "(THEORY Q-good), else 0"),
+    Term("GroupInit", GroupInit, "instance",
+         "1 if the initialisation is a group initialisation (I-000-group: neuron j is active "
+         "exactly on its group, with the group's label sign), else 0"),
+    Term("MinGroupNormY", MinGroupNormY, "instance", "min over groups G of ||y_G|| (I-000-group)"),
+    Term("MinGroupSize", MinGroupSize, "instance", "min over groups G of |G| (I-000-group)"),
+    Term("Wmin", Wmin, "instance",
+         "S001's W_min = min_j ||w_j(0)|| / lam (min column norm of the unscaled W_0)"),
+    Term("Wmax", Wmax, "instance",
+         "S001's W_max = max_j ||w_j(0)|| / lam (the same number as S002's c_init)"),
+    Term("NumVPlus", NumVPlus, "instance", "|V_+| = number of neurons with a_j(0) > 0"),
+    Term("NumVMinus", NumVMinus, "instance", "|V_-| = number of neurons with a_j(0) < 0"),
+    Term("NumVPlusActive", NumVPlusActive, "instance",
+         "number of j in V_+ with max_{y_i > 0} <w_j(0), x_i> > 0 (these reach S_+, S001)"),
+    Term("NumVMinusActive", NumVMinusActive, "instance",
+         "number of j in V_- with max_{y_i < 0} <w_j(0), x_i> > 0 (these reach S_-, S001)"),
+    Term("NumAliveInit", NumAliveInit, "instance",
+         "number of neurons outside S_dead at t = 0 (some <w_j(0), x_i> > 0)"),
+    Term("GrowthRatioOutMinus", GrowthRatioOutMinus, "instance",
+         "max over j with a_j(0) < 0 outside S_{-,1} of ||D_{A_j}||/||D_-||, A_j = negative "
+         "samples active at t=0: GrowthRatioOut's phase-3 analogue (S002, derived)"),
+    # run and ensemble scalars
+    Term("eta", eta, "run", "step size of a gradient-descent run (physical time = eta * steps)"),
+    Term("DataScale", DataScale, "run",
+         "factor s of a global input rescaling x -> s x within a family"),
+    Term("MuInf", MuInf, "run",
+         "asymptotic local PL rate of a run: PL(t) once L/L(0) is in [1e-12, 1e-3] (N-5)"),
+    Term("PGoodInit", PGoodInit, "run",
+         "probability over the initialisation that GoodInit = 1 (Monte Carlo frequency)"),
+    Term("PActivePlus", PActivePlus, "run",
+         "probability that NumVPlusActive >= 1 (Monte Carlo over W_0, signs fixed)"),
+    Term("PActiveMinus", PActiveMinus, "run",
+         "probability that NumVMinusActive >= 1 (Monte Carlo over W_0, signs fixed)"),
+    Term("PKeyPlus", PKeyPlus, "run", "probability that S_{+,1} is non-empty (Monte Carlo)"),
+    Term("PKeyMinus", PKeyMinus, "run", "probability that S_{-,1} is non-empty (Monte Carlo)"),
+    Term("DNeeded", DNeeded, "run",
+         "smallest input dimension d at which the weak-interaction surrogate GammaMax <= "
+         "gamma_0 holds with probability >= 1/2, at a given n (S000-C1)"),
+    Term("NThreshold", NThreshold, "run",
+         "largest n at which gradient descent converges with probability >= 1/2, at given "
+         "(d, p) (S000 experiments E-000-2/3)"),
+    Term("WidthNeeded", WidthNeeded, "run",
+         "smallest width p at which a run converges with probability >= 1/2, at a given n"),
+    Term("TransitionWidth", TransitionWidth, "run",
+         "relative width (t(0.9) - t(0.1)) / t(0.5) of a group's learning transition, t(q) the "
+         "first time the group's squared norm reaches q times its capacity (S000-T2)"),
+    Term("GDPLGap", GDPLGap, "run",
+         "max over physical time of |PL of gradient descent - PL of the flow| at step eta"),
+    Term("WeightSpread", WeightSpread, "run",
+         "max/min of a_j^2 over the active neurons at convergence (l1- versus l2-like bias)"),
+    Term("Converged", Converged, "run", "1 if the run reaches L <= 1/(2n) (CF-5), else 0"),
+    Term("NumKinks", NumKinks, "run", "number of distinct kinks of the learned 1-D function"),
+    # constants defined on claims
+    Term("t_1", t_1, "constant",
+         "end of the first phase, defined on each claim (S001: CF-11's explicit alignment "
+         "time; S002: -eps ln(lam)/||D_-||)"),
+    Term("T_early", T_early, "constant",
+         "S001's T = ln(1/(sqrt(h) eps))/(4 n X_max), end of the small-norm phase"),
+    Term("zeta", zeta, "constant", "S001's margin zeta = min(zeta_1, zeta_2) (CF-11)"),
+    Term("xi", xi, "constant", "S001's margin xi of Lemma 9 (CF-11: mu^2)"),
+    Term("alpha", alpha, "constant",
+         "S001's O(1/t) rate constant (mu X_min)^2 / (32 X_max) (CF-11)"),
+    # event times
+    Term("t_align", t_align, "event",
+         "first time every neuron is in its trapping cone (S001: S_+ or S_dead for V_+, "
+         "S_- or S_dead for V_-); the event is defined on the claim"),
+    Term("t_2_plus", t_2_plus, "event",
+         "S001's t_2^+: first time max_{y_i > 0} |f_+(x_i)| > 1/4"),
+    Term("t_3", t_3, "event", "end of S002's phase 3 (the event is defined on the claim)"),
+    # variables
+    Term("yhat", yhat, "variable", "a network output value (free variable of S001 Lemma 2)"),
+    Term("ylab", ylab, "variable", "a label in {-1, +1} (free variable of S001 Lemma 2)"),
+    # parameters
+    Term("gamma_0", gamma_0, "parameter",
+         "threshold on GammaMax in the checkable reading of S000's weak interaction"),
+    Term("K", K, "parameter",
+         "the prefactor of a scaling law, hidden by the paper; fitted, the exponent is checked"),
+    Term("c_lo", c_lo, "parameter", "the hidden constant of a scaling law's lower side (fitted)"),
+    Term("c_hi", c_hi, "parameter", "the hidden constant of a scaling law's upper side (fitted)"),
+    Term("beta_s", beta_s, "parameter", "a fitted exponent of the data scale (S000-F8)"),
+    Term("beta_n", beta_n, "parameter", "a fitted exponent of n (S000-F8)"),
+    Term("tol", tol, "parameter", "a tolerance the paper leaves as '≈'"),
+    # trajectory quantities
+    Term("GradNormSq", GradNormSq, "trajectory", "||grad_theta L(theta(t))||^2"),
+    Term("ParamMapGap", ParamMapGap, "trajectory",
+         "max |theta(t) - sqrt(p) theta~(t)| between a mean-field run and the standard run "
+         "started at theta(0)/sqrt(p) (S000-P1)"),
+    Term("MinFitRatio", MinFitRatio, "trajectory",
+         "min_i |h(x_i)/y_i| = min_i |1 - r_i(t)/y_i|"),
+    Term("Emin", Emin, "trajectory",
+         "min_i E_i(t), E_i = (1/p) sum_j 1{<w_j, x_i> > 0} a_j^2 (mean-field energy, Q-E)"),
+    Term("Emax", Emax, "trajectory", "max_i E_i(t) (as Emin)"),
+    Term("CrossGroupJac", CrossGroupJac, "trajectory",
+         "max over i outside neuron j's group of |d h(x_i) / d theta_j| (I-000-group)"),
+    Term("MaxAbsH", MaxAbsH, "trajectory", "max_i |h(x_i)| (S001's max_i |f(x_i; W, v)|)"),
+    Term("DirError", DirError, "trajectory",
+         "max_j ||d/dt (w_j/||w_j||) - sign(a_j(0)) P_j x_a(w_j)||, P_j = I - w^ w^T, "
+         "x_a(w) = sum_{i: <x_i, w> > 0} y_i x_i (S001 eq. 4, sum loss)"),
+    Term("PsiError", PsiError, "trajectory",
+         "max_{r,j} |d psi_rj/dt - sign(a_j(0)) (psi_ra - psi_rj psi_aj) ||x_a(w_j)|||, "
+         "psi_rj = <x^_r, w^_j> (S001 Lemma 10)"),
+    Term("XaPerSample", XaPerSample, "trajectory",
+         "min over neurons outside S_dead of ||x_a(w_j)|| / n_a(w_j), n_a = number of "
+         "samples activating w_j (S001 Lemma 11)"),
+    Term("WrongWayCrossings", WrongWayCrossings, "trajectory",
+         "number of activation changes by time t in a forbidden direction: a V_+ neuron "
+         "losing a positive or gaining a negative sample, or the reverse for V_- (S001)"),
+    Term("MaxCrossings", MaxCrossings, "trajectory",
+         "max over (i, j) of the number of crossings of <x_i, w_j> = 0 by time t"),
+    Term("DwellNa", DwellNa, "trajectory",
+         "max over neurons outside S_+, S_-, S_dead and over their intervals of constant "
+         "activation pattern up to t of (interval length) * n_a (S001 dwell time)"),
+    Term("Unsorted", Unsorted, "trajectory",
+         "number of neurons outside their trapping cones (V_+: S_+ or S_dead; V_-: S_- or "
+         "S_dead)"),
+    Term("LostNeurons", LostNeurons, "trajectory",
+         "number of j in V_+- active at t = 0 on some sample of their own class that are in "
+         "S_dead at t"),
+    Term("DeadExits", DeadExits, "trajectory", "number of exits from S_dead by time t"),
+    Term("ConeExits", ConeExits, "trajectory",
+         "number of exits by time t from a trapping cone: S_dead (any neuron), S_+ (V_+), "
+         "S_- (V_-)"),
+    Term("NormSqVhatPlus", NormSqVhatPlus, "trajectory",
+         "sum of ||w_j(t)||^2 over V^_+, the neurons in S_+ at the end of the run (S001's "
+         "V^_+ once the run is past t_1)"),
+    Term("NormSqVhatMinus", NormSqVhatMinus, "trajectory", "as NormSqVhatPlus, for S_-"),
+    Term("LPlus", LPlus, "trajectory", "loss on the samples with y_i > 0"),
+    Term("LMinus", LMinus, "trajectory", "loss on the samples with y_i < 0"),
+    Term("OutPlus", OutPlus, "trajectory",
+         "max_{y_i > 0} |f_+(x_i)|, f_+ the output of the neurons of V^_+"),
+    Term("OutMinus", OutMinus, "trajectory",
+         "max_{y_i < 0} |f_-(x_i)|, f_- the output of the neurons of V^_-"),
+    Term("CosVhatPlus", CosVhatPlus, "trajectory", "min_{j in V^_+} cos(w_j(t), x_+)"),
+    Term("NormWFrobSq", NormWFrobSq, "trajectory", "||W(t)||_F^2 (first-layer weights)"),
+    Term("NormWSpecSq", NormWSpecSq, "trajectory", "||W(t)||_2^2 (squared spectral norm)"),
+    Term("StableRank", StableRank, "trajectory", "||W(t)||_F^2 / ||W(t)||_2^2"),
+    Term("NumInSPlus", NumInSPlus, "trajectory", "number of neurons in S_+ at t"),
+    Term("ParamDrift", ParamDrift, "trajectory", "||theta(t) - theta(0)||"),
+    Term("DirChange", DirChange, "trajectory",
+         "sum_j ||(I - w^_j w^_j^T)(-grad_{w_j} L)|| / ||w_j|| (S001 A.5 'direction change')"),
+    Term("NormChange", NormChange, "trajectory",
+         "sum_j |<-grad_{w_j} L, w^_j>| (S001 A.5 'norm change')"),
+    Term("FieldGap", FieldGap, "trajectory",
+         "max_j |da_j/dt - <D_j, w_j>| + ||dw_j/dt - a_j D_j|| between the simulated "
+         "velocity and S002's layer-wise ODE"),
+    Term("AlignGap", AlignGap, "trajectory",
+         "max_j ||dw^_j/dt - s_j (D_j^0 - <D_j^0, w^_j> w^_j)||, D_j^0 = D_j at h = 0 "
+         "(S002 eq. 10)"),
+    Term("SaddleDist", SaddleDist, "trajectory",
+         "distance from theta(t) to the saddle set of S002 Fact 1: S_{+,1} neurons on D_+ "
+         "with sum ||w_j||^2 = Uplus, a_j = ||w_j||, every other neuron 0"),
+    Term("DriftSPlus", DriftSPlus, "trajectory",
+         "max_{j in S_{+,1}} ||w_j(t) - w_j(t_2)||, t_2 the end of phase 2 (S002-L3's event)"),
+    Term("NormOutKey", NormOutKey, "trajectory",
+         "max over j in neither S_{+,1} nor S_{-,1} of ||w_j(t)||"),
+)
+
+VOCABULARY: dict[str, Term] = {term.name: term for term in _TERMS + _CATALOGUE_TERMS}
+
+# -- LaTeX --------------------------------------------------------------------------------
+# How each name prints. A trajectory quantity's entry is a template in which "(t)" stands
+# for its argument (appended when absent): "u_+(t)" prints u_+(t_1) for UPlus(t_1).
+latex_names: dict[str, str] = {
+    "t": "t", "n": "n", "d": "d", "p": "p", "lam": r"\lambda", "mu": r"\mu",
+    "kappa": r"\kappa", "Dplus": r"\|D_+\|", "Dminus": r"\|D_-\|", "Uplus": "U_+",
+    "Uminus": "U_-", "c_init": "c",
+    "OffDiagGram": r"\max_{k \neq k'} |\cos(x_k, x_{k'})|", "MinAbsY": r"\min_k |y_k|",
+    "InitImbalance": r"\operatorname{imb}(\theta_0)", "NumSPlus": r"|S_{+,1}|",
+    "NumSMinus": r"|S_{-,1}|",
+    "GrowthRatioOut": r"\max_{j \notin S_{+,1}} \frac{\|D_{A_j}\|}{\|D_+\|}",
+    "eps": r"\varepsilon", "delta": r"\delta", "c_T": "c_T",
+    "L": "L(t)", "PL": r"\mu(t)", "R": r"\max_i |r_i(t)|", "NormW": r"\max_j \|w_j(t)\|",
+    "Balance": r"\max_j |c_j(t) - c_j(0)|", "NormSumDrift": r"\max_j |s_j(t) - s_j(0)|",
+    "SignFlips": r"\#\{j : \operatorname{sign} a_j(t) \neq \operatorname{sign} a_j(0)\}",
+    "UPlus": "u_+(t)", "UMinus": "u_-(t)",
+    "AlignPlus": r"\min_{j \in S_{+,1}} \langle \bar w_j(t), D_+ \rangle",
+    "AlignMinus": r"\min_{j \in S_{-,1}} \langle \bar w_j(t), -D_- \rangle",
+    "NormOutPlus": r"\max_{j \notin S_{+,1}} \|w_j(t)\|",
+    "t_2": "t_2", "t_conv": r"t_{\mathrm{conv}}",
+    # catalogue names
+    "Cx_minus": "C_x^-", "Cx_plus": "C_x^+", "Cy_minus": "C_y^-", "Cy_plus": "C_y^+",
+    "Xmin": r"X_{\min}", "Xmax": r"X_{\max}", "n_plus": "n_+", "n_minus": "n_-",
+    "GammaMax": r"\max_i \gamma_i", "GramDevOp": r"\|\hat G - I\|_{\mathrm{op}}",
+    "zeta_2": r"\zeta_2", "Zeta1Max": r"\zeta_1^{\max}", "XiMax": r"\xi^{\max}",
+    "ConeCosMin": r"\min_{z_1, z_2 \in K} \cos(z_1, z_2)",
+    "MinNormSq": r"\min_{L(\theta) = 0} \|\theta\|^2",
+    "MinF1Norm": r"\min_{L(f) = 0} \|f\|_{\mathcal{F}_1}",
+    "MinInitBalance": r"\min_j (a_j(0)^2 - \|w_j(0)\|^2)",
+    "GoodInit": r"\mathbb{1}_{\mathrm{good}}", "GroupInit": r"\mathbb{1}_{\mathrm{group}}",
+    "MinGroupNormY": r"\min_G \|y_G\|", "MinGroupSize": r"\min_G |G|",
+    "Wmin": r"W_{\min}", "Wmax": r"W_{\max}", "NumVPlus": "|V_+|", "NumVMinus": "|V_-|",
+    "NumVPlusActive": r"|V_+^{\mathrm{act}}|", "NumVMinusActive": r"|V_-^{\mathrm{act}}|",
+    "NumAliveInit": r"\#\{j : w_j(0) \notin S_{\mathrm{dead}}\}",
+    "GrowthRatioOutMinus": r"\max_{j \notin S_{-,1}, a_j < 0} \frac{\|D_{A_j}\|}{\|D_-\|}",
+    "eta": r"\eta", "DataScale": "s", "MuInf": r"\mu_\infty",
+    "PGoodInit": r"P(\mathrm{good})", "PActivePlus": r"P(V_+^{\mathrm{act}} \neq \emptyset)",
+    "PActiveMinus": r"P(V_-^{\mathrm{act}} \neq \emptyset)",
+    "PKeyPlus": r"P(S_{+,1} \neq \emptyset)", "PKeyMinus": r"P(S_{-,1} \neq \emptyset)",
+    "DNeeded": r"d_{\mathrm{needed}}", "NThreshold": r"N(d, p)",
+    "WidthNeeded": r"p_{\mathrm{needed}}", "TransitionWidth": r"\frac{\Delta t^j}{t^j}",
+    "GDPLGap": r"\max_t |\mu_{\mathrm{GD}} - \mu_{\mathrm{GF}}|",
+    "WeightSpread": r"\frac{\max_j a_j^2}{\min_j a_j^2}",
+    "Converged": r"\mathbb{1}_{\mathrm{conv}}", "NumKinks": r"\#\mathrm{kinks}",
+    "t_1": "t_1", "T_early": "T", "zeta": r"\zeta", "xi": r"\xi", "alpha": r"\alpha",
+    "t_align": r"t_{\mathrm{align}}", "t_2_plus": "t_2^+", "t_3": "t_3",
+    "yhat": r"\hat y", "ylab": "y",
+    "gamma_0": r"\gamma_0", "K": "K", "c_lo": "c", "c_hi": "c'", "beta_s": r"\beta_s",
+    "beta_n": r"\beta_n", "tol": r"\tau",
+    "GradNormSq": r"\|\nabla L(\theta(t))\|^2", "ParamMapGap": r"\|\theta(t) - \sqrt{p}\,"
+    r"\tilde\theta(t)\|_\infty", "MinFitRatio": r"\min_i |1 - r_i(t)/y_i|",
+    "Emin": r"\min_i E_i(t)", "Emax": r"\max_i E_i(t)",
+    "CrossGroupJac": r"\max_{i \notin G_j} |\partial_{\theta_j} h(x_i)|(t)",
+    "MaxAbsH": r"\max_i |f(x_i; \theta(t))|",
+    "DirError": r"\max_j \|\dot{\bar w}_j(t) - s_j P_{w_j} x_a(w_j)\|",
+    "PsiError": r"\max_{r,j} |\dot\psi_{rj}(t) - s_j (\psi_{ra} - \psi_{rj} \psi_{aj}) "
+    r"\|x_a(w_j)\||",
+    "XaPerSample": r"\min_j \frac{\|x_a(w_j(t))\|}{n_a(w_j(t))}",
+    "WrongWayCrossings": r"\#\mathrm{wrong\ crossings}(t)",
+    "MaxCrossings": r"\max_{i,j} \#\mathrm{crossings}_{ij}(t)",
+    "DwellNa": r"\max (\Delta t \cdot n_a)(t)", "Unsorted": r"\#\mathrm{unsorted}(t)",
+    "LostNeurons": r"\#\mathrm{lost}(t)", "DeadExits": r"\#\mathrm{exits}(S_{\mathrm{dead}})(t)",
+    "ConeExits": r"\#\mathrm{exits}(t)",
+    "NormSqVhatPlus": r"\sum_{j \in \hat V_+} \|w_j(t)\|^2",
+    "NormSqVhatMinus": r"\sum_{j \in \hat V_-} \|w_j(t)\|^2",
+    "LPlus": "L_+(t)", "LMinus": "L_-(t)",
+    "OutPlus": r"\max_{i \in I_+} |f_+(x_i; \theta(t))|",
+    "OutMinus": r"\max_{i \in I_-} |f_-(x_i; \theta(t))|",
+    "CosVhatPlus": r"\min_{j \in \hat V_+} \cos(w_j(t), x_+)",
+    "NormWFrobSq": r"\|W(t)\|_F^2", "NormWSpecSq": r"\|W(t)\|_2^2",
+    "StableRank": r"\frac{\|W(t)\|_F^2}{\|W(t)\|_2^2}", "NumInSPlus": r"|\{j : w_j(t) \in S_+\}|",
+    "ParamDrift": r"\|\theta(t) - \theta(0)\|", "DirChange": r"\mathrm{dir}(t)",
+    "NormChange": r"\mathrm{norm}(t)", "FieldGap": r"\mathrm{gap}_{\mathrm{ODE}}(t)",
+    "AlignGap": r"\max_j \|\dot{\bar w}_j(t) - s_j (I - \bar w_j \bar w_j^\top) D_j^0\|",
+    "SaddleDist": r"\operatorname{dist}(\theta(t), \theta_S)",
+    "DriftSPlus": r"\max_{j \in S_{+,1}} \|w_j(t) - w_j(t_2)\|",
+    "NormOutKey": r"\max_{j \notin S_{+,1} \cup S_{-,1}} \|w_j(t)\|",
+}
+
+# Paper-specific notation: S001 writes the width h, the dimension D and the scale epsilon;
+# S002 writes the width m.
+PAPER_LATEX_NAMES: dict[str, dict[str, str]] = {
+    "S001": {"p": "h", "d": "D", "lam": r"\varepsilon"},
+    "S002": {"p": "m"},
+}
+
+
+def latex_names_for(paper: str | None) -> dict[str, str]:
+    """``latex_names`` with ``paper``'s own notation on top."""
+    return {**latex_names, **PAPER_LATEX_NAMES.get(paper or "", {})}
 
 
 def lookup(name: str) -> Term:

@@ -186,11 +186,11 @@ def _verdict(claim, tr, outcome, **kw) -> Verdict:
 
 def _inapplicable(claim: Claim, ctx: _Context) -> str | None:
     tr = ctx.tr
-    if claim.parametrization not in (None, tr.problem.parametrization):
-        return (f"the claim is stated for the {claim.parametrization} parametrisation, the "
-                f"instance is {tr.problem.parametrization}")
-    if claim.loss not in (None, tr.problem.loss):
-        return f"the claim is stated for the {claim.loss} loss, the instance uses {tr.problem.loss}"
+    prob = tr.problem
+    if not claim.applies_to(prob.parametrization, prob.loss):
+        return (f"the claim is stated for the {claim.parametrization or 'any'} "
+                f"parametrisation with the {claim.loss or 'its'} loss; the instance is "
+                f"{prob.parametrization} with the {prob.loss} loss")
     for assumption in claim.setting:
         parts = (assumption.statement.args if isinstance(assumption.statement, sp.And)
                  else (assumption.statement,))

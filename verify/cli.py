@@ -113,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, KeyError) as exc:  # input validation from the library
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `gfverify claims | head`: the reader left early
+        sys.stderr.close()
+        return EXIT_OK
 
 
 if __name__ == "__main__":
