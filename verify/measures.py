@@ -8,7 +8,7 @@ integration error, which the companion run measures).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,31 +83,76 @@ def _init_imbalance(problem: Problem) -> float:
     return float(rel.max())
 
 
-def instance_values(problem: Problem) -> dict[str, float]:
-    """Every instance quantity of the vocabulary that this Problem defines."""
-    Dp, Dm = d_vectors(problem)
-    s_plus, s_minus = key_neuron_sets(problem)
-    values = {
-        "n": float(problem.n),
-        "d": float(problem.d),
-        "p": float(problem.p),
-        "kappa": problem.flow_factor,
-        "Dplus": float(np.linalg.norm(Dp)),
-        "Dminus": float(np.linalg.norm(Dm)),
-        "Uplus": _capacity(problem, 1.0),
-        "Uminus": _capacity(problem, -1.0),
-        "OffDiagGram": _off_diagonal_gram(problem),
-        "MinAbsY": float(np.min(np.abs(problem.y))),
-        "InitImbalance": _init_imbalance(problem),
-        "NumSPlus": float(len(s_plus)),
-        "NumSMinus": float(len(s_minus)),
-        "GrowthRatioOut": growth_ratio_out(problem),
-    }
-    if problem.init_scale is not None:
-        lam = problem.init_scale
-        values["lam"] = lam
-        values["c_init"] = float(np.max(np.linalg.norm(problem.W0, axis=1)) / lam)
-    return values
+class UndefinedQuantity(KeyError):
+    """The quantity is not defined for this Problem (e.g. lam without an init scale)."""
+
+
+def _init_scale(problem: Problem) -> float:
+    if problem.init_scale is None:
+        raise UndefinedQuantity("lam (the Problem records no init_scale)")
+    return float(problem.init_scale)
+
+
+def _c_init(problem: Problem) -> float:
+    return float(np.max(np.linalg.norm(problem.W0, axis=1)) / _init_scale(problem))
+
+
+INSTANCE_QUANTITIES: dict[str, Callable[[Problem], float]] = {
+    "n": lambda pr: float(pr.n),
+    "d": lambda pr: float(pr.d),
+    "p": lambda pr: float(pr.p),
+    "kappa": lambda pr: pr.flow_factor,
+    "Dplus": lambda pr: float(np.linalg.norm(d_vectors(pr)[0])),
+    "Dminus": lambda pr: float(np.linalg.norm(d_vectors(pr)[1])),
+    "Uplus": lambda pr: _capacity(pr, 1.0),
+    "Uminus": lambda pr: _capacity(pr, -1.0),
+    "OffDiagGram": _off_diagonal_gram,
+    "MinAbsY": lambda pr: float(np.min(np.abs(pr.y))),
+    "InitImbalance": _init_imbalance,
+    "NumSPlus": lambda pr: float(len(key_neuron_sets(pr)[0])),
+    "NumSMinus": lambda pr: float(len(key_neuron_sets(pr)[1])),
+    "GrowthRatioOut": growth_ratio_out,
+    "lam": _init_scale,
+    "c_init": _c_init,
+}
+
+
+class InstanceValues(Mapping):
+    """The instance quantities of one Problem, computed when first asked for.
+
+    ``name in values`` is False for a quantity the Problem does not define.
+    """
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        self._cache: dict[str, float] = {}
+
+    def __getitem__(self, name: str) -> float:
+        if name not in self._cache:
+            try:
+                fn = INSTANCE_QUANTITIES[name]
+            except KeyError:
+                raise UndefinedQuantity(f"no instance quantity {name!r}") from None
+            self._cache[name] = fn(self.problem)
+        return self._cache[name]
+
+    def __contains__(self, name) -> bool:
+        try:
+            self[name]
+        except UndefinedQuantity:
+            return False
+        return True
+
+    def __iter__(self):
+        return (name for name in INSTANCE_QUANTITIES if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def instance_values(problem: Problem) -> InstanceValues:
+    """Every instance quantity of the vocabulary that this Problem defines (lazily)."""
+    return InstanceValues(problem)
 
 
 # -- trajectory quantities ---------------------------------------------------------------
@@ -127,7 +172,7 @@ class Series:
     roundoff: np.ndarray
 
 
-def _rel(tr: Trajectory, degree: float) -> np.ndarray:
+def relative_floor(tr: Trajectory, degree: float) -> np.ndarray:
     """Relative error floor, per saved time, of a quantity homogeneous of ``degree`` in a
     neuron's weights: rounding plus ``degree`` times the state's relative error.
 
@@ -139,29 +184,29 @@ def _rel(tr: Trajectory, degree: float) -> np.ndarray:
     return ROUNDOFF_ULPS * FLOAT_EPS + degree * ERROR_SAFETY * envelope
 
 
-def _output_error(tr: Trajectory) -> np.ndarray:
+def output_error(tr: Trajectory) -> np.ndarray:
     """Error floor of h(x_i) (degree 2 in the weights), per time."""
     scale = np.max(np.abs(tr.problem.y)) + np.max(np.abs(tr.outputs), axis=-1)
-    return _rel(tr, 2.0) * scale
+    return relative_floor(tr, 2.0) * scale
 
 
 def _loss(tr: Trajectory) -> Series:
-    e_h = _output_error(tr)
+    e_h = output_error(tr)
     r = np.max(np.abs(tr.residuals), axis=-1)
     scale = tr.problem.loss_scale if tr.problem.loss == "square" else 1.0
     return Series(tr.loss, scale * e_h * (2 * r + e_h))
 
 
 def _pl(tr: Trajectory) -> Series:
-    e_h = _output_error(tr)
+    e_h = output_error(tr)
     r = np.max(np.abs(tr.residuals), axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(r > 0, 4 * e_h / r, np.inf) + _rel(tr, 2.0)
+        rel = np.where(r > 0, 4 * e_h / r, np.inf) + relative_floor(tr, 2.0)
     return Series(tr.pl, rel * np.abs(tr.pl))
 
 
-def _relative(tr: Trajectory, values: np.ndarray, degree: float) -> Series:
-    return Series(values, _rel(tr, degree) * np.abs(values))
+def relative_series(tr: Trajectory, values: np.ndarray, degree: float) -> Series:
+    return Series(values, relative_floor(tr, degree) * np.abs(values))
 
 
 def _square_norms(tr: Trajectory) -> np.ndarray:
@@ -172,13 +217,13 @@ def _balance(tr: Trajectory) -> Series:
     drift = np.max(np.abs(tr.balancedness - tr.balancedness[0]), axis=-1)
     sq = _square_norms(tr)
     mag = np.max(sq + sq[0], axis=-1)
-    return Series(drift, _rel(tr, 2.0) * mag)
+    return Series(drift, relative_floor(tr, 2.0) * mag)
 
 
 def _norm_sum_drift(tr: Trajectory) -> Series:
     sq = _square_norms(tr)
     drift = np.max(np.abs(sq - sq[0]), axis=-1)
-    return Series(drift, _rel(tr, 2.0) * np.max(sq + sq[0], axis=-1))
+    return Series(drift, relative_floor(tr, 2.0) * np.max(sq + sq[0], axis=-1))
 
 
 def _sign_flips(tr: Trajectory) -> Series:
@@ -188,12 +233,12 @@ def _sign_flips(tr: Trajectory) -> Series:
 
 def _u_plus(tr: Trajectory) -> Series:
     s_plus, _ = key_neuron_sets(tr.problem)
-    return _relative(tr, tr.group_norm_sq(s_plus), 2.0)
+    return relative_series(tr, tr.group_norm_sq(s_plus), 2.0)
 
 
 def _u_minus(tr: Trajectory) -> Series:
     _, s_minus = key_neuron_sets(tr.problem)
-    return _relative(tr, tr.group_norm_sq(s_minus), 2.0)
+    return relative_series(tr, tr.group_norm_sq(s_minus), 2.0)
 
 
 def _align(tr: Trajectory, which: int) -> Series:
@@ -207,22 +252,22 @@ def _align(tr: Trajectory, which: int) -> Series:
         return Series(nan, nan)
     values = norm * np.min(tr.alignment(D)[:, idx], axis=-1)
     # a cosine moves by at most ~2x the relative error of the neuron
-    return Series(values, _rel(tr, 2.0) * norm)
+    return Series(values, relative_floor(tr, 2.0) * norm)
 
 
 def _norm_out_plus(tr: Trajectory) -> Series:
     s_plus, _ = key_neuron_sets(tr.problem)
     others = np.setdiff1d(np.arange(tr.problem.p), s_plus)
     if others.size == 0:
-        return _relative(tr, np.zeros(len(tr.t)), 1.0)
-    return _relative(tr, np.max(tr.neuron_norms[:, others], axis=-1), 1.0)
+        return relative_series(tr, np.zeros(len(tr.t)), 1.0)
+    return relative_series(tr, np.max(tr.neuron_norms[:, others], axis=-1), 1.0)
 
 
 TRAJECTORY_QUANTITIES: dict[str, Callable[[Trajectory], Series]] = {
     "L": _loss,
     "PL": _pl,
-    "R": lambda tr: Series(np.max(np.abs(tr.residuals), axis=-1), _output_error(tr)),
-    "NormW": lambda tr: _relative(tr, np.max(tr.neuron_norms, axis=-1), 1.0),
+    "R": lambda tr: Series(np.max(np.abs(tr.residuals), axis=-1), output_error(tr)),
+    "NormW": lambda tr: relative_series(tr, np.max(tr.neuron_norms, axis=-1), 1.0),
     "Balance": _balance,
     "NormSumDrift": _norm_sum_drift,
     "SignFlips": _sign_flips,
@@ -243,3 +288,94 @@ def measure(tr: Trajectory, name: str) -> Series:
             f"measurable: {', '.join(sorted(TRAJECTORY_QUANTITIES))}"
         ) from None
     return fn(tr)
+
+
+# -- per-paper quantities ------------------------------------------------------------------
+# Each paper's module defines TRAJECTORY and INSTANCE dicts with the same contract as
+# above (and may use the helpers above, hence the import at the end of this module).
+def _merge_paper_quantities() -> None:
+    import importlib
+
+    for name in PAPER_MODULES:
+        mod = importlib.import_module(name)
+        for table, extra in ((TRAJECTORY_QUANTITIES, getattr(mod, "TRAJECTORY", {})),
+                             (INSTANCE_QUANTITIES, getattr(mod, "INSTANCE", {}))):
+            clash = set(table) & set(extra)
+            if clash:
+                raise RuntimeError(f"{name} redefines quantities {sorted(clash)}")
+            table.update(extra)
+
+
+PAPER_MODULES: tuple[str, ...] = ()
+_merge_paper_quantities()
+
+
+# -- vocabulary quantities for conjectures (``gfverify conjecture``) -----------------------
+# Defined here only where no paper module above already defines the name (theirs win).
+def _energies(tr: Trajectory, reduce) -> Series:
+    """min_i or max_i of E_i(t) = s sum_j 1{<w_j, x_i> > 0} a_j^2, s the Problem's output
+    factor (1/p mean-field, 1 standard). A change of activation pattern between the run and
+    its companion shows in their difference; the floor covers the weights' own error."""
+    return relative_series(tr, reduce(tr.energies, axis=-1), 2.0)
+
+
+def _min_fit_ratio(tr: Trajectory) -> Series:
+    y = np.abs(tr.problem.y)
+    return Series(np.min(np.abs(tr.outputs) / y, axis=-1), output_error(tr) / y.min())
+
+
+def _grad_norm_sq(tr: Trajectory) -> Series:
+    pl, loss = _pl(tr), _loss(tr)
+    values = pl.values * loss.values / tr.problem.flow_factor
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = pl.roundoff / np.abs(pl.values) + loss.roundoff / np.abs(loss.values)
+    return Series(values, np.where(np.isfinite(rel), rel, np.inf) * np.abs(values))
+
+
+def _param_drift(tr: Trajectory) -> Series:
+    dW, da = tr.W - tr.problem.W0, tr.a - tr.problem.a0
+    values = np.sqrt(np.sum(dW**2, axis=(-2, -1)) + np.sum(da**2, axis=-1))
+    size = np.sqrt(np.sum(tr.W**2, axis=(-2, -1)) + np.sum(tr.a**2, axis=-1))
+    return Series(values, relative_floor(tr, 1.0) * size)
+
+
+def _separation(pr: Problem) -> float:
+    Z = pr.y[:, None] * pr.X / np.linalg.norm(pr.X, axis=1, keepdims=True)
+    return float(np.min(Z @ Z.T))
+
+
+def _good_init(pr: Problem) -> float:
+    good = ((pr.W0 @ pr.X.T) > 0) & ((pr.a0[:, None] * pr.y[None, :]) > 0)
+    return float(np.all(good.any(axis=0)))
+
+
+_CONJECTURE_TRAJECTORY: dict[str, Callable[[Trajectory], Series]] = {
+    "Emin": lambda tr: _energies(tr, np.min),
+    "Emax": lambda tr: _energies(tr, np.max),
+    # a ratio of two degree-2 quantities: their relative errors add
+    "StableRank": lambda tr: relative_series(tr, tr.stable_rank, 4.0),
+    "MinFitRatio": _min_fit_ratio,
+    "MaxAbsH": lambda tr: Series(np.max(np.abs(tr.outputs), axis=-1), output_error(tr)),
+    "GradNormSq": _grad_norm_sq,
+    "NormWFrobSq": lambda tr: relative_series(tr, np.sum(tr.W**2, axis=(-2, -1)), 2.0),
+    "NormWSpecSq": lambda tr: relative_series(
+        tr, np.linalg.svd(tr.W, compute_uv=False)[..., 0] ** 2, 2.0),
+    "ParamDrift": _param_drift,
+}
+_CONJECTURE_INSTANCE: dict[str, Callable[[Problem], float]] = {
+    "mu": _separation,
+    "Cx_minus": lambda pr: float(np.linalg.norm(pr.X, axis=1).min()),
+    "Cx_plus": lambda pr: float(np.linalg.norm(pr.X, axis=1).max()),
+    "Xmin": lambda pr: float(np.linalg.norm(pr.X, axis=1).min()),
+    "Xmax": lambda pr: float(np.linalg.norm(pr.X, axis=1).max()),
+    "Cy_minus": lambda pr: float(np.abs(pr.y).min()),
+    "Cy_plus": lambda pr: float(np.abs(pr.y).max()),
+    "n_plus": lambda pr: float(np.sum(pr.y > 0)),
+    "n_minus": lambda pr: float(np.sum(pr.y < 0)),
+    "MinInitBalance": lambda pr: float(np.min(pr.a0**2 - np.sum(pr.W0**2, axis=1))),
+    "GoodInit": _good_init,
+}
+for _name, _fn in _CONJECTURE_TRAJECTORY.items():
+    TRAJECTORY_QUANTITIES.setdefault(_name, _fn)
+for _name, _fn in _CONJECTURE_INSTANCE.items():
+    INSTANCE_QUANTITIES.setdefault(_name, _fn)
