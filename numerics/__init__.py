@@ -2,10 +2,11 @@
 
 from numerics import generators
 from numerics.closed_form import ClosedForm, ClosedFormError
+from numerics.descent import GradientDescent
 from numerics.flow import ExactFlow, MethodError
 from numerics.mpflow import HighPrecisionFlow
 from numerics.problem import Problem, ProblemError
-from numerics.simulate import simulate
+from numerics.simulate import simulate, simulate_batch
 from numerics.trajectory import ActivationEvent, Status, Trajectory
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "ClosedForm",
     "ClosedFormError",
     "ExactFlow",
+    "GradientDescent",
     "HighPrecisionFlow",
     "MethodError",
     "Problem",
@@ -21,4 +23,5 @@ __all__ = [
     "Trajectory",
     "generators",
     "simulate",
+    "simulate_batch",
 ]

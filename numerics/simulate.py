@@ -1,13 +1,22 @@
-"""`simulate`: the one entry point from a Problem to a Trajectory."""
+"""`simulate`: the one entry point from a Problem to a Trajectory.
+
+`simulate_batch` runs B Problems of the same shapes and conventions: as one
+batched computation when the method has ``run_batch`` (gradient descent),
+otherwise one after the other.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
 from numerics.problem import Problem, ProblemError
 from numerics.trajectory import Trajectory
+
+# What a batch must share: the array sizes and the conventions.
+_BATCH_SHARED = ("n", "d", "p", "parametrization", "loss")
 
 
 class Method(Protocol):
@@ -28,15 +37,63 @@ def simulate(problem: Problem, method: Method, t_eval) -> Trajectory:
     """
     if not isinstance(problem, Problem):
         raise ProblemError(f"problem: expected a numerics.Problem, got {type(problem).__name__}.")
-    if not hasattr(method, "run"):
-        raise ProblemError(
-            f"method: expected a method object such as ExactFlow(), got {method!r}."
-        )
-    t = np.asarray(t_eval, dtype=float)
+    _check_method(method)
+    return method.run(problem, validated_times(t_eval))
+
+
+def simulate_batch(problems: Sequence[Problem], method: Method, t_eval) -> list[Trajectory]:
+    """Simulate every Problem in ``problems`` with ``method``; one Trajectory each.
+
+    The Problems must share n, d, p, the parametrisation and the loss (their
+    data, initial weights and loss_scale may differ). ``t_eval`` as for
+    `simulate`, common to the batch.
+    """
+    problems = list(problems) if not isinstance(problems, Problem) else [problems]
+    check_batch(problems)
+    _check_method(method)
+    t = validated_times(t_eval)
+    if hasattr(method, "run_batch"):
+        return method.run_batch(problems, t)
+    return [method.run(q, t) for q in problems]
+
+
+def validated_times(t_eval) -> np.ndarray:
+    """``t_eval`` as a float array, or a ProblemError naming what is wrong."""
+    try:
+        t = np.asarray(t_eval, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ProblemError(f"t_eval: cannot be read as an array of times ({exc}).") from exc
     if t.ndim != 1 or t.size == 0:
         raise ProblemError("t_eval: expected a non-empty 1-d array of times.")
     if not np.all(np.isfinite(t)) or t[0] < 0:
         raise ProblemError("t_eval: times must be finite and >= 0.")
     if np.any(np.diff(t) <= 0):
         raise ProblemError("t_eval: times must be strictly increasing (sort and de-duplicate).")
-    return method.run(problem, t)
+    return t
+
+
+def check_batch(problems: Sequence[Problem]) -> None:
+    """Raise ProblemError unless ``problems`` is a non-empty batch that can run together."""
+    if len(problems) == 0:
+        raise ProblemError("problems: expected at least one Problem, got an empty sequence.")
+    for k, q in enumerate(problems):
+        if not isinstance(q, Problem):
+            raise ProblemError(
+                f"problems[{k}]: expected a numerics.Problem, got {type(q).__name__}."
+            )
+    first = problems[0]
+    for k, q in enumerate(problems[1:], start=1):
+        for name in _BATCH_SHARED:
+            if getattr(q, name) != getattr(first, name):
+                raise ProblemError(
+                    f"problems[{k}]: {name}={getattr(q, name)!r} differs from problems[0]'s "
+                    f"{getattr(first, name)!r}; a batch must share {', '.join(_BATCH_SHARED)} "
+                    "(split it into batches that do)."
+                )
+
+
+def _check_method(method) -> None:
+    if not hasattr(method, "run"):
+        raise ProblemError(
+            f"method: expected a method object such as ExactFlow(), got {method!r}."
+        )

@@ -101,3 +101,32 @@ def test_list_evidence_combines_worst_first(toy):
 def test_bad_evidence_is_an_error():
     with pytest.raises(CheckError, match="evidence"):
         check(theory.get("S002-L1"), 42)
+
+
+def test_gradient_descent_is_no_evidence_for_a_flow_identity():
+    """THEORY CF-2 / N-1: descent erodes balancedness by O(lr), and its distance to the
+    flow is O(lr) too, so a descent run can neither confirm nor refute S002-L1."""
+    from numerics import GradientDescent
+
+    prob = generators.two_point(seed=0, p=10, lam=0.3)
+    t_eval = np.linspace(0, 40, 81)
+    gd = simulate(prob, GradientDescent(lr=0.25), t_eval)
+    assert gd.conservation_drift > 1e-2
+    verdict = check(theory.get("S002-L1"), gd)
+    assert verdict.outcome is Outcome.INCONCLUSIVE, str(verdict)
+    flow = simulate(prob, ExactFlow(), t_eval)
+    assert flow.conservation_drift < 1e-9
+    assert check(theory.get("S002-L1"), flow).outcome is Outcome.HOLDS
+
+
+def test_states_after_an_early_stop_are_not_evidence():
+    from numerics import GradientDescent
+
+    prob = generators.two_point(seed=0, p=10, lam=0.3)
+    t_eval = np.linspace(0, 200, 401)
+    gd = simulate(prob, GradientDescent(lr=0.01, stop_loss=1e-3), t_eval)
+    assert gd.stop_time is not None and gd.stop_time < 200
+    # "L <= 1e-4 L(0) by t = 150" cannot be decided from a run frozen at L = 1e-3
+    claim = theory.get("S002-T1").with_parameters(delta=sp.Rational(1, 10**4))
+    verdict = check(claim, gd)
+    assert verdict.outcome is not Outcome.HOLDS, str(verdict)

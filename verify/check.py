@@ -31,6 +31,11 @@ from verify.measures import (
 )
 from verify.verdict import Outcome, Verdict, Where, combine
 
+# An equality (identity, conservation law) is confirmed only on a run whose state is
+# known to this relative accuracy; a looser run cannot tell the identity from an
+# O(error) violation of it, and gets INCONCLUSIVE.
+IDENTITY_MAX_STATE_ERROR = 1e-5
+
 # Absolute slack for assumptions stated as "= 0" on instance quantities
 # (orthogonality, balance): they are computed from exact data up to round-off.
 ASSUMPTION_ATOL = 1e-12
@@ -52,6 +57,17 @@ def check(claim: Claim, evidence) -> Verdict:
     raise CheckError(
         f"evidence: expected a Trajectory or a list of them, got {type(evidence).__name__}"
     )
+
+
+def evaluate(claim: Claim, tr: Trajectory, expr: sp.Basic) -> tuple[np.ndarray, np.ndarray]:
+    """``expr`` (in the claim's terms) over the saved times of ``tr``, and its numerical
+    error exactly as a check counts it (ERROR_SAFETY x companion difference + propagated
+    round-off; inf where unknown). Used to show both sides of a relation."""
+    try:
+        values = _Context(claim, tr).values(expr)
+    except _Missing as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
+    return values.fine, values.error
 
 
 # -- evaluation of expressions on a run ----------------------------------------------------
@@ -234,10 +250,20 @@ def _check_one(claim: Claim, tr: Trajectory) -> Verdict:
     raise CheckError(f"{claim.id}: checks of kind {claim.kind.value!r} are not implemented yet")
 
 
+def _run_end(tr: Trajectory) -> float:
+    """Last time at which the saved states are states of the dynamics.
+
+    A run stopped early on purpose (gradient descent's ``stop_loss``) repeats its
+    last state afterwards; those repeats are not evidence about later times.
+    """
+    return float(tr.t[-1]) if tr.stop_time is None else min(float(tr.t[-1]), tr.stop_time)
+
+
 def _window_mask(claim: Claim, ctx: _Context) -> np.ndarray:
     lo_expr, hi_expr = claim.window
     lo = ctx.scalar(lo_expr)
     hi = math.inf if hi_expr == sp.oo else ctx.scalar(hi_expr)
+    hi = min(hi, _run_end(ctx.tr))
     return (ctx.tr.t >= lo) & (ctx.tr.t <= hi)
 
 
@@ -279,15 +305,22 @@ def _check_over_window(claim: Claim, ctx: _Context) -> Verdict:
             closeness = np.where(denom > 0, (margin + error) / denom, 1.0)
         k = int(np.argmin(closeness))
         closest.append((closeness[k], margin[k], error[k], times[k], part))
+    reason = ""
     if violated:
         outcome, pick = Outcome.VIOLATED, min(violated)
     elif inconclusive:
         outcome, pick = Outcome.INCONCLUSIVE, inconclusive[0]
     else:
         outcome, pick = Outcome.HOLDS, min(closest)
+        has_equality = any(isinstance(rel, sp.Equality) for rel in claim.relations())
+        state_error = float(np.max(tr.state_error[inside]))
+        if has_equality and not state_error <= IDENTITY_MAX_STATE_ERROR:
+            outcome = Outcome.INCONCLUSIVE
+            reason = (f"the run's relative state error {state_error:.2g} is above "
+                      f"{IDENTITY_MAX_STATE_ERROR:g}: too coarse to confirm an identity")
     _, margin, error, t_at, part = pick
     return _verdict(claim, tr, outcome, margin=float(margin), tolerance=float(error),
-                    where=_where(tr, float(t_at), part))
+                    where=_where(tr, float(t_at), part), reason=reason)
 
 
 def _event_time(claim: Claim, ctx: _Context, companion: bool) -> float:
@@ -305,6 +338,7 @@ def _event_time(claim: Claim, ctx: _Context, companion: bool) -> float:
                 ok &= vals <= 0
             else:
                 raise CheckError(f"event relations must be inequalities, got {rel!r}")
+    ok &= ctx.tr.t <= _run_end(ctx.tr)
     idx = np.flatnonzero(ok)
     return float(ctx.tr.t[idx[0]]) if idx.size else math.inf
 
@@ -325,7 +359,7 @@ def _check_event_time(claim: Claim, ctx: _Context) -> Verdict:
     else:
         integ = abs(t_fine - t_comp)
     error = ERROR_SAFETY * integ + grid
-    t_end = float(tr.t[-1])
+    t_end = _run_end(tr)
     if math.isinf(t_fine):
         if t_end > bound + error:
             return _verdict(claim, tr, Outcome.VIOLATED, margin=bound - t_end, tolerance=error,
@@ -348,5 +382,5 @@ def _check_event_time(claim: Claim, ctx: _Context) -> Verdict:
                     observed=t_fine, predicted=bound)
 
 
-__all__ = ["ASSUMPTION_ATOL", "ERROR_SAFETY", "CheckError", "check", "FLOAT_EPS",
+__all__ = ["ASSUMPTION_ATOL", "ERROR_SAFETY", "CheckError", "check", "evaluate", "FLOAT_EPS",
            "ROUNDOFF_ULPS"]

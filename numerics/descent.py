@@ -1,0 +1,331 @@
+"""Full-batch gradient descent, batched over replicates in one torch computation.
+
+Each step is theta <- theta - lr * kappa * grad L (kappa = the Problem's
+flow_factor), the explicit Euler discretisation of the flow
+d(theta)/dt = -kappa grad L, and step k sits at physical time t = k * lr. For a
+mean-field Problem (kappa = p) this is the published protocol's "GD on p * L
+with learning rate lr". The error against the flow is first order in lr.
+
+Gradients are closed form (`numerics.torch_network`, a mirror of
+`numerics.network`), with relu'(0) = 0. When n < d the first layer is kept in
+the span of the data, W = W0 + C X with C of shape (p, n), since every gradient
+dL/dW_j = s a_j sum_i A_ji g_i x_i lies there; the pre-activations are then
+W0 X^T + C G with the Gram matrix G = X X^T, and a step costs O(p n^2) instead
+of O(p n d).
+
+Saved times: each t_eval must be a whole number of steps, t = k * lr (to a
+relative 1e-9); the Trajectory's ``t`` holds the snapped values k * lr.
+
+Error estimate (step halving): the same Problems are run again with step
+lr / error_check as the ``companion``, saved at the same times. For a
+first-order method the difference D between the two runs is (1 - 1/m) times the
+error of this run (m = error_check), so ``error_estimate`` = D / (1 - 1/m)
+(Richardson), with D the max over saved times of `Trajectory.state_error`
+(the max relative per-neuron difference). Note that ``state_error`` and
+``error_of`` compare with the (finer) companion directly, so for this method
+they are (1 - 1/m) times the error of the run: half of it for m = 2.
+
+Early stopping (``stop_loss``, as the published protocol): a replicate stops at
+the first step k whose loss L(theta_k) < stop_loss; later saved times repeat
+theta_k and ``Trajectory.stop_time`` = k * lr. Its companion is frozen at the
+same physical time (not by its own loss), so the error estimate compares the two
+discretisations of the same stretch of flow.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from numerics import torch_network as tn
+from numerics.flow import MethodError
+from numerics.problem import Problem
+from numerics.provenance import environment
+from numerics.simulate import check_batch
+from numerics.trajectory import Status, Trajectory
+
+SPACES = ("auto", "full", "span")
+# A saved time counts as a whole number of steps if t / lr is within this
+# relative distance of an integer (absorbs the rounding of t = k * lr).
+_WHOLE_STEP_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class GradientDescent:
+    """Full-batch gradient descent with step ``lr`` in flow time (t = steps * lr).
+
+    Options:
+        lr: the step; each step moves theta by -lr * kappa * grad L.
+        dtype: ``"float64"`` (default) or ``"float32"``.
+        stop_loss: stop a replicate once its loss L (the Problem's L, not
+            kappa * L) falls below this; ``None`` runs to the last saved time.
+            The published protocol's threshold p/(2n) on p * L is
+            stop_loss = 1/(2n).
+        error_check: the companion runs with step lr / error_check (an integer
+            >= 2, so the saved times stay whole steps); ``None`` skips it
+            (error estimate = inf).
+        space: ``"full"`` (W itself), ``"span"`` (W = W0 + C X) or ``"auto"``
+            (span when n < d).
+    """
+
+    lr: float
+    dtype: str = "float64"
+    stop_loss: float | None = None
+    error_check: int | None = 2
+    space: str = "auto"
+
+    name = "gradient_descent"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.lr, bool) or not (
+            isinstance(self.lr, (int, float)) and np.isfinite(self.lr) and self.lr > 0
+        ):
+            raise MethodError(f"lr: must be a positive finite number, got {self.lr!r}.")
+        if self.dtype not in tn.DTYPES:
+            raise MethodError(f"dtype: {self.dtype!r} is not one of {tuple(tn.DTYPES)}.")
+        if self.stop_loss is not None and not (
+            isinstance(self.stop_loss, (int, float)) and np.isfinite(self.stop_loss)
+            and self.stop_loss > 0
+        ):
+            raise MethodError(
+                f"stop_loss: must be a positive finite loss level or None, got {self.stop_loss!r}."
+            )
+        if self.error_check is not None and (
+            isinstance(self.error_check, bool) or not isinstance(self.error_check, int)
+            or self.error_check < 2
+        ):
+            raise MethodError(
+                f"error_check: must be an integer >= 2 (the companion's step is "
+                f"lr / error_check) or None, got {self.error_check!r}."
+            )
+        if self.space not in SPACES:
+            raise MethodError(f"space: {self.space!r} is not one of {SPACES}.")
+
+    def options(self) -> dict:
+        return {
+            "lr": self.lr,
+            "dtype": self.dtype,
+            "stop_loss": self.stop_loss,
+            "error_check": self.error_check,
+            "space": self.space,
+        }
+
+    def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
+        return self.run_batch([problem], t_eval)[0]
+
+    def run_batch(self, problems: Sequence[Problem], t_eval: np.ndarray) -> list[Trajectory]:
+        """One Trajectory per Problem, all descended together as one batch.
+
+        ``wall_time`` of each Trajectory is its share (1/B) of the batch's time.
+        """
+        check_batch(problems)
+        start = time.perf_counter()
+        steps = whole_steps(t_eval, self.lr)
+        times = steps * self.lr  # t_eval snapped to whole steps; the companion's too
+        main = self._descend_batch(problems, steps, self.stop_loss, halt_steps=None)
+        companions: list[Trajectory | None] = [None] * len(problems)
+        if self.error_check is not None:
+            m = self.error_check
+            finer = dataclasses.replace(self, lr=self.lr / m, stop_loss=None, error_check=None)
+            halt = np.where(main.stop_step >= 0, main.stop_step * m, -1)
+            comp = finer._descend_batch(problems, steps * m, None, halt_steps=halt)
+            companions = [finer._trajectory(problems, comp, b, times, None, 0.0)
+                          for b in range(len(problems))]
+        share = (time.perf_counter() - start) / len(problems)
+        runs = [self._trajectory(problems, main, b, times, companions[b], share)
+                for b in range(len(problems))]
+        if self.error_check is None:
+            return runs
+        richardson = 1.0 / (1.0 - 1.0 / self.error_check)
+        return [dataclasses.replace(run, error_estimate=richardson * float(np.max(run.state_error)))
+                for run in runs]
+
+    # -- internals -------------------------------------------------------------------
+    def _descend_batch(self, problems, steps, stop_loss, halt_steps) -> _Descent:
+        dtype = tn.DTYPES[self.dtype]
+        batch = tn.TorchBatch.from_problems(problems, dtype)
+        W0 = torch.from_numpy(np.stack([q.W0 for q in problems])).to(dtype)
+        a0 = torch.from_numpy(np.stack([q.a0 for q in problems])).to(dtype)
+        n, d = problems[0].n, problems[0].d
+        use_span = self.space == "span" or (self.space == "auto" and n < d)
+        state = (_SpanState if use_span else _FullState)(batch, W0, a0)
+        return _descend(state, batch, self.lr * batch.flow_factor, steps, stop_loss, halt_steps)
+
+    def _trajectory(self, problems, run, b, times, companion, wall) -> Trajectory:
+        k = run.n_saved[b]
+        stop = run.stop_step[b] if run.stop_step[b] >= 0 else run.halt_step[b]
+        status, message = Status.SUCCESS, ""
+        if run.fail_step[b] >= 0:
+            status = Status.NONFINITE
+            message = (
+                f"non-finite loss at step {run.fail_step[b]} (t={run.fail_step[b] * self.lr:.6g}); "
+                "lower lr"
+            )
+        elif run.stop_step[b] >= 0:
+            message = (
+                f"stopped early at step {stop} (t={stop * self.lr:.6g}): "
+                f"loss < stop_loss={self.stop_loss:g}"
+            )
+        return Trajectory(
+            problem=problems[b],
+            t=times[:k],
+            W=run.W[b][:k],
+            a=run.a[b][:k],
+            method=self.name,
+            options=self.options(),
+            status=status,
+            message=message,
+            companion=companion,
+            stop_time=None if stop < 0 else float(stop * self.lr),
+            n_steps=int(run.n_steps[b]),
+            wall_time=wall,
+            provenance=environment(),
+        )
+
+
+def whole_steps(t_eval: np.ndarray, lr: float) -> np.ndarray:
+    """Step numbers k with t_eval = k * lr, or a MethodError naming t_eval and lr."""
+    t = np.asarray(t_eval, dtype=float)
+    ratio = t / lr
+    k = np.rint(ratio)
+    off = np.abs(ratio - k) > _WHOLE_STEP_RTOL * np.maximum(1.0, ratio)
+    if np.any(off):
+        bad = float(t[np.argmax(off)])
+        raise MethodError(
+            f"t_eval: every saved time must be a whole number of steps of lr={lr!r} "
+            f"(t = k * lr); {bad!r} is not. Use t_eval = lr * integers, or change lr."
+        )
+    return k.astype(np.int64)
+
+
+@dataclass
+class _Descent:
+    """Saved states (numpy float64) and per-replicate outcomes of one batched run.
+
+    Step markers are -1 when the event did not happen.
+    """
+
+    W: np.ndarray  # (B, T, p, d)
+    a: np.ndarray  # (B, T, p)
+    n_saved: np.ndarray  # (B,) valid saved times (fewer after a failure)
+    n_steps: np.ndarray  # (B,) updates applied
+    stop_step: np.ndarray  # (B,) early stop on stop_loss
+    halt_step: np.ndarray  # (B,) frozen at a prescribed step (companions)
+    fail_step: np.ndarray  # (B,) non-finite loss
+
+
+class _FullState:
+    """theta = (W, a) stored as is."""
+
+    def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
+        self.batch = batch
+        self.W, self.a = W0.clone(), a0.clone()
+
+    def preactivations(self) -> torch.Tensor:
+        return tn.preactivations(self.W, self.batch.X)
+
+    def step(self, eta: float, AGT, grad_a, active: torch.Tensor | None) -> None:
+        W_new = self.W - eta * tn.first_layer_gradient(self.batch, self.a, AGT)
+        a_new = self.a - eta * grad_a
+        if active is None:
+            self.W, self.a = W_new, a_new
+        else:
+            self.W = torch.where(active[:, None, None], W_new, self.W)
+            self.a = torch.where(active[:, None], a_new, self.a)
+
+    def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.W, self.a
+
+
+class _SpanState:
+    """W = W0 + C X, C stored as C^T (B, n, p): pre-activations Z0^T + G C^T, G = X X^T."""
+
+    def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
+        self.batch, self.W0, self.s = batch, W0, batch.output_factor
+        self.Z0T = tn.preactivations(W0, batch.X)
+        self.G = batch.X @ batch.XT
+        self.CT = torch.zeros_like(self.Z0T)
+        self.a = a0.clone()
+
+    def preactivations(self) -> torch.Tensor:
+        return self.Z0T + self.G @ self.CT
+
+    def step(self, eta: float, AGT, grad_a, active: torch.Tensor | None) -> None:
+        # dL/dW = C_grad X with C_grad^T = s a_j AGT: the step stays in the span.
+        CT_new = self.CT - (eta * self.s) * AGT * self.a[:, None, :]
+        a_new = self.a - eta * grad_a
+        if active is None:
+            self.CT, self.a = CT_new, a_new
+        else:
+            self.CT = torch.where(active[:, None, None], CT_new, self.CT)
+            self.a = torch.where(active[:, None], a_new, self.a)
+
+    def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.W0 + (self.batch.XT @ self.CT).transpose(-1, -2), self.a
+
+
+def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
+    """Run steps 0 .. steps[-1], saving theta_k at every k in ``steps``."""
+    B = batch.X.shape[0]
+    W_init, a_init = state.weights()
+    saved_W = torch.empty((B, len(steps)) + tuple(W_init.shape[1:]), dtype=W_init.dtype)
+    saved_a = torch.empty((B, len(steps)) + tuple(a_init.shape[1:]), dtype=a_init.dtype)
+    stop_step = np.full(B, -1, dtype=np.int64)
+    fail_step = np.full(B, -1, dtype=np.int64)
+    halt_step = np.full(B, -1, dtype=np.int64)
+    halt = None if halt_steps is None else np.asarray(halt_steps, dtype=np.int64)
+    active = np.ones(B, dtype=bool)
+    active_t = None  # None while every replicate is active (skips the masked update)
+    next_save, last = 0, int(steps[-1])
+    for k in range(last + 1):
+        ZT = state.preactivations()
+        h, AGT, grad_a = tn.gradient_terms(batch, state.a, ZT)
+        loss = tn.loss_from_outputs(batch, h).numpy()
+        finished = _finish(k, loss, active, stop_loss, halt, stop_step, fail_step, halt_step)
+        while next_save < len(steps) and steps[next_save] == k:
+            saved_W[:, next_save], saved_a[:, next_save] = state.weights()
+            next_save += 1
+        if k == last or not active.any():
+            break
+        if finished:
+            active_t = torch.from_numpy(active.copy())
+        state.step(eta, AGT, grad_a, active_t)
+    if next_save < len(steps):  # every replicate stopped: the rest repeat the last state
+        W_last, a_last = state.weights()
+        saved_W[:, next_save:] = W_last[:, None]
+        saved_a[:, next_save:] = a_last[:, None]
+    ended = np.where(active, last, np.maximum.reduce([stop_step, fail_step, halt_step]))
+    n_saved = np.where(
+        fail_step >= 0, np.searchsorted(steps, fail_step, side="left"), len(steps)
+    )
+    return _Descent(
+        W=saved_W.to(torch.float64).numpy(),
+        a=saved_a.to(torch.float64).numpy(),
+        n_saved=n_saved,
+        n_steps=ended,
+        stop_step=stop_step,
+        halt_step=halt_step,
+        fail_step=fail_step,
+    )
+
+
+def _finish(k, loss, active, stop_loss, halt, stop_step, fail_step, halt_step) -> bool:
+    """Deactivate replicates that fail, reach stop_loss or their halt step at step k."""
+    rules = [(~np.isfinite(loss), fail_step)]
+    if stop_loss is not None:
+        rules.append((loss < stop_loss, stop_step))
+    if halt is not None:
+        rules.append((halt == k, halt_step))
+    changed = False
+    for hit, record in rules:
+        now = hit & active
+        if now.any():
+            record[now] = k
+            active[now] = False
+            changed = True
+    return changed

@@ -1,0 +1,134 @@
+"""A torch mirror of `numerics.network`, batched over replicates.
+
+The formulas are those of `numerics.network` (the reference, in numpy), written
+once more in torch so that gradient descent can run many replicates as one
+batched computation; ``tests/test_descent.py`` checks that the two agree to
+1e-12 in float64 for every loss and parametrisation. Gradients are closed form,
+not autograd, with relu'(0) = 0 (the mask is the strict ``Z > 0``).
+
+Shapes carry a leading batch axis B: X (B, n, d), y (B, n), W (B, p, d),
+a (B, p). Arrays over (sample, neuron) pairs are sample-major, (B, n, p), the
+transpose of `numerics.network`'s (p, n): Z^T = X W^T is the orientation BLAS
+runs fastest when n >> p (as nn.Linear does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from numerics.problem import Problem
+from numerics.simulate import check_batch
+
+DTYPES = {"float64": torch.float64, "float32": torch.float32}
+
+
+@dataclass(frozen=True, eq=False)
+class TorchBatch:
+    """B Problems of the same shapes and conventions, as torch tensors.
+
+    ``loss_scale`` may differ between the Problems (shape (B, 1)); the loss,
+    the parametrisation and the sizes n, d, p must be shared
+    (`numerics.simulate.check_batch`).
+    """
+
+    X: torch.Tensor
+    XT: torch.Tensor  # X^T (B, d, n), contiguous: X^T @ (...) is BLAS's fast orientation
+    y: torch.Tensor
+    loss: str
+    loss_scale: torch.Tensor
+    output_factor: float
+    flow_factor: float
+
+    @classmethod
+    def from_problems(cls, problems: Sequence[Problem], dtype: torch.dtype) -> TorchBatch:
+        check_batch(problems)
+        first = problems[0]
+        X = _stack([q.X for q in problems], dtype)
+        return cls(
+            X=X,
+            XT=X.transpose(-1, -2).contiguous(),
+            y=_stack([q.y for q in problems], dtype),
+            loss=first.loss,
+            loss_scale=torch.tensor([[q.loss_scale] for q in problems], dtype=dtype),
+            output_factor=first.output_factor,
+            flow_factor=first.flow_factor,
+        )
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[1]
+
+
+def _stack(arrays, dtype: torch.dtype) -> torch.Tensor:
+    return torch.from_numpy(np.stack(arrays)).to(dtype)
+
+
+def preactivations(W: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+    """Z^T[b, i, j] = <w_j, x_i>, sample-major (B, n, p) like nn.Linear's output.
+
+    This orientation (X @ W^T) is the faster one for BLAS when n >> p.
+    """
+    return X @ W.transpose(-1, -2)
+
+
+def outputs_from_preactivations(batch: TorchBatch, a: torch.Tensor, ZT: torch.Tensor):
+    """h(x_i) = s * sum_j a_j relu(Z_ji) (relu(Z) = A * Z)."""
+    return batch.output_factor * (torch.clamp_min(ZT, 0.0) @ a[:, :, None])[:, :, 0]
+
+
+def loss_from_outputs(batch: TorchBatch, h: torch.Tensor) -> torch.Tensor:
+    """L per replicate, shape (B,)."""
+    y, scale = batch.y, batch.loss_scale[:, 0]
+    if batch.loss == "square":
+        return scale * 0.5 * torch.mean((y - h) ** 2, dim=-1)
+    margins = y * h
+    if batch.loss == "exponential":
+        return scale * torch.sum(torch.exp(-margins), dim=-1)
+    return scale * torch.sum(torch.logaddexp(torch.zeros_like(margins), -margins), dim=-1)
+
+
+def loss_derivative(batch: TorchBatch, h: torch.Tensor) -> torch.Tensor:
+    """g_i = dL/dh(x_i), shape (B, n)."""
+    y, scale = batch.y, batch.loss_scale
+    if batch.loss == "square":
+        return -scale * (y - h) / batch.n
+    margins = y * h
+    if batch.loss == "exponential":
+        return -scale * y * torch.exp(-margins)
+    # d/dm log(1 + e^{-m}) = -1 / (1 + e^{m}), written stably
+    return -scale * y * torch.exp(-torch.logaddexp(torch.zeros_like(margins), margins))
+
+
+def gradient_terms(batch: TorchBatch, a: torch.Tensor, ZT: torch.Tensor):
+    """Everything one descent step needs, from the pre-activations ZT (B, n, p).
+
+    Returns ``(h, AGT, grad_a)``: outputs (B, n), AGT[b, i, j] = A_ji g_i, and
+    dL/da (B, p). The first-layer gradient is dL/dW_j = s a_j sum_i A_ji g_i x_i
+    (`first_layer_gradient`); in the span of the data its coefficients are
+    s a_j AGT. Few passes over the (B, n, p) arrays: relu(Z) once, the strict
+    mask as sign(relu(Z)) (1 where Z > 0, 0 where Z <= 0: relu'(0) = 0), and the
+    sums over samples as matrix products.
+    """
+    s = batch.output_factor
+    relu_ZT = torch.clamp_min(ZT, 0.0)
+    h = s * (relu_ZT @ a[:, :, None])[:, :, 0]
+    g = loss_derivative(batch, h)
+    AGT = torch.sign(relu_ZT) * g[:, :, None]
+    grad_a = s * (g[:, None, :] @ relu_ZT)[:, 0, :]  # sum_i g_i A_ji Z_ji
+    return h, AGT, grad_a
+
+
+def first_layer_gradient(batch: TorchBatch, a: torch.Tensor, AGT: torch.Tensor):
+    """dL/dW (B, p, d) = s * a_j * sum_i A_ji g_i x_i, from X^T @ AGT."""
+    return batch.output_factor * a[:, :, None] * (batch.XT @ AGT).transpose(-1, -2)
+
+
+def gradient(batch: TorchBatch, W: torch.Tensor, a: torch.Tensor):
+    """(dL/dW, dL/da) at (W, a), as `numerics.network.gradient`."""
+    ZT = preactivations(W, batch.X)
+    _, AGT, grad_a = gradient_terms(batch, a, ZT)
+    return first_layer_gradient(batch, a, AGT), grad_a

@@ -1,0 +1,284 @@
+"""Gradient descent (`numerics.descent`): its torch formulas, its order, its batching.
+
+Fast (a few seconds): small problems only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from numerics import generators, network
+from numerics import torch_network as tn
+from numerics.descent import GradientDescent
+from numerics.flow import ExactFlow, MethodError
+from numerics.problem import Problem, ProblemError
+from numerics.simulate import simulate, simulate_batch
+from numerics.trajectory import Status
+
+# float64 agreement of two evaluations of the same formula in a different
+# operation order: a few hundred ulps of the largest term.
+FORMULA_RTOL = 1e-12
+# Two float64 descents that differ only in how W is stored (span vs full) or in
+# batching: round-off accumulates over the steps, far below this.
+SAME_RUN_RTOL = 1e-10
+BATCH_RTOL = 1e-12
+
+
+def relative_gap(u: np.ndarray, v: np.ndarray) -> float:
+    return float(np.max(np.abs(u - v)) / np.max(np.abs(v)))
+
+
+def state_gap(run, reference) -> float:
+    """max over saved times of the relative per-neuron difference (`Trajectory.state_error`)."""
+    return float(np.max(dataclasses.replace(run, companion=reference).state_error))
+
+
+def fitted_order(steps, errors) -> float:
+    return float(np.polyfit(np.log(steps), np.log(errors), 1)[0])
+
+
+# -- the torch mirror of numerics.network --------------------------------------------
+
+
+def problem_with_an_exact_zero(seed, loss, parametrization, loss_scale) -> Problem:
+    """Random weights away from init, with <w_0, x_0> = 0 exactly (relu'(0) = 0 matters)."""
+    base = generators.sphere(7, 5, 4, seed)
+    rng = np.random.default_rng(100 + seed)
+    X = base.X.copy()
+    X[0, 0] = 0.0
+    W = rng.standard_normal((4, 5))
+    W[0, 1:] = 0.0
+    y = base.y if loss == "square" else np.sign(base.y)
+    return Problem(X=X, y=y, W0=W, a0=rng.standard_normal(4), loss=loss,
+                   parametrization=parametrization, loss_scale=loss_scale)
+
+
+@pytest.mark.parametrize("loss", ["square", "exponential", "logistic"])
+@pytest.mark.parametrize("parametrization", ["standard", "mean_field"])
+def test_torch_formulas_equal_network_formulas(loss, parametrization):
+    problems = [problem_with_an_exact_zero(seed, loss, parametrization, scale)
+                for seed, scale in ((1, 1.0), (2, 2.5))]
+    batch = tn.TorchBatch.from_problems(problems, torch.float64)
+    W = torch.from_numpy(np.stack([q.W0 for q in problems]))
+    a = torch.from_numpy(np.stack([q.a0 for q in problems]))
+    ZT = tn.preactivations(W, batch.X)  # sample-major (B, n, p)
+    assert ZT[0, 0, 0] == 0.0 and ZT[1, 0, 0] == 0.0
+    h = tn.outputs_from_preactivations(batch, a, ZT)
+    loss_values = tn.loss_from_outputs(batch, h).numpy()
+    g = tn.loss_derivative(batch, h).numpy()
+    gW, ga = tn.gradient(batch, W, a)
+    for b, q in enumerate(problems):
+        h_ref = network.outputs(q, q.W0, q.a0)
+        gW_ref, ga_ref = network.gradient(q, q.W0, q.a0)
+        assert relative_gap(h[b].numpy(), h_ref) < FORMULA_RTOL
+        assert relative_gap(loss_values[b], network.loss_from_outputs(q, h_ref)) < FORMULA_RTOL
+        assert relative_gap(g[b], network.loss_derivative(q, h_ref)) < FORMULA_RTOL
+        assert relative_gap(gW[b].numpy(), gW_ref) < FORMULA_RTOL
+        assert relative_gap(ga[b].numpy(), ga_ref) < FORMULA_RTOL
+
+
+# -- convergence to the flow ------------------------------------------------------------
+
+
+def test_descent_converges_to_the_flow_at_first_order():
+    """Errors at lr, lr/2, lr/4, lr/8 against ExactFlow: log-log slope ~ 1 (S000-F4)."""
+    problem = generators.two_point(p=6, lam=0.5, seed=1)
+    t_eval = np.linspace(0.0, 4.0, 5)  # the flow crosses activation boundaries here
+    flow = simulate(problem, ExactFlow(rtol=1e-12, error_check=None), t_eval)
+    assert flow.status is Status.SUCCESS and len(flow.t) == len(t_eval)
+    assert len(flow.events) > 0
+    steps = 0.04 / 2.0 ** np.arange(4)
+    errors, estimates, drifts = [], [], []
+    for lr in steps:
+        run = simulate(problem, GradientDescent(lr=float(lr)), t_eval)
+        errors.append(state_gap(run, flow))
+        estimates.append(run.error_estimate)
+        drifts.append(run.conservation_drift)
+    assert 0.9 <= fitted_order(steps, errors) <= 1.1
+    # The flow conserves c_j = a_j^2 - ||w_j||^2; descent does not (CF-2).
+    assert flow.conservation_drift < 1e-6 * min(drifts)
+    # The step-halving (Richardson) estimate tracks the true error: measured
+    # ratios 1.002-1.016; the band allows for higher-order terms.
+    ratio = np.array(estimates) / np.array(errors)
+    assert np.all((ratio > 0.8) & (ratio < 1.25)), ratio
+
+
+def test_mean_field_time_is_steps_times_lr():
+    """kappa = p: one step of lr moves theta by -lr * p * grad L (published protocol)."""
+    problem = generators.sphere(6, 4, 5, seed=3)
+    run = simulate(problem, GradientDescent(lr=0.01, error_check=None), [0.0, 0.01])
+    gW, ga = network.gradient(problem, problem.W0, problem.a0)
+    assert relative_gap(run.W[1], problem.W0 - 0.01 * 5 * gW) < FORMULA_RTOL
+    assert relative_gap(run.a[1], problem.a0 - 0.01 * 5 * ga) < FORMULA_RTOL
+    assert run.n_steps == 1 and np.allclose(run.t, [0.0, 0.01])
+
+
+# -- batching, span of the data, dtype ----------------------------------------------------
+
+
+def test_batched_equals_one_at_a_time():
+    problems = [generators.sphere(8, 5, 6, seed) for seed in (3, 4, 5, 7)]
+    method = GradientDescent(lr=0.02, stop_loss=0.05)
+    t_eval = 0.02 * np.array([0, 50, 200, 400])
+    together = simulate_batch(problems, method, t_eval)
+    stop_times = [tr.stop_time for tr in together]
+    assert len(set(stop_times) - {None}) == 2 and None in stop_times  # seeds 3, 5 stop; 4, 7 not
+    for q, tr in zip(problems, together, strict=True):
+        alone = simulate(q, method, t_eval)
+        assert tr.problem is q and tr.stop_time == alone.stop_time
+        assert relative_gap(tr.W, alone.W) < BATCH_RTOL
+        assert relative_gap(tr.a, alone.a) < BATCH_RTOL
+        assert abs(tr.error_estimate - alone.error_estimate) <= BATCH_RTOL * alone.error_estimate
+
+
+def test_span_of_the_data_equals_full_space():
+    problem = generators.sphere(n=5, d=40, p=6, seed=4)  # n < d
+    t_eval = 0.05 * np.array([0, 10, 100, 300])
+    span = simulate(problem, GradientDescent(lr=0.05, space="span"), t_eval)
+    full = simulate(problem, GradientDescent(lr=0.05, space="full"), t_eval)
+    auto = simulate(problem, GradientDescent(lr=0.05), t_eval)
+    assert np.array_equal(span.activation[-1], full.activation[-1])
+    assert not np.array_equal(full.activation[0], full.activation[-1]), "patterns should change"
+    assert relative_gap(span.W, full.W) < SAME_RUN_RTOL
+    assert relative_gap(span.a, full.a) < SAME_RUN_RTOL
+    assert np.array_equal(auto.W, span.W)  # "auto" chooses the span when n < d
+
+
+def test_float32_is_close_to_float64():
+    problem = generators.sphere(8, 5, 6, seed=5)
+    t_eval = 0.02 * np.array([0, 100, 300])
+    single = simulate(problem, GradientDescent(lr=0.02, dtype="float32"), t_eval)
+    double = simulate(problem, GradientDescent(lr=0.02), t_eval)
+    gap = state_gap(single, double)
+    # float32 round-off (6e-8) accumulated over 300 steps; measured ~1e-6.
+    assert 0 < gap < 1e-5
+    assert single.options["dtype"] == "float32" and single.status is Status.SUCCESS
+
+
+# -- conserved quantities (CF-2) ------------------------------------------------------------
+
+
+def test_one_step_erodes_balancedness_by_the_cf2_formula():
+    """c_j^{k+1} - c_j^k = eta^2 (g_a^2 - ||g_w||^2) with eta = lr * kappa, <= 0 under A1."""
+    problem = generators.sphere(9, 4, 5, seed=6)
+    lr = 0.05
+    run = simulate(problem, GradientDescent(lr=lr, error_check=None), [0.0, lr])
+    gW, ga = network.gradient(problem, problem.W0, problem.a0)
+    eta = lr * problem.flow_factor
+    predicted = eta**2 * (ga**2 - np.sum(gW**2, axis=1))
+    observed = run.balancedness[1] - run.balancedness[0]
+    assert np.all(predicted < 0)  # |a_j| >= ||w_j|| at this initialisation
+    assert np.max(np.abs(observed - predicted)) < 1e-12 * np.max(np.abs(run.balancedness[0]))
+
+
+def test_balancedness_drift_over_a_fixed_time_is_first_order_in_lr():
+    """O(lr^2) per step times T/lr steps: the drift by time T shrinks like lr."""
+    problem = generators.sphere(9, 4, 5, seed=6)
+    t_eval = [0.0, 2.0]
+    steps = 0.04 / 2.0 ** np.arange(4)
+    drifts = [simulate(problem, GradientDescent(lr=float(lr), error_check=None), t_eval)
+              .conservation_drift for lr in steps]
+    assert min(drifts) > 1e-6
+    assert 0.9 <= fitted_order(steps, drifts) <= 1.1
+
+
+# -- early stopping ------------------------------------------------------------------------
+
+
+def test_early_stopping_freezes_at_the_first_step_below_the_threshold():
+    problem = generators.sphere(8, 5, 6, seed=3)
+    lr, stop_loss = 0.02, 0.05
+    every_step = simulate(problem, GradientDescent(lr=lr, error_check=None), lr * np.arange(401))
+    first_below = int(np.argmax(every_step.loss < stop_loss))
+    assert 0 < first_below < 300
+    t_eval = lr * np.array([0, 100, 300, 400])
+    run = simulate(problem, GradientDescent(lr=lr, stop_loss=stop_loss), t_eval)
+    assert run.stop_time == pytest.approx(first_below * lr, rel=1e-12)
+    assert run.n_steps == first_below and "stopped early" in run.message
+    assert run.status is Status.SUCCESS
+    after = run.t >= run.stop_time
+    frozen = every_step.W[first_below]
+    assert all(np.array_equal(W, frozen) for W in run.W[after])
+    assert run.loss[-1] < stop_loss <= every_step.loss[first_below - 1]
+    # The companion (step lr/2) is frozen at the same physical time.
+    assert run.companion.stop_time == run.stop_time
+    assert np.array_equal(run.companion.t, run.t)
+    assert run.companion.options["lr"] == lr / 2
+    assert 0 < run.error_estimate < 0.1
+
+
+# -- failures and bad input ----------------------------------------------------------------
+
+
+def test_divergent_step_is_reported_as_nonfinite():
+    problem = generators.sphere(8, 5, 6, seed=8)
+    run = simulate(problem, GradientDescent(lr=5.0, error_check=None), 5.0 * np.arange(200))
+    assert run.status is Status.NONFINITE and "lower lr" in run.message
+    assert 0 < len(run.t) < 200 and run.finite
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"lr": 0.0}, "lr"),
+        ({"lr": float("nan")}, "lr"),
+        ({"lr": True}, "lr"),
+        ({"lr": 0.1, "dtype": "float16"}, "dtype"),
+        ({"lr": 0.1, "stop_loss": -1.0}, "stop_loss"),
+        ({"lr": 0.1, "error_check": 1}, "error_check"),
+        ({"lr": 0.1, "error_check": 2.5}, "error_check"),
+        ({"lr": 0.1, "space": "dual"}, "space"),
+    ],
+)
+def test_bad_options_name_the_option(options, named):
+    with pytest.raises(MethodError, match=f"^{named}:"):
+        GradientDescent(**options)
+
+
+def test_saved_times_must_be_whole_steps():
+    problem = generators.two_point(p=3, lam=0.5)
+    with pytest.raises(MethodError, match="t_eval.*lr=0.1"):
+        simulate(problem, GradientDescent(lr=0.1), [0.0, 0.25])
+    run = simulate(problem, GradientDescent(lr=0.1, error_check=None), [0.0, 0.3, 0.7])
+    assert np.array_equal(run.t, 0.1 * np.array([0, 3, 7]))  # snapped to k * lr
+    assert run.n_steps == 7
+
+
+def test_simulate_batch_rejects_what_cannot_run_together():
+    a, b = generators.sphere(8, 5, 6, seed=0), generators.sphere(8, 5, 6, seed=1)
+    method = GradientDescent(lr=0.1)
+    with pytest.raises(ProblemError, match="^problems: expected at least one"):
+        simulate_batch([], method, [0.0])
+    with pytest.raises(ProblemError, match=r"^problems\[1\]: expected a numerics.Problem"):
+        simulate_batch([a, "b"], method, [0.0])
+    with pytest.raises(ProblemError, match=r"^problems\[1\]: n=9"):
+        simulate_batch([a, generators.sphere(9, 5, 6, seed=1)], method, [0.0])
+    with pytest.raises(ProblemError, match=r"^problems\[1\]: parametrization='standard'"):
+        simulate_batch([a, b.with_initialisation(b.W0, b.a0, parametrization="standard")],
+                       method, [0.0])
+    with pytest.raises(ProblemError, match="^t_eval: times must be strictly increasing"):
+        simulate_batch([a, b], method, [0.0, 0.0])
+    with pytest.raises(ProblemError, match="^method:"):
+        simulate_batch([a, b], "gd", [0.0])
+
+
+def test_simulate_still_validates_its_input():
+    problem = generators.two_point(p=3, lam=0.5)
+    with pytest.raises(ProblemError, match="^problem:"):
+        simulate("problem", GradientDescent(lr=0.1), [0.0])
+    with pytest.raises(ProblemError, match="^t_eval: times must be finite"):
+        simulate(problem, GradientDescent(lr=0.1), [-0.1, 0.0])
+    with pytest.raises(ProblemError, match="^t_eval: expected a non-empty"):
+        simulate(problem, GradientDescent(lr=0.1), [])
+
+
+def test_simulate_batch_runs_methods_without_a_batch_path_one_by_one():
+    problems = [generators.two_point(p=3, lam=0.5, seed=s) for s in (0, 1)]
+    method = ExactFlow(error_check=None)
+    together = simulate_batch(problems, method, [0.0, 1.0])
+    for q, tr in zip(problems, together, strict=True):
+        assert np.array_equal(tr.W, simulate(q, method, [0.0, 1.0]).W)
