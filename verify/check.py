@@ -11,6 +11,7 @@ simulation's own message, never HOLDS.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,7 +22,9 @@ import sympy as sp
 from numerics import Trajectory
 from theory.bridge import flatten
 from theory.claim import Claim, Kind
+from verify.evidence import Sample, ScalingData
 from verify.measures import (
+    ENSEMBLE_QUANTITIES,
     ERROR_SAFETY,
     FLOAT_EPS,
     ROUNDOFF_ULPS,
@@ -29,7 +32,16 @@ from verify.measures import (
     instance_values,
     measure,
 )
+from verify.stats import FitError, binomial_interval, fit_power_law
 from verify.verdict import Outcome, Verdict, Where, combine
+
+# A scaling verdict needs an exponent interval narrower than this half-width: the
+# suite's mutants shift exponents by 0.25, which a wider interval could not resolve.
+SCALING_MAX_HALF_WIDTH = 0.2
+# A probability identity is confirmed only by intervals narrower than this half-width.
+PROBABILITY_MAX_HALF_WIDTH = 0.05
+# Confidence level of probability and exponent intervals.
+CONFIDENCE = 0.95
 
 # An equality (identity, conservation law) is confirmed only on a run whose state is
 # known to this relative accuracy; a looser run cannot tell the identity from an
@@ -48,7 +60,16 @@ class CheckError(ValueError):
 
 
 def check(claim: Claim, evidence) -> Verdict:
-    """Check ``claim`` on a Trajectory or on an iterable of Trajectories."""
+    """Check ``claim`` on its evidence.
+
+    Evidence: a Trajectory or a list of them (time-resolved claims), a
+    `verify.evidence.Sample` of Problems (PROBABILITY claims) or a
+    `verify.evidence.ScalingData` series (SCALING claims).
+    """
+    if isinstance(evidence, Sample):
+        return _check_probability(claim, evidence)
+    if isinstance(evidence, ScalingData):
+        return _check_scaling(claim, evidence)
     if isinstance(evidence, Trajectory):
         return _check_one(claim, evidence)
     if isinstance(evidence, Iterable):
@@ -201,8 +222,10 @@ def _verdict(claim, tr, outcome, **kw) -> Verdict:
 
 
 def _inapplicable(claim: Claim, ctx: _Context) -> str | None:
-    tr = ctx.tr
-    prob = tr.problem
+    return _inapplicable_problem(claim, ctx, ctx.tr.problem)
+
+
+def _inapplicable_problem(claim: Claim, ctx: _Context, prob) -> str | None:
     if not claim.applies_to(prob.parametrization, prob.loss):
         return (f"the claim is stated for the {claim.parametrization or 'any'} "
                 f"parametrisation with the {claim.loss or 'its'} loss; the instance is "
@@ -384,3 +407,141 @@ def _check_event_time(claim: Claim, ctx: _Context) -> Verdict:
 
 __all__ = ["ASSUMPTION_ATOL", "ERROR_SAFETY", "CheckError", "check", "evaluate", "FLOAT_EPS",
            "ROUNDOFF_ULPS"]
+
+
+# -- ensemble claims -----------------------------------------------------------------------------
+def _relation_margin(rel: sp.Basic, values: dict[str, float]) -> float:
+    """Signed margin of one relation at given values (>= 0: holds)."""
+    lhs = float(rel.lhs.xreplace({sp.Symbol(k, **_assm(rel, k)): v for k, v in values.items()}))
+    rhs = float(rel.rhs.xreplace({sp.Symbol(k, **_assm(rel, k)): v for k, v in values.items()}))
+    if isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
+        return rhs - lhs
+    if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
+        return lhs - rhs
+    if isinstance(rel, sp.Equality):
+        return -abs(lhs - rhs)
+    raise CheckError(f"unsupported relation {rel!r}")
+
+
+def _assm(expr: sp.Basic, name: str) -> dict:
+    for s in expr.free_symbols:
+        if s.name == name:
+            return s.assumptions0
+    return {}
+
+
+def _check_probability(claim: Claim, sample: Sample) -> Verdict:
+    """Frequencies with exact (Clopper-Pearson) intervals; the margin is evaluated at every
+    corner of the box of intervals: HOLDS if it is positive at all, VIOLATED if at none."""
+    if claim.kind is not Kind.PROBABILITY:
+        raise CheckError(f"{claim.id}: a Sample is evidence for PROBABILITY claims only")
+    first = sample.problems[0]
+    where = Where(instance=f"{len(sample.problems)} instances, first {first.content_hash}",
+                  seed=first.meta.get("seed"))
+    ctx = _Context.__new__(_Context)
+    ctx.claim, ctx.tr, ctx.inst, ctx._series = claim, None, instance_values(first), {}
+    why = _inapplicable_problem(claim, ctx, first)
+    if why:
+        return Verdict(claim.id, Outcome.INAPPLICABLE, reason=why, where=where)
+    statement = claim.substituted(claim.statement)
+    names = {s.name for s in statement.free_symbols}
+    estimates, intervals, fixed = {}, {}, {}
+    for name in sorted(names):
+        if name in ENSEMBLE_QUANTITIES:
+            hits = sum(bool(ENSEMBLE_QUANTITIES[name](pr)) for pr in sample.problems)
+            estimates[name] = hits / len(sample.problems)
+            intervals[name] = binomial_interval(hits, len(sample.problems), CONFIDENCE)
+        else:
+            values = {instance_values(pr)[name] for pr in sample.problems}
+            if len(values) != 1:
+                raise CheckError(f"{name} differs across the sample ({sorted(values)[:3]}...): "
+                                 "a probability is estimated at fixed sizes")
+            fixed[name] = values.pop()
+    corners = [dict(zip(intervals, c, strict=True))
+               for c in itertools.product(*intervals.values())]
+    parts = statement.args if isinstance(statement, sp.And) else (statement,)
+    worst, best, point = math.inf, math.inf, math.inf
+    equality_undecided = False
+    for rel in parts:
+        if isinstance(rel, sp.Equality):
+            # the identity holds somewhere in the box iff the signed difference changes sign
+            diffs = [-_relation_margin(sp.Le(rel.lhs, rel.rhs), {**fixed, **c})
+                     for c in corners]
+            consistent = min(diffs) <= 0 <= max(diffs)
+            margins = [0.0 if consistent else -min(abs(v) for v in diffs)]
+            equality_undecided |= consistent
+        else:
+            margins = [_relation_margin(rel, {**fixed, **c}) for c in corners]
+        worst = min(worst, min(margins))
+        best = min(best, max(margins))
+        point = min(point, _relation_margin(rel, {**fixed, **estimates}))
+    widest = max((hi - lo) / 2 for lo, hi in intervals.values()) if intervals else 0.0
+    if best < 0:
+        outcome = Outcome.VIOLATED
+    elif worst > 0 or (equality_undecided and worst >= 0
+                       and widest <= PROBABILITY_MAX_HALF_WIDTH):
+        outcome = Outcome.HOLDS
+    else:
+        outcome = Outcome.INCONCLUSIVE
+    estimate_text = ", ".join(f"{k} = {v:.4g} [{intervals[k][0]:.3g}, {intervals[k][1]:.3g}]"
+                              for k, v in estimates.items())
+    return Verdict(claim.id, outcome, margin=point, tolerance=point - worst, where=where,
+                   reason=f"{100 * CONFIDENCE:.0f}% intervals: {estimate_text}",
+                   method="Monte Carlo")
+
+
+def _claimed_exponent(expr: sp.Basic, variable: str, at: float, fixed: dict) -> float:
+    """x d/dx log(expr) at x = ``at``: the exponent of a power law (local for log factors)."""
+    x = next((s for s in expr.free_symbols if s.name == variable), None)
+    if x is None:
+        raise CheckError(f"the claim's right-hand side does not depend on {variable}")
+    local = sp.simplify(x * sp.diff(sp.log(expr), x))
+    subs = {s: fixed[s.name] for s in local.free_symbols if s.name in fixed}
+    subs[x] = at
+    value = local.xreplace(subs)
+    if value.free_symbols:
+        raise CheckError(f"the exponent depends on {sorted(str(s) for s in value.free_symbols)}: "
+                         "pass them in ScalingData.fixed")
+    return float(value)
+
+
+def _check_scaling(claim: Claim, data: ScalingData) -> Verdict:
+    """Fit the exponent with its interval and compare it with the claimed one.
+
+    Eq: the claimed exponent must lie in the interval. Le (at most of that order):
+    VIOLATED when the whole interval lies above it. Ge: when it lies below.
+    """
+    if claim.kind is not Kind.SCALING:
+        raise CheckError(f"{claim.id}: ScalingData is evidence for SCALING claims only")
+    rel = claim.statement
+    if isinstance(rel, sp.And):
+        rel = next(r for r in rel.args if data.quantity in {s.name for s in r.lhs.free_symbols})
+    rhs = claim.substituted(rel.rhs)
+    fitted = {sp.Symbol(k): 1 for k, v in claim.parameters.items() if v is None}
+    rhs = rhs.xreplace({s: 1 for s in rhs.free_symbols if s.name in {f.name for f in fitted}})
+    where = Where(instance=data.description or f"{len(set(data.x))} values of {data.variable}",
+                  part=f"{data.quantity} vs {data.variable}")
+    try:
+        fit = fit_power_law(data.x, data.y, level=CONFIDENCE)
+    except FitError as exc:
+        return Verdict(claim.id, Outcome.INCONCLUSIVE, where=where, reason=f"no fit: {exc}")
+    x_mid = float(np.exp(np.mean(np.log(np.unique(data.x)))))
+    alpha0 = _claimed_exponent(rhs, data.variable, x_mid, data.fixed)
+    if isinstance(rel, sp.Equality):
+        margin = min(alpha0 - fit.lo, fit.hi - alpha0)
+        violated = not fit.contains(alpha0)
+    elif isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
+        margin = alpha0 - fit.lo
+        violated = fit.lo > alpha0
+    else:
+        margin = fit.hi - alpha0
+        violated = fit.hi < alpha0
+    if fit.half_width > SCALING_MAX_HALF_WIDTH:
+        outcome = Outcome.INCONCLUSIVE
+        reason = f"interval too wide to decide (half-width {fit.half_width:.2f}): {fit}"
+    else:
+        outcome = Outcome.VIOLATED if violated else Outcome.HOLDS
+        reason = f"claimed exponent {alpha0:.3g}; fitted {fit}"
+    return Verdict(claim.id, outcome, margin=float(margin), tolerance=fit.half_width,
+                   where=where, reason=reason, observed=fit.exponent, predicted=alpha0,
+                   method="power-law fit")

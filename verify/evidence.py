@@ -7,6 +7,7 @@ times (its spacing is part of their error).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -39,3 +40,43 @@ def s002_trajectory(problem: Problem, points: int = DEFAULT_SAVED_TIMES,
                     rtol: float = 1e-10) -> Trajectory:
     """The exact flow of an S002 instance up to `s002_horizon` (memoised by content)."""
     return _cached(problem, float(s002_horizon(problem)), points, rtol)
+
+
+# -- evidence for ensemble claims --------------------------------------------------------------
+@dataclass(frozen=True)
+class Sample:
+    """Independent instances of one setting, for PROBABILITY claims.
+
+    Each probability in the claim (a vocabulary name such as ``PGoodInit``) is
+    estimated by the frequency of its instance indicator over ``problems``.
+    """
+
+    problems: tuple
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "problems", tuple(self.problems))
+        if not self.problems:
+            raise ValueError("problems: a Sample needs at least one Problem")
+
+
+@dataclass(frozen=True)
+class ScalingData:
+    """Measurements of ``quantity`` against ``variable`` (x may repeat: replicates).
+
+    ``fixed`` holds the values of the other instance quantities the claim's
+    right-hand side mentions (held fixed along the series).
+    """
+
+    variable: str
+    x: tuple
+    y: tuple
+    quantity: str
+    fixed: dict = field(default_factory=dict)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "x", tuple(float(v) for v in self.x))
+        object.__setattr__(self, "y", tuple(float(v) for v in self.y))
+        if len(self.x) != len(self.y):
+            raise ValueError(f"x, y: need equal lengths, got {len(self.x)} and {len(self.y)}")

@@ -112,6 +112,8 @@ INSTANCE_QUANTITIES: dict[str, Callable[[Problem], float]] = {
     "NumSPlus": lambda pr: float(len(key_neuron_sets(pr)[0])),
     "NumSMinus": lambda pr: float(len(key_neuron_sets(pr)[1])),
     "GrowthRatioOut": growth_ratio_out,
+    "n_plus": lambda pr: float(np.sum(pr.y > 0)),
+    "n_minus": lambda pr: float(np.sum(pr.y < 0)),
     "lam": _init_scale,
     "c_init": _c_init,
 }
@@ -148,6 +150,14 @@ class InstanceValues(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+# Probabilities over an ensemble of instances: name -> the indicator whose frequency
+# estimates it (used by PROBABILITY claims on a verify.evidence.Sample).
+ENSEMBLE_QUANTITIES: dict[str, Callable[[Problem], bool]] = {
+    "PKeyPlus": lambda pr: len(key_neuron_sets(pr)[0]) >= 1,
+    "PKeyMinus": lambda pr: len(key_neuron_sets(pr)[1]) >= 1,
+}
 
 
 def instance_values(problem: Problem) -> InstanceValues:
@@ -291,15 +301,16 @@ def measure(tr: Trajectory, name: str) -> Series:
 
 
 # -- per-paper quantities ------------------------------------------------------------------
-# Each paper's module defines TRAJECTORY and INSTANCE dicts with the same contract as
-# above (and may use the helpers above, hence the import at the end of this module).
+# Each paper's module defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts of
+# the tables above (and may use the helpers above, hence the merge at the end).
 def _merge_paper_quantities() -> None:
     import importlib
 
     for name in PAPER_MODULES:
         mod = importlib.import_module(name)
         for table, extra in ((TRAJECTORY_QUANTITIES, getattr(mod, "TRAJECTORY", {})),
-                             (INSTANCE_QUANTITIES, getattr(mod, "INSTANCE", {}))):
+                             (INSTANCE_QUANTITIES, getattr(mod, "INSTANCE", {})),
+                             (ENSEMBLE_QUANTITIES, getattr(mod, "ENSEMBLE", {}))):
             clash = set(table) & set(extra)
             if clash:
                 raise RuntimeError(f"{name} redefines quantities {sorted(clash)}")
