@@ -29,6 +29,7 @@ from verify.measures import (
     FLOAT_EPS,
     ROUNDOFF_ULPS,
     Series,
+    UnknownQuantity,
     instance_values,
     measure,
 )
@@ -124,7 +125,10 @@ class _Context:
     def series(self, name: str, companion: bool) -> Series:
         key = (name, companion)
         if key not in self._series:
-            self._series[key] = measure(self.tr.companion if companion else self.tr, name)
+            try:
+                self._series[key] = measure(self.tr.companion if companion else self.tr, name)
+            except UnknownQuantity as exc:
+                raise CheckError(f"{self.claim.id}: {exc.args[0]}") from None
         return self._series[key]
 
     def scalar(self, expr: sp.Basic) -> float:
@@ -147,6 +151,9 @@ class _Context:
         roundoffs: dict[str, np.ndarray] = {}
         has_comp = self.tr.companion is not None and len(self.tr.companion.t) == T
         for name, term in originals.items():
+            if isinstance(term, sp.Derivative):
+                # d/dt F(t) is the measurement named "dF" (computed exactly from the field)
+                term = sp.Function("d" + term.expr.func.__name__)(*term.expr.args)
             if isinstance(term, sp.core.function.AppliedUndef):
                 fname = term.func.__name__
                 (arg,) = term.args
