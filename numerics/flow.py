@@ -182,8 +182,7 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
                 continue
             k = int(np.argmax(mismatch.reshape(len(nodes), -1).any(axis=1)))
             lo = t_old if k == 0 else nodes[k - 1]
-            t_cross = _first_crossing(dense, coords.preactivations, mask, mismatch[k], lo,
-                                      nodes[k])
+            t_cross = _first_crossing(dense, coords.preactivations, mask, lo, nodes[k])
             next_save = _save(dense, t_eval, next_save, t_cross, saved)
             state = coords.restart(dense(t_cross))
             new_mask = network.active_mask(coords.preactivations(state))
@@ -222,23 +221,24 @@ def _save(dense, t_eval, next_save, t_upto, saved) -> int:
     return max(stop, next_save)
 
 
-def _first_crossing(dense, preactivations, mask, pairs, lo, hi) -> float:
-    """Earliest time in (lo, hi] at which a pair in ``pairs`` has left ``mask``.
+def _first_crossing(dense, preactivations, mask, lo, hi) -> float:
+    """Earliest time in (lo, hi] at which some pre-activation has left ``mask``.
 
-    Returns the far end of a bracket narrower than a few ulps, so that the state
-    there is already on the new side of the switching surface.
+    Bisection on "some pair has switched" (any pair may switch first, not only
+    those seen switched at ``hi``). Returns the far end of a bracket a few ulps
+    wide, so that the state there is already on the new side of the switching
+    surface. One evaluation of all pre-activations per halving, whatever the
+    number of switching pairs.
     """
-    idx = np.nonzero(pairs)
-    side = mask[idx] > 0
-    lo_t = np.full(idx[0].shape, lo)
-    hi_t = np.full(idx[0].shape, hi)
+    active = mask > 0
     tol = _CROSSING_ULPS * np.spacing(max(abs(hi), 1.0))
     for _ in range(200):
-        if np.all(hi_t - lo_t <= tol):
+        if hi - lo <= tol:
             break
-        mid = 0.5 * (lo_t + hi_t)
-        z = preactivations(dense(mid).T)[np.arange(len(mid)), idx[0], idx[1]]
-        left = (z > 0) != side
-        hi_t = np.where(left, mid, hi_t)
-        lo_t = np.where(left, lo_t, mid)
-    return float(np.min(hi_t))
+        mid = 0.5 * (lo + hi)
+        switched = np.any((preactivations(dense(mid)) > 0) != active)
+        if switched:
+            hi = mid
+        else:
+            lo = mid
+    return float(hi)
