@@ -204,6 +204,17 @@ class Trajectory:
         return float(self.t[idx[0]]) if idx.size else float("inf")
 
     # -- numerical error -----------------------------------------------------------
+    @property
+    def nominal_error(self) -> float:
+        """A relative accuracy the method itself guarantees at most: rtol per step,
+        accumulated linearly over the accepted steps (0 for methods without an rtol).
+
+        A floor under `state_error`: the companion run can share an error with this
+        run (the same early steps), which their difference cannot see.
+        """
+        rtol = self.options.get("rtol")
+        return float(rtol) * max(self.n_steps, 1) if rtol else 0.0
+
     @cached_property
     def state_error(self) -> np.ndarray:
         """Per saved time, max_j |theta_j - theta'_j| / |theta_j| against the companion.

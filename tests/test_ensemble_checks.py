@@ -10,7 +10,7 @@ import theory
 from numerics import Problem
 from verify import Outcome, check
 from verify.evidence import Sample, ScalingData
-from verify.stats import binomial_interval, fit_power_law
+from verify.scaling import binomial_interval, fit_power_law
 
 
 def _key_sample(count: int, p: int, seed: int = 0) -> Sample:

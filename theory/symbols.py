@@ -551,3 +551,46 @@ def lookup(name: str) -> Term:
     except KeyError:
         known = ", ".join(sorted(VOCABULARY))
         raise KeyError(f"{name!r} is not in the vocabulary; known names: {known}") from None
+
+
+# =====================================================================================
+# Closed forms (theory/closed_forms.py, THEORY.md section 6): the free variables of the
+# algebraic identities CF-2 and CF-12, and the per-group quantities of CF-7.
+# =====================================================================================
+a_j = sp.Symbol("a_j", real=True)
+w_1 = sp.Symbol("w_1", real=True)
+w_2 = sp.Symbol("w_2", real=True)
+v_1 = sp.Symbol("v_1", real=True)
+v_2 = sp.Symbol("v_2", real=True)
+GroupY = sp.Symbol("GroupY", positive=True)
+GroupNormSq = sp.Function("GroupNormSq")
+GroupCos = sp.Function("GroupCos")
+GroupLoss = sp.Function("GroupLoss")
+GroupPL = sp.Function("GroupPL")
+
+_CLOSED_FORM_TERMS = (
+    Term("a_j", a_j, "variable", "output weight of one neuron (free variable of CF-2)"),
+    Term("w_1", w_1, "variable",
+         "first component of one neuron's input weights w_j (free variable of CF-2, CF-12)"),
+    Term("w_2", w_2, "variable", "second component of w_j (as w_1)"),
+    Term("v_1", v_1, "variable",
+         "first component of a vector paired with w_j: CF-2's back-propagated v_j "
+         "(dL/dw_j = a_j v_j), CF-12's velocity dw_j/dt"),
+    Term("v_2", v_2, "variable", "second component of that vector (as v_1)"),
+    Term("GroupY", GroupY, "instance",
+         "||y_G||, the label norm of the group of a group-initialised neuron (CF-7)"),
+    Term("GroupNormSq", GroupNormSq, "trajectory",
+         "||w_j(t)||^2 of the neuron of a group (group initialisation, CF-7)"),
+    Term("GroupCos", GroupCos, "trajectory",
+         "cos(w_j(t), s y_G) of the neuron of a group, s the group's label sign (CF-7)"),
+    Term("GroupLoss", GroupLoss, "trajectory",
+         "the loss on one group, 1/(2n) sum_{i in G} (y_i - h(x_i))^2 (CF-7)"),
+    Term("GroupPL", GroupPL, "trajectory",
+         "-d ln L_G/dt, the local PL rate of one group's loss (CF-7)"),
+)
+VOCABULARY.update({term.name: term for term in _CLOSED_FORM_TERMS})
+latex_names.update({
+    "a_j": "a_j", "w_1": "w_1", "w_2": "w_2", "v_1": "v_1", "v_2": "v_2",
+    "GroupY": r"\|y_G\|", "GroupNormSq": r"\|w_G(t)\|^2",
+    "GroupCos": r"\cos(w_G(t), s\,y_G)", "GroupLoss": "L_G(t)", "GroupPL": r"\mu_G(t)",
+})

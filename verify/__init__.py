@@ -1,6 +1,7 @@
 """Verdicts: claims from `theory` checked on trajectories from `numerics`."""
 
 from verify.check import CheckError, check
+from verify.conjecture import ConjectureResult, conjecture
 from verify.verdict import Outcome, Verdict, Where
 
-__all__ = ["CheckError", "Outcome", "Verdict", "Where", "check"]
+__all__ = ["CheckError", "ConjectureResult", "Outcome", "Verdict", "Where", "check", "conjecture"]

@@ -33,7 +33,7 @@ from verify.measures import (
     instance_values,
     measure,
 )
-from verify.stats import FitError, binomial_interval, fit_power_law
+from verify.scaling import FitError, binomial_interval, fit_power_law
 from verify.verdict import Outcome, Verdict, Where, combine
 
 # A scaling verdict needs an exponent interval narrower than this half-width: the
@@ -90,6 +90,16 @@ def evaluate(claim: Claim, tr: Trajectory, expr: sp.Basic) -> tuple[np.ndarray, 
     except _Missing as exc:
         raise CheckError(f"the instance does not define {exc}") from None
     return values.fine, values.error
+
+
+def relation_margins(claim: Claim, tr: Trajectory) -> list[tuple[sp.Basic, np.ndarray, np.ndarray]]:
+    """(relation, margin, error) over the saved times for each relation of the statement,
+    exactly as the window checks compute them (margin >= 0: the relation holds)."""
+    ctx = _Context(claim, tr)
+    try:
+        return [(rel, *_margin(rel, ctx)[:2]) for rel in claim.relations()]
+    except _Missing as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
 
 
 # -- evaluation of expressions on a run ----------------------------------------------------
@@ -173,6 +183,9 @@ class _Context:
                 args_fine[name] = args_comp[name] = self.tr.t
             elif name in self.inst:
                 args_fine[name] = args_comp[name] = self.inst[name]
+                # an instance quantity computed with a known error (e.g. by an optimisation)
+                if getattr(self.inst[name], "error", 0.0):
+                    roundoffs[name] = np.full(T, float(self.inst[name].error))
             else:
                 raise _Missing(name)
         symbols = sorted(flat.free_symbols, key=lambda s: s.name)
@@ -270,7 +283,7 @@ def _check_one(claim: Claim, tr: Trajectory) -> Verdict:
         return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr),
                         reason=f"simulation not trustworthy: {tr.status.name} {tr.message}")
     try:
-        if claim.kind in (Kind.POINTWISE, Kind.CONSERVED):
+        if claim.kind in (Kind.POINTWISE, Kind.CONSERVED, Kind.TRAPPING, Kind.IDENTITY):
             return _check_over_window(claim, ctx)
         if claim.kind is Kind.EVENT_TIME:
             return _check_event_time(claim, ctx)
@@ -453,11 +466,15 @@ def _check_probability(claim: Claim, sample: Sample) -> Verdict:
     statement = claim.substituted(claim.statement)
     names = {s.name for s in statement.free_symbols}
     estimates, intervals, fixed = {}, {}, {}
+    # simultaneous intervals (Bonferroni): with k probabilities each interval has level
+    # 1 - (1 - CONFIDENCE)/k, so a true claim is rejected with probability <= 1 - CONFIDENCE
+    k = max(1, sum(name in ENSEMBLE_QUANTITIES for name in names))
+    level = 1 - (1 - CONFIDENCE) / k
     for name in sorted(names):
         if name in ENSEMBLE_QUANTITIES:
             hits = sum(bool(ENSEMBLE_QUANTITIES[name](pr)) for pr in sample.problems)
             estimates[name] = hits / len(sample.problems)
-            intervals[name] = binomial_interval(hits, len(sample.problems), CONFIDENCE)
+            intervals[name] = binomial_interval(hits, len(sample.problems), level)
         else:
             values = {instance_values(pr)[name] for pr in sample.problems}
             if len(values) != 1:
@@ -493,7 +510,7 @@ def _check_probability(claim: Claim, sample: Sample) -> Verdict:
     estimate_text = ", ".join(f"{k} = {v:.4g} [{intervals[k][0]:.3g}, {intervals[k][1]:.3g}]"
                               for k, v in estimates.items())
     return Verdict(claim.id, outcome, margin=point, tolerance=point - worst, where=where,
-                   reason=f"{100 * CONFIDENCE:.0f}% intervals: {estimate_text}",
+                   reason=f"{100 * CONFIDENCE:.0f}% simultaneous intervals: {estimate_text}",
                    method="Monte Carlo")
 
 
@@ -512,11 +529,28 @@ def _claimed_exponent(expr: sp.Basic, variable: str, at: float, fixed: dict) -> 
     return float(value)
 
 
-def _check_scaling(claim: Claim, data: ScalingData) -> Verdict:
-    """Fit the exponent with its interval and compare it with the claimed one.
+def _law_values(expr: sp.Basic, variable: str, xs: np.ndarray, fixed: dict) -> np.ndarray:
+    """The claimed law (fitted constants set to 1) at each x."""
+    x = next(s for s in expr.free_symbols if s.name == variable)
+    subs = {s: fixed[s.name] for s in expr.free_symbols if s.name in fixed}
+    law = expr.xreplace(subs)
+    if law.free_symbols - {x}:
+        raise CheckError(f"the law depends on {sorted(str(s) for s in law.free_symbols - {x})}: "
+                         "pass them in ScalingData.fixed")
+    fn = sp.lambdify([x], law, modules="numpy")
+    return np.asarray(fn(xs), dtype=float) * np.ones_like(xs)
 
-    Eq: the claimed exponent must lie in the interval. Le (at most of that order):
-    VIOLATED when the whole interval lies above it. Ge: when it lies below.
+
+def _check_scaling(claim: Claim, data: ScalingData) -> Verdict:
+    """Fit the measured quantity against the claimed law's shape, with an interval.
+
+    With f(x) the claimed law (its fitted constant set to 1), the fit is
+    log y = c + beta log f(x): the claim says beta = 1. For a power law f = x^a
+    this is the exponent fit (alpha = beta a); for laws with log factors it tests
+    the whole shape over the measured range rather than a local exponent. Results
+    are reported in exponent units (beta times the law's mean local exponent a).
+    Eq: 1 must lie in beta's interval. Le (at most of that order): VIOLATED when
+    the data grow faster than f over the whole interval. Ge: slower.
     """
     if claim.kind is not Kind.SCALING:
         raise CheckError(f"{claim.id}: ScalingData is evidence for SCALING claims only")
@@ -524,31 +558,41 @@ def _check_scaling(claim: Claim, data: ScalingData) -> Verdict:
     if isinstance(rel, sp.And):
         rel = next(r for r in rel.args if data.quantity in {s.name for s in r.lhs.free_symbols})
     rhs = claim.substituted(rel.rhs)
-    fitted = {sp.Symbol(k): 1 for k, v in claim.parameters.items() if v is None}
-    rhs = rhs.xreplace({s: 1 for s in rhs.free_symbols if s.name in {f.name for f in fitted}})
+    fitted = {k for k, v in claim.parameters.items() if v is None}
+    rhs = rhs.xreplace({s: 1 for s in rhs.free_symbols if s.name in fitted})
     where = Where(instance=data.description or f"{len(set(data.x))} values of {data.variable}",
                   part=f"{data.quantity} vs {data.variable}")
+    xs = np.asarray(data.x, dtype=float)
+    x_mid = float(np.exp(np.mean(np.log(np.unique(xs)))))
+    alpha0 = _claimed_exponent(rhs, data.variable, x_mid, data.fixed)
+    law = _law_values(rhs, data.variable, xs, data.fixed)
+    if not np.all(np.isfinite(law) & (law > 0)) or np.ptp(np.log(law)) == 0:
+        raise CheckError(f"{claim.id}: the claimed law must be positive and vary over the data")
     try:
-        fit = fit_power_law(data.x, data.y, level=CONFIDENCE)
+        shape = fit_power_law(law, data.y, level=CONFIDENCE)
     except FitError as exc:
         return Verdict(claim.id, Outcome.INCONCLUSIVE, where=where, reason=f"no fit: {exc}")
-    x_mid = float(np.exp(np.mean(np.log(np.unique(data.x)))))
-    alpha0 = _claimed_exponent(rhs, data.variable, x_mid, data.fixed)
+    lo, hi = sorted((shape.lo * alpha0, shape.hi * alpha0))
+    alpha = shape.exponent * alpha0
+    half_width = 0.5 * (hi - lo)
     if isinstance(rel, sp.Equality):
-        margin = min(alpha0 - fit.lo, fit.hi - alpha0)
-        violated = not fit.contains(alpha0)
+        margin = min(alpha0 - lo, hi - alpha0)
+        violated = not lo <= alpha0 <= hi
     elif isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
-        margin = alpha0 - fit.lo
-        violated = fit.lo > alpha0
+        margin = alpha0 - lo  # y <~ f  <=>  alpha <= alpha0, whatever the sign of alpha0
+        violated = margin < 0
     else:
-        margin = fit.hi - alpha0
-        violated = fit.hi < alpha0
-    if fit.half_width > SCALING_MAX_HALF_WIDTH:
+        margin = hi - alpha0
+        violated = margin < 0
+    fit_text = (f"alpha = {alpha:.3f}, {100 * CONFIDENCE:.0f}% CI [{lo:.3f}, {hi:.3f}] "
+                f"(beta = {shape.exponent:.3f} against the law's shape, {shape.method}, "
+                f"{shape.points} values of {data.variable})")
+    if half_width > SCALING_MAX_HALF_WIDTH:
         outcome = Outcome.INCONCLUSIVE
-        reason = f"interval too wide to decide (half-width {fit.half_width:.2f}): {fit}"
+        reason = f"interval too wide to decide (half-width {half_width:.2f}): {fit_text}"
     else:
         outcome = Outcome.VIOLATED if violated else Outcome.HOLDS
-        reason = f"claimed exponent {alpha0:.3g}; fitted {fit}"
-    return Verdict(claim.id, outcome, margin=float(margin), tolerance=fit.half_width,
-                   where=where, reason=reason, observed=fit.exponent, predicted=alpha0,
+        reason = f"claimed exponent {alpha0:.3g}; fitted {fit_text}"
+    return Verdict(claim.id, outcome, margin=float(margin), tolerance=half_width,
+                   where=where, reason=reason, observed=alpha, predicted=alpha0,
                    method="power-law fit")

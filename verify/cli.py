@@ -73,7 +73,7 @@ def _report_command(args) -> int:
 
 # Further subcommands live in their own modules, each with ``register(subparsers)``
 # that adds its parser and sets ``run`` (a function of the parsed args -> exit code).
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("verify.conjecture_cli",)
 
 
 def build_parser() -> argparse.ArgumentParser:

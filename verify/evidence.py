@@ -7,7 +7,7 @@ times (its spacing is part of their error).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -36,10 +36,59 @@ def _cached(problem: Problem, horizon: float, points: int, rtol: float) -> Traje
     return simulate(problem, ExactFlow(rtol=rtol), t_eval=t_eval)
 
 
+@lru_cache(maxsize=64)
+def _cached_with(problem: Problem, horizon: float, points: int, rtol: float,
+                 extra: tuple) -> Trajectory:
+    grid = np.linspace(0.0, horizon, points)
+    t_eval = np.union1d(grid, [t for t in extra if 0.0 <= t <= horizon])
+    return simulate(problem, ExactFlow(rtol=rtol), t_eval=t_eval)
+
+
 def s002_trajectory(problem: Problem, points: int = DEFAULT_SAVED_TIMES,
-                    rtol: float = 1e-10) -> Trajectory:
-    """The exact flow of an S002 instance up to `s002_horizon` (memoised by content)."""
-    return _cached(problem, float(s002_horizon(problem)), points, rtol)
+                    rtol: float = 1e-10, extra_times=()) -> Trajectory:
+    """The exact flow of an S002 instance up to `s002_horizon` (memoised by content).
+
+    ``extra_times`` are saved as well (exactly those floats), for claims stated at one
+    instant such as S002-L2 at t_1 (see `claim_time`).
+    """
+    horizon = float(s002_horizon(problem))
+    if len(extra_times):
+        extra = tuple(sorted({float(t) for t in extra_times}))
+        return _cached_with(problem, horizon, points, rtol, extra)
+    return _cached(problem, horizon, points, rtol)
+
+
+def claim_time(claim, problem: Problem, expr) -> float:
+    """A time a claim defines (a window end such as S002-L2's t_1), evaluated on ``problem``
+    exactly as `verify.check` evaluates it, so that it can be passed as a saved time."""
+    from theory.bridge import flatten
+
+    expr = claim.substituted(expr)
+    flat, _ = flatten(expr)
+    inst = instance_values(problem)
+    return float(flat.xreplace({s: inst[s.name] for s in flat.free_symbols}))
+
+
+def until(tr: Trajectory, t_end: float) -> Trajectory:
+    """The run (and its companion) restricted to the saved times <= ``t_end``.
+
+    For claims whose window runs to infinity but whose quantities lose their meaning below
+    float64's resolution (a PL ratio once L/L(0) is under ~1e-12, THEORY N-5): the check
+    then covers [start, t_end] and says nothing about later times.
+    """
+    keep = tr.t <= t_end
+    k = int(np.count_nonzero(keep))
+
+    def cut(run: Trajectory | None) -> Trajectory | None:
+        if run is None:
+            return None
+        return replace(
+            run, t=run.t[:k], W=run.W[:k], a=run.a[:k], companion=cut(run.companion),
+            events=tuple(e for e in run.events if e.t <= t_end),
+            log_norms=None if run.log_norms is None else run.log_norms[:k],
+            high_precision=None if run.high_precision is None else run.high_precision[:k])
+
+    return cut(tr)
 
 
 # -- evidence for ensemble claims --------------------------------------------------------------

@@ -67,8 +67,10 @@ def _capacity(problem: Problem, sign: float) -> float:
 
 
 def _off_diagonal_gram(problem: Problem) -> float:
-    Xn = problem.X / np.linalg.norm(problem.X, axis=1, keepdims=True)
-    G = np.abs(Xn @ Xn.T)
+    # raw dot products first, then the norms: exactly orthogonal data (an exact zero in
+    # X X^T, as the two-point example's) stay exactly 0 instead of a rounding residue
+    norms = np.linalg.norm(problem.X, axis=1)
+    G = np.abs(problem.X @ problem.X.T) / np.outer(norms, norms)
     np.fill_diagonal(G, 0.0)
     return float(G.max()) if problem.n > 1 else 0.0
 
@@ -188,10 +190,11 @@ def relative_floor(tr: Trajectory, degree: float) -> np.ndarray:
 
     The state error used is the running maximum of ``Trajectory.state_error`` up to
     each time (an envelope: the difference to the companion run fluctuates and can
-    cancel at single times, while the error itself accumulates), times ERROR_SAFETY.
+    cancel at single times, while the error itself accumulates), times ERROR_SAFETY,
+    plus the method's nominal accuracy (`Trajectory.nominal_error`).
     """
     envelope = np.maximum.accumulate(tr.state_error) if len(tr.t) else tr.state_error
-    return ROUNDOFF_ULPS * FLOAT_EPS + degree * ERROR_SAFETY * envelope
+    return ROUNDOFF_ULPS * FLOAT_EPS + degree * (ERROR_SAFETY * envelope + tr.nominal_error)
 
 
 def output_error(tr: Trajectory) -> np.ndarray:
@@ -317,7 +320,8 @@ def _merge_paper_quantities() -> None:
             table.update(extra)
 
 
-PAPER_MODULES: tuple[str, ...] = ()
+PAPER_MODULES: tuple[str, ...] = ("verify.measures_s000", "verify.measures_s001",
+                                  "verify.measures_s002")
 _merge_paper_quantities()
 
 

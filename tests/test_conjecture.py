@@ -1,0 +1,211 @@
+"""Conjectures: safe parsing, search, shrinking, replay, scaling fits, the command line."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from theory import symbols as S
+from verify import ConjectureResult, conjecture, families
+from verify.cli import main
+from verify.conjecture import MethodSpec, _Checker, _shrink, statement_of
+from verify.expressions import ExpressionError, parse_conjecture, parse_scaling
+from verify.scaling import fit_power_law
+
+# short horizons: lam = 1e-6 instead of down to 1e-20
+FAST = {"lam": "1e-6"}
+TRUE = "ParamDrift(t) <= sqrt(kappa*t*L(0))"  # energy identity + Cauchy-Schwarz
+FALSE = "StableRank(t) <= 2"  # false at initialisation once d >= 3
+
+
+# -- the parser ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, message", [
+    ("L(t).real <= 1", "attribute access"),
+    ("L(t) <= n.__class__", "attribute access"),
+    ("__import__('os').system('true') <= 1", "attribute access"),
+    ("__import__('os') <= 1", "calling '__import__' is not allowed"),
+    ("eval('1') <= 1", "calling 'eval' is not allowed"),
+    ("foo(t) <= 1", "calling 'foo' is not allowed"),
+    ("L(t) <= bogus", "'bogus' is not in the vocabulary"),
+    ("L(t) <= Lplus", "not in the vocabulary"),
+    ("(lambda: 1)() <= 2", "calling an expression"),
+    ("lambda x: x", "lambda is not allowed"),
+    ("L(t) <= (lambda: 1)", "lambda is not allowed"),
+    ("L(t) <= sum([x for x in [1]])", "calling 'sum'"),
+    ("L(t) <= [x for x in (1, 2)][0]", "subscripts"),
+    ("L(t) <= min([x for x in (1, 2)])", "comprehensions"),
+    ("L[0] <= 1", "subscripts"),
+    ("L(t) <= 'a'", "strings are not allowed"),
+    ("L(t) <= 1 if n else 2", "conditional"),
+    ("L <= 1", "write L(t)"),
+    ("n(t) <= 1", "not a function of time"),
+    ("L(t) ^ 2 <= 1", "'^' is not a power"),
+    ("L(t) <= 10**10**10", "not a finite real number"),
+    ("L(t) + 1", "must be a comparison"),
+    ("L(t) <= 1 or L(t) >= 2", "'or' is not allowed"),
+    ("exp(x=1) <= 2", "keyword arguments"),
+    ("PL(oo) <= 1", "only meaningful in a --scaling"),
+    ("L(t) <=", "cannot read"),
+])
+def test_parser_rejects_with_a_clear_message(text, message):
+    with pytest.raises(ExpressionError, match=re.escape(message)):
+        parse_conjecture(text)
+
+
+def test_unmeasurable_vocabulary_name_is_named_as_such():
+    with pytest.raises(ExpressionError, match="cannot measure it"):
+        parse_conjecture("L(t) <= eps")
+
+
+def test_parser_accepts_the_examples():
+    rel = parse_conjecture("L(t) <= L(0)*exp(-t/n)").relation
+    assert rel == sp.Le(S.L(S.t), S.L(0) * sp.exp(-S.t / S.n))
+    chain = parse_conjecture("2*Cx_minus**2*Emin(t)/n <= PL(t) <= 4*Cx_plus**2*Emax(t)/n")
+    assert isinstance(chain.relation, sp.And) and len(chain.relation.args) == 2
+    event = parse_conjecture("first(L(t) <= 1e-8*L(0)) <= 3*log(1/lam)/Dminus")
+    assert event.is_event_time and event.relation.lhs == S.t_conv
+    assert parse_conjecture("max(R(t), abs(Balance(t))) < sqrt(2*L(0)*n) + pi") is not None
+    assert parse_scaling("PL(oo) ~ n**alpha").exponent is None
+    assert parse_scaling("PL(oo) ~ K/sqrt(n)").exponent == pytest.approx(-0.5)
+    assert parse_scaling("PL(oo)*n ~ n**(-1/2)").exponent == pytest.approx(-0.5)
+    with pytest.raises(ExpressionError, match="not a power law"):
+        parse_scaling("PL(oo) ~ log(n)")
+    with pytest.raises(ExpressionError, match="one '~'"):
+        parse_scaling("PL(oo) <= n")
+
+
+# -- search and shrink ------------------------------------------------------------------------
+def test_true_conjecture_finds_no_counterexample():
+    result = conjecture(TRUE, "orthogonal", params=FAST, budget=4, seed=1)
+    assert isinstance(result, ConjectureResult) and not result.found and result.exit_code == 0
+    assert len(result.tried) >= 2 and all(i.outcome.value == "HOLDS" for i in result.tried)
+    worst = result.worst
+    assert 0 < worst.relative_margin < 1 and worst.error < worst.margin
+    assert "NO COUNTEREXAMPLE" in result.report() and "worst margin" in result.report()
+
+
+def test_false_conjecture_is_found_and_shrunk_to_the_smallest_sizes(tmp_path):
+    result = conjecture(FALSE, "orthogonal", params=FAST, budget=5, seed=0,
+                        plot=tmp_path / "c.png")
+    assert result.found and result.exit_code == 1
+    c = result.counterexample
+    fam = families.get("orthogonal")
+    assert c.params["n"] == fam.params["n"].lo and c.params["p"] == fam.params["p"].lo
+    assert c.lhs > c.rhs and -c.margin > c.error
+    assert (tmp_path / "c.png").stat().st_size > 5_000
+    assert "--budget 1" in result.replay_command
+
+
+def test_shrinker_lowers_every_size_from_a_large_start():
+    fam = families.get("orthogonal").fixed(lam=1e-6)
+    checker = _Checker(statement_of(FALSE), fam, "for_all_t", None, MethodSpec(), 201)
+    start = checker({"n": 5, "p": 50, "d": 7, "lam": 1e-6, "seed": 3})
+    assert start.outcome.value == "VIOLATED"
+    shrunk, trials = _shrink(checker, start, budget=40)
+    assert shrunk.params["n"] == 2 and shrunk.params["p"] == 30
+    assert 3 <= shrunk.params["d"] < 7 and shrunk.outcome.value == "VIOLATED" and trials <= 40
+
+
+def test_violation_inside_the_numerical_error_is_not_a_counterexample():
+    # at lam = 1e-20 the loss cannot move in float64 during the plateau: L(t) = L(0) there
+    result = conjecture("L(t) <= L(0)", "orthogonal", params={"lam": 1e-20, "n": 2, "p": 30},
+                        budget=2)
+    assert not result.found
+    assert any(i.outcome.value == "INCONCLUSIVE" for i in result.tried)
+
+
+def test_replay_command_reproduces_the_numbers(capsys):
+    result = conjecture(FALSE, "orthogonal", params=FAST, budget=5, seed=0)
+    argv = shlex.split(result.replay_command)[1:] + ["--no-plot"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    c = result.counterexample
+    assert f"lhs = {c.lhs:.6g}, rhs = {c.rhs:.6g}" in out and c.problem_hash in out
+
+
+def test_callable_conjecture_uses_the_same_check():
+    result = conjecture(lambda tr: (tr.stable_rank, 2.0), "orthogonal", params=FAST, budget=3)
+    assert result.found and result.counterexample.params["n"] == 2
+
+
+# -- scaling ------------------------------------------------------------------------------
+def test_power_law_fit_recovers_a_known_exponent():
+    rng = np.random.default_rng(7)
+    n = np.repeat([50, 100, 200, 400, 800], 6)
+    values = 2.5 * n**-0.7 * np.exp(0.05 * rng.standard_normal(n.size))
+    fit = fit_power_law(n, values)
+    assert fit.contains(-0.7) and fit.half_width < 0.05 and fit.t_lo <= -0.7 <= fit.t_hi
+    exact = fit_power_law([10, 20, 40], 3.0 * np.array([10, 20, 40]) ** -0.5)
+    assert exact.exponent == pytest.approx(-0.5, abs=1e-12)
+
+
+def test_scaling_command_fits_and_gives_an_exit_code(capsys, tmp_path):
+    code = main(["conjecture", "--scaling", "PL(oo) ~ n**alpha", "--family", "group",
+                 "--n", "4,8,16", "--reps", "2", "--param", "groups=2",
+                 "--plot", str(tmp_path / "s.png")])
+    out = capsys.readouterr().out
+    assert code == 0 and "fit: alpha =" in out and "FITTED" in out
+    alpha = float(re.search(r"alpha = (-?[\d.]+)", out).group(1))
+    # CF-7: with a fixed number of groups the limit rate is (2/n) min_g ||y_g|| ~ n^(-1/2)
+    assert -0.8 < alpha < -0.2
+    code = main(["conjecture", "--scaling", "PL(oo) ~ n**2", "--family", "group",
+                 "--n", "4,8,16", "--reps", "2", "--param", "groups=2", "--no-plot"])
+    assert code == 1 and "REJECTED" in capsys.readouterr().out
+
+
+# -- command line -------------------------------------------------------------------------------
+def test_cli_exit_codes(capsys):
+    assert main(["conjecture", TRUE, "--family", "orthogonal", "--param", "lam=1e-6",
+                 "--budget", "2", "--no-plot"]) == 0
+    assert main(["conjecture", FALSE, "--family", "orthogonal", "--param", "lam=1e-6",
+                 "--budget", "3", "--no-plot"]) == 1
+    capsys.readouterr()
+    bad = [
+        (["conjecture", "L(t) <= foo", "--family", "orthogonal"], "foo"),
+        (["conjecture", "L(t) <= 1", "--family", "nope"], "--family"),
+        (["conjecture", "L(t) <= 1", "--family", "orthogonal", "--param", "q=1"], "q"),
+        (["conjecture", "L(t) <= 1", "--family", "orthogonal", "--param", "n=abc"], "n"),
+        (["conjecture", "L(t) <= 1", "--family", "orthogonal", "--param", "lam=-1"], "lam"),
+        (["conjecture", "L(t) <= 1", "--family", "orthogonal", "--budget", "0"], "--budget"),
+        (["conjecture", "--family", "orthogonal"], "statement"),
+        (["conjecture", "--scaling", "PL(oo) ~ log(n)", "--family", "group"], "power law"),
+    ]
+    for argv, name in bad:
+        assert main(argv) == 2, argv
+        assert name in capsys.readouterr().err
+
+
+def test_families_lists_the_six_names(capsys):
+    assert main(["families"]) == 0
+    out = capsys.readouterr().out
+    for name in ("two-point", "orthogonal", "orthogonal-asym", "sphere", "separable", "group"):
+        assert re.search(rf"^{re.escape(name)}[ ,]", out, flags=re.M), name
+    assert "default" in out and "horizon" in out
+
+
+def test_family_parameters_are_typed_and_validated():
+    fam = families.get("orthonormal")  # alias
+    assert fam is families.ORTHOGONAL
+    fixed = fam.fixed(d="3", lam="1e-8")
+    assert fixed.params["n"].hi == 3 and fixed.params["lam"].lo == 1e-8
+    rng = np.random.default_rng(0)
+    problem = fixed.sample(rng)
+    assert problem.d == 3 and problem.init_scale == 1e-8 and problem.n <= 3
+    assert problem.meta["family_params"]["d"] == 3
+    with pytest.raises(ValueError, match="horizon"):
+        fam.fixed(horizon="-1")
+    assert fam.fixed(horizon="12").horizon(problem) == 12.0
+
+
+def test_gd_method_runs_or_says_why():
+    try:
+        result = conjecture(TRUE, "two-point", params={"lam": 1e-2}, budget=1, method="gd",
+                            lr=0.05)
+    except ValueError as exc:
+        assert "gradient descent" in str(exc)
+        return
+    assert result.tried and result.tried[0].verdict.method == "gradient_descent"

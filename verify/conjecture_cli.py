@@ -1,0 +1,153 @@
+"""`gfverify conjecture ...` and `gfverify families`: the command-line side of conjectures.
+
+Exit codes: 0 no counterexample (or a scaling exponent inside its interval),
+1 a counterexample (or an exponent outside), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from verify.cli import EXIT_OK, UsageError
+
+_EPILOG = """\
+vocabulary: t, n, d, p, lam, mu, Dplus, Dminus, kappa, ... (instance numbers) and
+L(t), PL(t), R(t), NormW(t), Balance(t), Emin(t), Emax(t), StableRank(t), ...
+(quantities of time; L(0) is the initial value). Functions: exp, log, sqrt, min,
+max, abs; first(EVENT) is the first time EVENT holds. Examples:
+  gfverify conjecture "L(t) <= L(0)*exp(-t/n)" --family orthogonal
+  gfverify conjecture "first(L(t) <= 1e-8*L(0)) <= 3*log(1/lam)/Dminus" --family two-point
+  gfverify conjecture --scaling "PL(oo) ~ n**(-1/2)" --family orthogonal-asym --n 8,16,32
+"""
+
+
+def register(subparsers) -> None:
+    con = subparsers.add_parser(
+        "conjecture", help="search a family for a counterexample to a statement",
+        description="Search a family of instances for a counterexample to an inequality in "
+        "the vocabulary, shrink it, and print it with a replay command and a plot.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    con.add_argument("expr", nargs="?", default=None,
+                     help='the statement, e.g. "L(t) <= L(0)*exp(-t/n)"')
+    con.add_argument("--scaling", default=None, metavar="LAW",
+                     help='a scaling statement instead, e.g. "PL(oo) ~ n**alpha"')
+    con.add_argument("--family", required=True, help="family name (see `gfverify families`)")
+    con.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                     help="fix a family parameter (repeatable); horizon=T sets the horizon")
+    when = con.add_mutually_exclusive_group()
+    when.add_argument("--for-all-t", dest="mode", action="store_const", const="for_all_t",
+                      help="at every saved time of the horizon (default)")
+    when.add_argument("--at-t", type=float, default=None, metavar="T", help="at time T")
+    when.add_argument("--as-t-to-inf", dest="mode", action="store_const", const="as_t_to_inf",
+                      help="at the end of the horizon")
+    con.add_argument("--budget", type=int, default=None,
+                     help="instances to draw (default 20)")
+    con.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    con.add_argument("--method", default="flow", choices=("flow", "gd"),
+                     help="exact gradient flow (default) or gradient descent")
+    con.add_argument("--lr", type=float, default=None, help="gradient-descent step (gd only)")
+    con.add_argument("--t-max", type=float, default=None, help="simulation horizon")
+    con.add_argument("--points", type=int, default=None, help="saved times per run")
+    con.add_argument("--shrink-budget", type=int, default=None,
+                     help="simulations allowed for shrinking (default 40)")
+    con.add_argument("--plot", default=None,
+                     help="PNG path (default conjecture.png or scaling.png)")
+    con.add_argument("--no-plot", action="store_true", help="do not write a PNG")
+    con.add_argument("--n", default=None, metavar="N1,N2,...",
+                     help="sizes for --scaling (default 8,16,32)")
+    con.add_argument("--reps", type=int, default=None,
+                     help="repetitions (seeds) per size for --scaling (default 3)")
+    con.add_argument("--jobs", type=int, default=1, help="processes for --scaling")
+    con.set_defaults(run=_conjecture_command, mode=None)
+
+    fam = subparsers.add_parser("families", help="list the instance families and parameters")
+    fam.set_defaults(run=_families_command)
+
+
+def _params(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise UsageError(f"--param: expected KEY=VALUE, got {item!r}")
+        if key in out:
+            raise UsageError(f"--param {key}: given twice")
+        out[key] = value
+    return out
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"--n: expected integers separated by commas, got {text!r}") from None
+    if len(sizes) < 2 or min(sizes) < 1:
+        raise UsageError(f"--n: at least two positive sizes, got {text!r}")
+    return sizes
+
+
+def _conjecture_command(args) -> int:
+    from verify.conjecture import ConjectureError, conjecture
+    from verify.families import FamilyError
+
+    if (args.expr is None) == (args.scaling is None):
+        raise UsageError("conjecture: give either a statement or --scaling LAW (not both)")
+    params = _params(args.param)
+    try:
+        if args.scaling is not None:
+            return _scaling(args, params)
+        for opt in ("n", "reps"):
+            if getattr(args, opt) is not None:
+                raise UsageError(f"--{opt}: only used with --scaling")
+        mode = "at_t" if args.at_t is not None else (args.mode or "for_all_t")
+        kwargs = {}
+        if args.points is not None:
+            kwargs["points"] = args.points
+        if args.shrink_budget is not None:
+            kwargs["shrink_budget"] = args.shrink_budget
+        result = conjecture(
+            args.expr, args.family, params=params, mode=mode, at_t=args.at_t,
+            budget=20 if args.budget is None else args.budget, seed=args.seed,
+            method=args.method, lr=args.lr, t_max=args.t_max,
+            plot=None if args.no_plot else (args.plot or "conjecture.png"), **kwargs)
+    except (ConjectureError, FamilyError) as exc:
+        raise UsageError(str(exc)) from None
+    print(result.report())
+    return result.exit_code
+
+
+def _scaling(args, params) -> int:
+    from verify.scaling_conjecture import scaling_conjecture
+
+    if args.mode is not None or args.at_t is not None:
+        raise UsageError("--for-all-t/--at-t/--as-t-to-inf: a scaling statement is taken at "
+                         "t = oo (the asymptotic window)")
+    if args.budget is not None:
+        raise UsageError("--budget: not used with --scaling (use --n and --reps)")
+    kwargs = {}
+    if args.n is not None:
+        kwargs["ns"] = _sizes(args.n)
+    if args.reps is not None:
+        kwargs["reps"] = args.reps
+    if args.points is not None:
+        kwargs["points"] = args.points
+    if args.jobs < 1:
+        raise UsageError(f"--jobs: at least 1, got {args.jobs}")
+    result = scaling_conjecture(
+        args.scaling, args.family, params=params, seed=args.seed, method=args.method,
+        lr=args.lr, t_max=args.t_max, jobs=args.jobs,
+        plot=None if args.no_plot else (args.plot or "scaling.png"), **kwargs)
+    print(result.report())
+    return result.exit_code
+
+
+def _families_command(args) -> int:
+    from verify.families import FAMILIES
+
+    for fam in FAMILIES.values():
+        print(fam.listing())
+        print()
+    print("Fix a parameter with --param KEY=VALUE; --param horizon=T (or --t-max T) sets the "
+          "simulation horizon.")
+    return EXIT_OK

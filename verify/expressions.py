@@ -1,0 +1,419 @@
+"""Conjectures as text, read safely into sympy.
+
+The text is parsed by Python's ``ast`` (``mode="eval"``) and the tree is walked
+with a whitelist; each allowed node is turned into a sympy object by hand.
+Nothing the user typed is evaluated: no ``eval``, no ``sympify`` of the text.
+
+Allowed:
+
+- numbers (int, float), ``pi``, and ``oo`` (only as the argument of a quantity,
+  ``PL(oo)``, in scaling statements);
+- names of the vocabulary (`theory.symbols`) that gfverify can measure: instance
+  quantities (``n``, ``lam``, ``Dminus``, ...), ``t``, and trajectory quantities
+  applied to ``t`` or to a time (``L(t)``, ``L(0)``);
+- ``+ - * / **``, unary minus, parentheses;
+- comparisons ``<= < >= > ==`` (a chain ``a <= b <= c`` is a conjunction), and
+  ``and`` between comparisons;
+- the functions ``exp, log, sqrt, min, max, abs``;
+- ``first(EVENT)``: the first time an event (a comparison) holds, as in
+  ``first(L(t) <= 1e-8*L(0)) <= 3*log(1/lam)/Dminus``.
+
+Everything else (attributes, subscripts, strings, lambdas, comprehensions, other
+calls, keyword arguments, ...) is an `ExpressionError` naming the construct.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+from dataclasses import dataclass
+
+import sympy as sp
+
+from theory import symbols as S
+
+MAX_LENGTH = 2000
+MAX_DEPTH = 60
+# integer literals beyond this are read as floats (keeps sympy away from huge exact numbers)
+MAX_EXACT_INT = 10**12
+
+FUNCTIONS = {
+    "exp": (sp.exp, 1),
+    "log": (sp.log, 1),
+    "sqrt": (sp.sqrt, 1),
+    "abs": (sp.Abs, 1),
+    "min": (sp.Min, None),
+    "max": (sp.Max, None),
+}
+EVENT_FUNCTION = "first"
+CONSTANTS = {"pi": sp.pi}
+
+_COMPARE = {
+    ast.LtE: sp.Le,
+    ast.Lt: sp.Lt,
+    ast.GtE: sp.Ge,
+    ast.Gt: sp.Gt,
+    ast.Eq: sp.Eq,
+}
+_BINOP = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+}
+
+# Human names for the constructs we refuse.
+_REFUSED = {
+    ast.Attribute: "attribute access (x.y)",
+    ast.Subscript: "subscripts (x[i])",
+    ast.Lambda: "lambda",
+    ast.ListComp: "comprehensions",
+    ast.SetComp: "comprehensions",
+    ast.DictComp: "comprehensions",
+    ast.GeneratorExp: "comprehensions",
+    ast.List: "lists",
+    ast.Tuple: "tuples",
+    ast.Set: "sets",
+    ast.Dict: "dicts",
+    ast.IfExp: "conditional expressions (a if c else b)",
+    ast.NamedExpr: "assignment expressions (:=)",
+    ast.Starred: "starred arguments",
+    ast.JoinedStr: "strings",
+    ast.Await: "await",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yield",
+    ast.Slice: "slices",
+}
+
+
+class ExpressionError(ValueError):
+    """The text is not a statement in the vocabulary; the message says what is wrong."""
+
+
+def measurable_names() -> tuple[set[str], set[str]]:
+    """(instance names, trajectory names) that gfverify can give a number to."""
+    from verify.measures import INSTANCE_QUANTITIES, TRAJECTORY_QUANTITIES
+
+    return set(INSTANCE_QUANTITIES), set(TRAJECTORY_QUANTITIES)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed statement: ``relation`` (sympy), or an event-time bound.
+
+    For ``first(EVENT) <= BOUND``: ``event`` is the event (a relation or And) and
+    ``relation`` reads ``t_conv <= BOUND`` with ``t_conv`` the event's time.
+    """
+
+    text: str
+    relation: sp.Basic
+    event: sp.Basic | None = None
+
+    @property
+    def is_event_time(self) -> bool:
+        return self.event is not None
+
+
+class _Reader:
+    def __init__(self, text: str, allow_infinity: bool):
+        self.text = text
+        self.allow_infinity = allow_infinity
+        self.instance, self.trajectory = measurable_names()
+        self.event: sp.Basic | None = None
+        self.extra: dict[str, sp.Symbol] = {}
+
+    # -- entry points ----------------------------------------------------------------
+    def expression(self, node: ast.AST, depth: int = 0) -> sp.Basic:
+        if depth > MAX_DEPTH:
+            raise ExpressionError("the expression is nested too deeply")
+        if isinstance(node, ast.Constant):
+            return self.constant(node.value)
+        if isinstance(node, ast.Name):
+            return self.name(node.id)
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.USub):
+                return -self.expression(node.operand, depth + 1)
+            if isinstance(node.op, ast.UAdd):
+                return self.expression(node.operand, depth + 1)
+            if isinstance(node.op, ast.Not):
+                raise ExpressionError("'not' is not allowed; state the comparison directly")
+            raise ExpressionError("'~' is only allowed once, between the sides of a --scaling "
+                                  "statement")
+        if isinstance(node, ast.BinOp):
+            return self.binop(node, depth)
+        if isinstance(node, ast.Call):
+            return self.call(node, depth)
+        if isinstance(node, (ast.Compare, ast.BoolOp)):
+            raise ExpressionError("a comparison can only be the whole statement (or a part of "
+                                  "an 'and'), not inside an expression")
+        raise ExpressionError(f"{self.refused(node)} not allowed in a conjecture")
+
+    def statement(self, node: ast.AST) -> sp.Basic:
+        """A comparison, a chain of them, or an 'and' of comparisons."""
+        if isinstance(node, tuple(_REFUSED)):
+            raise ExpressionError(f"{self.refused(node)} not allowed in a conjecture")
+        if isinstance(node, ast.BoolOp):
+            if not isinstance(node.op, ast.And):
+                raise ExpressionError("'or' is not allowed; check each alternative separately")
+            return sp.And(*(self.statement(v) for v in node.values))
+        if not isinstance(node, ast.Compare):
+            raise ExpressionError("a conjecture must be a comparison, e.g. "
+                                  "'L(t) <= L(0)*exp(-t/n)' (use <=, <, >=, > or ==)")
+        parts = []
+        left = self.expression(node.left)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            rel = _COMPARE.get(type(op))
+            if rel is None:
+                symbol = {ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
+                          ast.NotIn: "not in"}.get(type(op), type(op).__name__)
+                raise ExpressionError(f"the comparison {symbol!r} is not allowed; "
+                                      "use <=, <, >=, > or ==")
+            right = self.expression(right_node)
+            parts.append(rel(left, right, evaluate=False))
+            left = right
+        return parts[0] if len(parts) == 1 else sp.And(*parts)
+
+    # -- pieces -----------------------------------------------------------------------
+    def refused(self, node: ast.AST) -> str:
+        for kind, what in _REFUSED.items():
+            if isinstance(node, kind):
+                return f"{what} is"
+        if isinstance(node, ast.Constant):
+            return "this constant is"
+        return f"{type(node).__name__} is"
+
+    def constant(self, value) -> sp.Basic:
+        if isinstance(value, bool) or value is None or value is Ellipsis:
+            raise ExpressionError(f"the constant {value!r} is not allowed; use numbers")
+        if isinstance(value, (str, bytes)):
+            raise ExpressionError(f"strings are not allowed (got {value!r}); write names of "
+                                  "the vocabulary without quotes")
+        if isinstance(value, complex):
+            raise ExpressionError(f"complex numbers are not allowed (got {value!r})")
+        if isinstance(value, int):
+            return sp.Integer(value) if abs(value) <= MAX_EXACT_INT else sp.Float(float(value))
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise ExpressionError(f"the number {value!r} is not finite")
+            return sp.Float(value)
+        raise ExpressionError(f"the constant {value!r} is not allowed")
+
+    def name(self, name: str) -> sp.Basic:
+        if name in self.extra:
+            return self.extra[name]
+        if name in CONSTANTS:
+            return CONSTANTS[name]
+        if name == "t":
+            return S.t
+        if name == "oo":
+            raise ExpressionError("'oo' is only allowed as the time of a quantity in a "
+                                  "--scaling statement, as in PL(oo)")
+        if name in self.trajectory:
+            raise ExpressionError(f"{name!r} is a quantity of time: write {name}(t) for its "
+                                  f"value along the run or {name}(0) for its initial value")
+        if name in self.instance:
+            return S.VOCABULARY[name].obj
+        if name in FUNCTIONS or name == EVENT_FUNCTION:
+            raise ExpressionError(f"{name!r} is a function: call it, as in {name}(...)")
+        raise ExpressionError(self.unknown(name))
+
+    def unknown(self, name: str) -> str:
+        known = sorted(self.instance | self.trajectory | {"t"})
+        close = difflib.get_close_matches(name, known + list(FUNCTIONS), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        if name in S.VOCABULARY:
+            return (f"{name!r} is in the vocabulary but gfverify cannot measure it on a run "
+                    f"yet{hint}; measurable names: {', '.join(known)}")
+        return f"{name!r} is not in the vocabulary{hint}; known names: {', '.join(known)}"
+
+    def binop(self, node: ast.BinOp, depth: int) -> sp.Basic:
+        if isinstance(node.op, ast.BitXor):
+            raise ExpressionError("'^' is not a power here; write powers as a**b")
+        a = self.expression(node.left, depth + 1)
+        b = self.expression(node.right, depth + 1)
+        if isinstance(node.op, ast.Pow):
+            if a.is_number and b.is_number:  # keep huge exact powers out of sympy
+                try:
+                    value = float(a) ** float(b)
+                except (OverflowError, ZeroDivisionError, TypeError):
+                    raise ExpressionError(f"the power {sp.sstr(a)}**{sp.sstr(b)} is not a "
+                                          "finite real number") from None
+                if isinstance(value, complex) or not math.isfinite(value):
+                    raise ExpressionError(f"the power {sp.sstr(a)}**{sp.sstr(b)} is not a "
+                                          "finite real number")
+                return sp.Pow(a, b) if abs(value) < 1e300 and b.is_Rational and abs(b) < 64 \
+                    else sp.Float(value)
+            return sp.Pow(a, b)
+        op = _BINOP.get(type(node.op))
+        if op is None:
+            symbol = {ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.BitAnd: "&",
+                      ast.BitOr: "|", ast.LShift: "<<", ast.RShift: ">>"}.get(type(node.op), "?")
+            raise ExpressionError(f"the operator {symbol!r} is not allowed; "
+                                  "use + - * / and **")
+        if isinstance(node.op, ast.Div) and b == 0:
+            raise ExpressionError("division by zero")
+        return op(a, b)
+
+    def call(self, node: ast.Call, depth: int) -> sp.Basic:
+        if not isinstance(node.func, ast.Name):
+            what = "attribute access (x.y)" if isinstance(node.func, ast.Attribute) \
+                else "calling an expression"
+            raise ExpressionError(f"{what} is not allowed; only exp, log, sqrt, min, max, abs, "
+                                  "first and quantities of the vocabulary can be called")
+        name = node.func.id
+        if node.keywords:
+            raise ExpressionError(f"{name}(...): keyword arguments are not allowed")
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise ExpressionError(f"{name}(...): starred arguments are not allowed")
+        if name == EVENT_FUNCTION:
+            return self.first(node)
+        if name in FUNCTIONS:
+            fn, arity = FUNCTIONS[name]
+            args = [self.expression(a, depth + 1) for a in node.args]
+            if arity is not None and len(args) != arity:
+                raise ExpressionError(f"{name} takes {arity} argument, got {len(args)}")
+            if arity is None and len(args) < 2:
+                raise ExpressionError(f"{name} takes at least 2 arguments")
+            return fn(*args)
+        if name in self.trajectory:
+            if len(node.args) != 1:
+                raise ExpressionError(f"{name} takes one argument, the time: {name}(t)")
+            return S.VOCABULARY[name].obj(self.time_argument(name, node.args[0]))
+        if name in self.instance or name == "t":
+            raise ExpressionError(f"{name!r} is a number, not a function of time; "
+                                  f"write {name} without parentheses")
+        raise ExpressionError(f"calling {name!r} is not allowed; callable: "
+                              f"{', '.join([*FUNCTIONS, EVENT_FUNCTION])} and the trajectory "
+                              f"quantities {', '.join(sorted(self.trajectory))}")
+
+    def time_argument(self, name: str, node: ast.AST) -> sp.Basic:
+        if isinstance(node, ast.Name) and node.id == "t":
+            return S.t
+        if isinstance(node, ast.Name) and node.id == "oo":
+            if not self.allow_infinity:
+                raise ExpressionError(f"{name}(oo) is only meaningful in a --scaling statement; "
+                                      "use --as-t-to-inf for a statement at the end of the run")
+            return sp.oo
+        value = self.expression(node)
+        if value.is_number and value.is_real and float(value) >= 0:
+            return sp.Float(float(value)) if not value.is_Integer else value
+        raise ExpressionError(f"{name}(...): the argument must be t, or a time >= 0 such as "
+                              f"{name}(0), got {ast.unparse(node)!r}")
+
+    def first(self, node: ast.Call) -> sp.Basic:
+        if self.event is not None:
+            raise ExpressionError("only one first(...) per conjecture")
+        if len(node.args) != 1:
+            raise ExpressionError("first(...) takes one argument, an event such as "
+                                  "L(t) <= 1e-8*L(0)")
+        event = self.statement(node.args[0])
+        for rel in (event.args if isinstance(event, sp.And) else (event,)):
+            if not isinstance(rel, (sp.Le, sp.Lt, sp.Ge, sp.Gt)):
+                raise ExpressionError("the event in first(...) must use <=, <, >= or >")
+        self.event = event
+        return S.t_conv
+
+
+def _parse_tree(text: str) -> ast.AST:
+    if not isinstance(text, str):
+        raise ExpressionError(f"expected the conjecture as a string, got {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"the conjecture is longer than {MAX_LENGTH} characters")
+    if not text.strip():
+        raise ExpressionError("the conjecture is empty")
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        col = f" at column {exc.offset}" if exc.offset else ""
+        raise ExpressionError(f"cannot read {text!r}{col}: {exc.msg}") from None
+
+
+def parse_conjecture(text: str) -> Parsed:
+    """Read ``text`` (an inequality in the vocabulary) into sympy; no evaluation."""
+    reader = _Reader(text, allow_infinity=False)
+    rel = reader.statement(_parse_tree(text))
+    if reader.event is None:
+        if rel.has(S.t_conv):
+            raise ExpressionError("t_conv is defined by first(...)")
+        return Parsed(text, rel)
+    # first(EVENT) must be alone on one side of a single bound
+    if isinstance(rel, sp.And):
+        raise ExpressionError("a bound on first(...) must be a single comparison")
+    if isinstance(rel, (sp.Ge, sp.Gt)):
+        rel = (sp.Le if isinstance(rel, sp.Ge) else sp.Lt)(rel.rhs, rel.lhs, evaluate=False)
+    if not (isinstance(rel, (sp.Le, sp.Lt)) and rel.lhs == S.t_conv
+            and not rel.rhs.has(S.t_conv)):
+        raise ExpressionError("first(...) can only be bounded from above: "
+                              "'first(EVENT) <= BOUND'")
+    if rel.rhs.atoms(sp.core.function.AppliedUndef) or rel.rhs.has(S.t):
+        raise ExpressionError("the bound on first(...) must use instance quantities only "
+                              "(n, lam, Dminus, ...), not quantities of time")
+    return Parsed(text, sp.Le(S.t_conv, rel.rhs, evaluate=False), event=reader.event)
+
+
+def parse_expression(text: str, allow_infinity: bool = False) -> sp.Basic:
+    """Read an arithmetic expression (no comparison) in the vocabulary."""
+    reader = _Reader(text, allow_infinity=allow_infinity)
+    expr = reader.expression(_parse_tree(text))
+    if reader.event is not None:
+        raise ExpressionError("first(...) is only allowed in a conjecture's bound")
+    return expr
+
+
+# -- scaling statements ----------------------------------------------------------------------
+EXPONENT_NAME = "alpha"
+PREFACTOR_NAME = "K"
+
+
+@dataclass(frozen=True)
+class ScalingStatement:
+    """``QUANTITY ~ K * size**exponent``: what to measure, and the claimed exponent.
+
+    ``exponent`` is None when the statement leaves it free (``n**alpha``).
+    """
+
+    text: str
+    quantity: sp.Basic
+    size: sp.Symbol
+    exponent: float | None
+    law: sp.Basic
+
+
+def parse_scaling(text: str) -> ScalingStatement:
+    """Read ``"PL(oo) ~ n**alpha"`` or ``"PL(oo) ~ n**(-1/2)"`` (``K*`` prefactors allowed)."""
+    if not isinstance(text, str) or text.count("~") != 1:
+        raise ExpressionError("a scaling statement reads 'QUANTITY ~ LAW', e.g. "
+                              "'PL(oo) ~ n**alpha' or 'PL(oo) ~ n**(-1/2)', with one '~'")
+    left, right = text.split("~")
+    quantity = parse_expression(left, allow_infinity=True)
+    for term in quantity.atoms(sp.core.function.AppliedUndef):
+        if term.args[0] != sp.oo:
+            raise ExpressionError(f"{sp.sstr(term)}: in a scaling statement quantities of time "
+                                  "are taken at t = oo (the asymptotic window), as in PL(oo)")
+    if not quantity.atoms(sp.core.function.AppliedUndef):
+        raise ExpressionError("the left side of '~' must measure the run, e.g. PL(oo)")
+    alpha = sp.Symbol(EXPONENT_NAME, real=True)
+    K = sp.Symbol(PREFACTOR_NAME, positive=True)
+    reader = _Reader(right, allow_infinity=False)
+    reader.extra = {EXPONENT_NAME: alpha, PREFACTOR_NAME: K}
+    law = reader.expression(_parse_tree(right))
+    size = S.n
+    extra = law.free_symbols - {size, alpha, K}
+    if extra or law.atoms(sp.core.function.AppliedUndef):
+        raise ExpressionError(f"the law must be a power of n (with an optional prefactor K), "
+                              f"got {sp.sstr(law)}")
+    if not law.has(size):
+        raise ExpressionError(f"the law {sp.sstr(law)} does not depend on n")
+    elasticity = sp.simplify(size * sp.diff(law, size) / law)
+    if elasticity.has(size):
+        raise ExpressionError(f"{sp.sstr(law)} is not a power law in n "
+                              f"(its log-log slope {sp.sstr(elasticity)} depends on n)")
+    if elasticity.free_symbols - {alpha}:
+        raise ExpressionError(f"the exponent {sp.sstr(elasticity)} must be a number or alpha")
+    exponent = None if elasticity.has(alpha) else float(elasticity)
+    if exponent is None and elasticity != alpha:
+        raise ExpressionError(f"write a free exponent as n**alpha, got {sp.sstr(law)}")
+    return ScalingStatement(text, quantity, size, exponent, law)
+

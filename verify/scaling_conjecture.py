@@ -1,0 +1,302 @@
+"""Scaling conjectures: ``PL(oo) ~ n**alpha`` fitted over sizes, with a confidence interval.
+
+Asymptotic values. ``F(oo)`` is F at t_oo, the first saved time at which
+L(t)/L(0) <= ASYMPTOTIC_LEVEL = 1e-9: inside THEORY N-5's window
+[1e-12, 1e-3], three decades above its lower end, so the exact-gradient PL
+(kappa ||grad L||^2 / L, not a difference of losses) is far above the float64
+loss floor (~1e-32 relative), and six decades below L(0), past the
+small-initialisation plateaus. ``settle`` reports how much PL(t) still moved
+between L/L(0) = 1e-6 and t_oo (N-9: the "final" PL depends on the level while
+the rate is still evolving); a run that never reaches the level is extended
+(horizon x EXTEND_FACTOR, at most MAX_EXTENSIONS times), and left out of the
+fit with its reason if it still does not.
+
+Fit (`verify.scaling.fit_power_law`, the one the catalogue's SCALING checks use).
+Ordinary least squares of log F(oo) on log n over every run (``reps`` runs per
+n, seeds seed, seed+1, ...), pooled. The interval on the exponent is a
+percentile bootstrap over repetitions (runs resampled within each n) when every
+n has at least two runs, else the OLS t-interval (N - 2 degrees of freedom);
+the t-interval is printed beside it. Both measure the scatter over repetitions
+only: a pre-asymptotic curvature of the law (small n) is not in them, so read
+a narrow interval at small n with care.
+
+Verdict. With a stated exponent (``n**(-1/2)``): CONSISTENT if it lies inside
+the interval (exit 0), REJECTED otherwise (exit 1). With ``n**alpha``: the fit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from numerics import Trajectory
+from theory import symbols as S
+from theory.claim import Claim, Kind, Provenance, Source
+from verify import families as fam_mod
+from verify.check import CheckError, evaluate
+from verify.conjecture import ConjectureError, MethodSpec, run_instance
+from verify.expressions import ExpressionError, ScalingStatement, parse_scaling
+from verify.scaling import FitError, PowerLawFit, fit_power_law
+
+ASYMPTOTIC_LEVEL = 1e-9
+SETTLE_LEVEL = 1e-6
+EXTEND_FACTOR = 3.0
+MAX_EXTENSIONS = 2
+CONFIDENCE = 0.95
+DEFAULT_NS = (8, 16, 32)
+DEFAULT_REPS = 3
+DEFAULT_POINTS = 2001
+
+
+# -- asymptotic values on one run ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Point:
+    """F(oo) on one run (or why it is missing)."""
+
+    n: int
+    params: dict
+    value: float = math.nan
+    error: float = math.nan
+    t_oo: float = math.nan
+    settle: float = math.nan  # relative change of PL between L/L0 = 1e-6 and t_oo
+    horizon: float = math.nan
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.reason and math.isfinite(self.value) and self.value > 0
+
+
+def _at_infinity(quantity: sp.Basic) -> sp.Basic:
+    return quantity.xreplace({term: term.func(S.t)
+                              for term in quantity.atoms(sp.core.function.AppliedUndef)})
+
+
+def asymptotic_value(tr: Trajectory, quantity: sp.Basic) -> tuple[float, float, float, float]:
+    """(value, numerical error, t_oo, settle) of ``quantity`` (with F(oo) terms) on ``tr``.
+
+    Raises ConjectureError when the run does not reach L/L(0) <= ASYMPTOTIC_LEVEL.
+    """
+    claim = Claim(id="scaling", title="", kind=Kind.POINTWISE,
+                  source=Source("user", "scaling", Provenance.INFERRED),
+                  statement=sp.Ge(S.L(S.t), 0))
+    ratio = tr.loss / tr.loss[0]
+    hit = np.flatnonzero(ratio <= ASYMPTOTIC_LEVEL)
+    if hit.size == 0:
+        raise ConjectureError(f"L/L(0) stays above {ASYMPTOTIC_LEVEL:g} up to t={tr.t[-1]:.4g} "
+                              f"(reached {ratio[-1]:.2g})")
+    k = int(hit[0])
+    try:
+        values, errors = evaluate(claim, tr, _at_infinity(quantity))
+        pl = tr.pl
+    except CheckError as exc:
+        raise ConjectureError(str(exc)) from None
+    k6 = int(np.flatnonzero(ratio <= SETTLE_LEVEL)[0])
+    settle = abs(pl[k] - pl[k6]) / abs(pl[k]) if pl[k] else math.inf
+    return float(values[k]), float(errors[k]), float(tr.t[k]), float(settle)
+
+
+def _point(family: fam_mod.Family, params: dict, quantity: sp.Basic, method: MethodSpec,
+           points: int) -> Point:
+    n = int(params["n"])
+    try:
+        problem = family.make(params)
+    except ValueError as exc:
+        return Point(n, params, reason=f"cannot build the instance: {exc}")
+    horizon = family.horizon(problem, params)
+    reason = ""
+    for _ in range(MAX_EXTENSIONS + 1):
+        tr = run_instance(problem, horizon, method, points, [])
+        if not tr.status.ok or not tr.finite:
+            return Point(n, params, horizon=horizon,
+                         reason=f"simulation not trustworthy: {tr.status.name} {tr.message}")
+        try:
+            value, error, t_oo, settle = asymptotic_value(tr, quantity)
+        except ConjectureError as exc:
+            reason = str(exc)
+            horizon *= EXTEND_FACTOR
+            continue
+        return Point(n, params, value, error, t_oo, settle, horizon)
+    return Point(n, params, horizon=horizon / EXTEND_FACTOR, reason=reason)
+
+
+# -- the conjecture -----------------------------------------------------------------------
+@dataclass
+class ScalingResult:
+    statement: ScalingStatement
+    family: str
+    ns: tuple[int, ...]
+    reps: int
+    seed: int
+    method: MethodSpec
+    points: list[Point]
+    fit: PowerLawFit | None
+    note: str = ""
+    plot_path: Path | None = None
+    fixed: dict = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        if self.fit is None:
+            return "INCONCLUSIVE"
+        if self.statement.exponent is None:
+            return "FITTED"
+        return "CONSISTENT" if self.fit.contains(self.statement.exponent) else "REJECTED"
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.verdict == "REJECTED" else 0
+
+    def report(self) -> str:
+        st = self.statement
+        lines = [f"scaling conjecture: {st.text.strip()}",
+                 f"family: {self.family}   n = {', '.join(map(str, self.ns))}   "
+                 f"repetitions: {self.reps} (seeds {self.seed}..{self.seed + self.reps - 1})   "
+                 f"method: {self.method.name}",
+                 f"{sp.sstr(st.quantity)} taken at t_oo = first time L/L(0) <= "
+                 f"{ASYMPTOTIC_LEVEL:g}"]
+        lines.append(f"  {'n':>5} {'runs':>4} {'mean':>11} {'min':>11} {'max':>11} "
+                     f"{'max rel err':>11} {'PL settle':>9} {'t_oo':>8}")
+        for n in self.ns:
+            pts = [p for p in self.points if p.n == n and p.ok]
+            if not pts:
+                lines.append(f"  {n:>5} {0:>4}   (no run reached the asymptotic window)")
+                continue
+            v = np.array([p.value for p in pts])
+            rel = max(p.error / abs(p.value) for p in pts)
+            settle = max(p.settle for p in pts)
+            t_oo = np.mean([p.t_oo for p in pts])
+            lines.append(f"  {n:>5} {len(pts):>4} {v.mean():>11.4g} {v.min():>11.4g} "
+                         f"{v.max():>11.4g} {rel:>11.2g} {settle:>9.2g} {t_oo:>8.4g}")
+        for p in self.points:
+            if not p.ok:
+                lines.append(f"  left out: n={p.n} seed={p.params.get('seed')}: {p.reason}")
+        if self.fit is None:
+            lines.append(f"verdict: INCONCLUSIVE: {self.note}")
+            return "\n".join(lines)
+        f = self.fit
+        pct = int(round(100 * f.level))
+        lines.append(f"fit: alpha = {f.exponent:.3f}, {pct}% CI [{f.lo:.3f}, {f.hi:.3f}] "
+                     f"({f.method} over repetitions, {f.points} runs); OLS t-interval "
+                     f"[{f.t_lo:.3f}, {f.t_hi:.3f}]; prefactor {f.prefactor:.3g}")
+        if st.exponent is None:
+            lines.append("verdict: FITTED (no exponent stated)")
+        else:
+            inside = "inside" if f.contains(st.exponent) else "outside"
+            lines.append(f"verdict: {self.verdict}: the stated exponent {st.exponent:g} is "
+                         f"{inside} the {pct}% interval")
+        if self.plot_path is not None:
+            lines.append(f"plot: {self.plot_path}")
+        return "\n".join(lines)
+
+    def plot(self, path) -> Path:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        path = Path(path)
+        pts = [p for p in self.points if p.ok]
+        fig, ax = plt.subplots(figsize=(6.5, 4.5))
+        ax.loglog([p.n for p in pts], [p.value for p in pts], "o", color="C0", alpha=0.7,
+                  label=f"{sp.sstr(self.statement.quantity)} (runs)")
+        if self.fit is not None and pts:
+            grid = np.geomspace(min(self.ns), max(self.ns), 50)
+            f = self.fit
+            ax.loglog(grid, f.prefactor * grid**f.exponent, color="C0",
+                      label=f"fit n^{f.exponent:.3f} [{f.lo:.2f}, {f.hi:.2f}]")
+            if self.statement.exponent is not None:
+                x0 = math.exp(np.mean(np.log([p.n for p in pts])))
+                y0 = f.prefactor * x0**f.exponent
+                e = self.statement.exponent
+                ax.loglog(grid, y0 * (grid / x0) ** e, "--", color="C3",
+                          label=f"stated n^{e:g}")
+        ax.set_xlabel("n")
+        ax.set_title(f"{self.statement.text.strip()} on {self.family}", fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        self.plot_path = path
+        return path
+
+
+def _job(args) -> Point:
+    family_name, fixed, params, quantity_text, method, points = args
+    fam = fam_mod.get(family_name)
+    fam = fam.fixed(**fixed) if fixed else fam
+    quantity = parse_scaling(quantity_text).quantity
+    return _point(fam, params, quantity, method, points)
+
+
+def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
+                       reps: int = DEFAULT_REPS, params: Mapping | None = None, seed: int = 0,
+                       method: str = "flow", lr: float | None = None,
+                       t_max: float | None = None, points: int = DEFAULT_POINTS,
+                       jobs: int = 1, plot: str | Path | None = None) -> ScalingResult:
+    """Fit the exponent of ``text`` (``"PL(oo) ~ n**alpha"``) over ``ns`` on ``family``.
+
+    Every parameter but n and the seed is at its default (``gfverify families``) unless
+    fixed in ``params``; each n runs ``reps`` seeds. ``jobs`` > 1 runs in processes.
+    """
+    try:
+        statement = parse_scaling(text)
+    except ExpressionError as exc:
+        raise ConjectureError(f"--scaling: {exc}") from None
+    ns = tuple(int(n) for n in ns)
+    if len(ns) < 2 or len(set(ns)) < 2 or min(ns) < 1:
+        raise ConjectureError(f"--n: at least two distinct positive sizes, got {list(ns)}")
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise ConjectureError(f"--reps: a positive number of repetitions, got {reps!r}")
+    if len(ns) * reps < 3:
+        raise ConjectureError("--n/--reps: the fit needs at least 3 runs")
+    spec = MethodSpec(method, lr)
+    spec.method()
+    fam = fam_mod.get(family) if isinstance(family, str) else family
+    if "n" not in fam.params:
+        raise ConjectureError(f"--family: {fam.name} has no parameter n to scale")
+    fixed = dict(params or {})
+    for key in ("n", "seed"):
+        if key in fixed:
+            raise ConjectureError(f"--param {key}: set by the scaling run (--n, --seed, --reps)")
+    if t_max is not None:
+        fixed["horizon"] = t_max
+    narrowed = fam.fixed(**fixed) if fixed else fam
+    jobs_args = []
+    for n in ns:
+        for r in range(reps):
+            try:
+                values = narrowed.defaults(n=n, seed=seed + r)
+            except fam_mod.FamilyError as exc:
+                raise ConjectureError(str(exc)) from None
+            jobs_args.append((fam.name, fixed, values, text, spec, points))
+    if jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            pts = list(pool.map(_job, jobs_args))
+    else:
+        pts = [_job(a) for a in jobs_args]
+    ok = [p for p in pts if p.ok]
+    fit, note = None, ""
+    try:
+        fit = fit_power_law([p.n for p in ok], [p.value for p in ok], level=CONFIDENCE,
+                            seed=seed)
+    except FitError as exc:
+        note = str(exc)
+    result = ScalingResult(statement=statement, family=fam.name, ns=ns, reps=reps, seed=seed,
+                           method=spec, points=pts, fit=fit, note=note, fixed=fixed)
+    if plot is not None:
+        result.plot(plot)
+    return result
+
+
+__all__ = ["ScalingResult", "asymptotic_value", "scaling_conjecture"]

@@ -1,0 +1,614 @@
+"""S000 (weakly interacting data, mean-field): every checkable claim against evidence.
+
+Instances where the assumptions hold: orthogonal data with R's asymmetric init
+(I-000-repo-orth), sphere and equicorrelated data with gamma <= 1/2, group
+initialisations (closed form CF-7). Probability claims run on Samples of
+initialisations, scaling claims on ScalingData measured here (or, for the two
+experiment-level claims, on R's published CSVs). Each claim has mutants that
+must be caught (VIOLATED).
+
+Identity claims (D1, P1, D2) are equalities at every saved time: they are checked
+as windowed equalities (check's POINTWISE route), which is what an identity along
+a run means. P3's run scalar MuInf gets a verdict built here from the asymptotic
+PL and its convergence error.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import math
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import theory
+from numerics import ClosedForm, ExactFlow, GradientDescent, Problem, generators, simulate
+from numerics.inits import asymmetric_init
+from theory.claim import Kind
+from theory.symbols import (
+    PL,
+    DNeeded,
+    GDPLGap,
+    GradNormSq,
+    K,
+    L,
+    MinGroupNormY,
+    MuInf,
+    NormSumDrift,
+    NThreshold,
+    PGoodInit,
+    TransitionWidth,
+    c_hi,
+    c_lo,
+    d,
+    eta,
+    kappa,
+    lam,
+    n,
+    p,
+    t,
+    t_conv,
+)
+from verify import Outcome, check
+from verify import measures_s000 as m0
+from verify.evidence import Sample, ScalingData
+from verify.families import repo_width
+from verify.verdict import Verdict, Where
+
+C = {cid: theory.get(cid) for cid in (
+    "S000-D1", "S000-P1", "S000-D2", "S000-A1", "S000-A2", "S000-A3", "S000-L1", "S000-L2",
+    "S000-T1", "S000-C1", "S000-F1", "S000-F2", "S000-L3", "S000-P2", "S000-P3", "S000-T2",
+    "S000-C2", "S000-F4", "S000-F8")}
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "dana2025"
+
+
+def _windowed(claim):
+    """An identity along a run, checked at every saved time (same id)."""
+    return dataclasses.replace(claim, kind=Kind.POINTWISE)
+
+
+def _record(verdicts, verdict, claim):
+    verdicts.record(verdict, claim.kind.value)
+    assert verdict.outcome is not Outcome.VIOLATED, str(verdict)
+    return verdict
+
+
+def _mutant(verdicts, verdict, label):
+    caught = verdict.outcome is Outcome.VIOLATED
+    verdicts.record_mutant(verdict, caught)
+    assert caught, f"mutant {label} not caught: {verdict}"
+
+
+# -- shared instances and memoised runs ------------------------------------------------------
+@cache
+def orth(n_: int, seed: int) -> Problem:
+    return generators.orthogonal_scaled(n=n_, d=2 * n_, p=repo_width(n_), seed=seed,
+                                        repo_orth=True)
+
+
+@cache
+def flow(problem: Problem, horizon: float, points: int = 801, rtol: float = 1e-10):
+    return simulate(problem, ExactFlow(rtol=rtol), t_eval=np.linspace(0, horizon, points))
+
+
+def orth_run(n_: int, seed: int):
+    return flow(orth(n_, seed), 6.0 * n_)
+
+
+@cache
+def weak_instances() -> tuple[Problem, ...]:
+    """Non-orthogonal data with gamma <= 1/2: sphere (d = 50 n^2) and equicorrelated."""
+    return (generators.sphere(n=3, d=450, p=12, seed=1),
+            generators.correlated(n=4, d=6, p=14, seed=2, rho=0.12))
+
+
+@cache
+def descent(problem: Problem, horizon: float, lr: float = 0.005):
+    """Gradient descent (step-halving error estimate): the exact flow meets sliding modes on
+    non-orthogonal data (CHATTERING), descent does not."""
+    return simulate(problem, GradientDescent(lr=lr), t_eval=np.arange(0.0, horizon + 1e-9, 0.05))
+
+
+def weak_runs():
+    return [descent(pr, 6.0 * pr.n) for pr in weak_instances()]
+
+
+def quick_orth_runs(profile):
+    seeds = range(3) if profile.name == "quick" else range(10)
+    return [orth_run(k, s) for k in (4, 8) for s in seeds] + [orth_run(16, 0)]
+
+
+# -- S000-D1, D2, P1: conventions and identities -------------------------------------------------
+def test_d1_flow_factor(verdicts, verify_profile):
+    claim = C["S000-D1"]
+    _record(verdicts, check(_windowed(claim), quick_orth_runs(verify_profile)), claim)
+
+
+def test_d1_mutant_standard_clock(verdicts):
+    mutant = _windowed(C["S000-D1"]).variant("kappa=1", statement=sp.Eq(kappa, 1))
+    _mutant(verdicts, check(mutant, orth_run(4, 0)), "D1 kappa=1")
+
+
+def test_d2_local_pl(verdicts, verify_profile):
+    claim = C["S000-D2"]
+    _record(verdicts, check(_windowed(claim), quick_orth_runs(verify_profile)), claim)
+
+
+def test_d2_mutant_without_kappa(verdicts):
+    mutant = _windowed(C["S000-D2"]).variant(
+        "no-kappa", statement=sp.Eq(PL(t), GradNormSq(t) / L(t)))
+    _mutant(verdicts, check(mutant, orth_run(4, 0)), "D2 without kappa")
+
+
+def test_p1_parametrisation_map(verdicts):
+    claim = C["S000-P1"]
+    v = _record(verdicts, check(_windowed(claim), [orth_run(4, 0), orth_run(8, 1)]), claim)
+    assert v.outcome is Outcome.HOLDS, str(v)
+
+
+def test_p1_mutant_literal_rebuttal(verdicts, monkeypatch):
+    """The rebuttal's literal 'theta_t = theta~_t' (no sqrt(p)) must be rejected."""
+    from verify import measures
+    monkeypatch.setitem(measures.TRAJECTORY_QUANTITIES, "ParamMapGap",
+                        lambda tr: m0.param_map_gap(tr, power=0.0))
+    mutant = _windowed(C["S000-P1"]).variant("literal")
+    _mutant(verdicts, check(mutant, orth_run(4, 0)), "P1 literal")
+
+
+# -- S000-A1, A2, A3: assumptions -------------------------------------------------------------
+@pytest.mark.parametrize("cid", ["S000-A1", "S000-A2", "S000-A3"])
+def test_assumptions(cid, verdicts, verify_profile):
+    claim = C[cid]
+    v = _record(verdicts, check(claim, quick_orth_runs(verify_profile) + weak_runs()), claim)
+    assert v.outcome is Outcome.HOLDS, str(v)
+
+
+def _at_zero(problem):
+    return simulate(problem, GradientDescent(lr=1e-3), t_eval=np.array([0.0, 1e-3]))
+
+
+def test_assumption_mutants(verdicts):
+    base = weak_instances()[0]
+    # A1 dropped: |a_j| = ||w_j|| / 2
+    half = base.with_initialisation(base.W0, 0.5 * np.sign(base.a0)
+                                    * np.linalg.norm(base.W0, axis=1))
+    _mutant(verdicts, check(C["S000-A1"], _at_zero(half)), "A1 on |a| < |w|")
+    # A2 dropped: a zero label
+    y = base.y.copy()
+    y[0] = 0.0
+    zero = Problem(X=base.X, y=y, W0=base.W0, a0=base.a0, parametrization="mean_field")
+    _mutant(verdicts, check(C["S000-A2"], _at_zero(zero)), "A2 with y_0 = 0")
+    # A3 with gamma_0 halved, on equicorrelated data with gamma = 0.36 in (1/4, 1/2]
+    corr = weak_instances()[1]
+    mutant = C["S000-A3"].with_parameters(gamma_0=sp.Rational(1, 4)).variant("gamma0/2")
+    _mutant(verdicts, check(mutant, descent(corr, 6.0 * corr.n)), "A3 gamma_0/2")
+
+
+# -- S000-L1: conservation --------------------------------------------------------------------
+def test_l1_invariance(verdicts, verify_profile):
+    claim = C["S000-L1"]  # a statement about the flow: exact-flow runs only (GD: see below)
+    runs = [flow(orth(k, s), 6.0 * k, 401, 1e-12) for k in (4, 8) for s in range(3)]
+    v = _record(verdicts, check(claim, runs), claim)
+    assert v.counts["HOLDS"] >= 1, str(v)
+
+
+def test_l1_mutant_sum_of_squares(verdicts):
+    mutant = C["S000-L1"].variant("sum-of-squares", statement=sp.Eq(NormSumDrift(t), 0))
+    _mutant(verdicts, check(mutant, orth_run(4, 0)), "L1 a^2 + |w|^2")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "finding (CF-2): gradient descent at R's step (lr = 1, kappa = p = 18, sphere data n = 50, "
+    "d = 200, seed 0) erodes S000-A1: min_j (a_j^2 - |w_j|^2) goes from +0.058 to -0.039 "
+    "within 4000 steps (largest decrease of a c_j: 1.62), although the flow conserves it"))
+def test_l1_gradient_descent_at_repo_step_keeps_a1():
+    problem = generators.sphere(n=50, d=200, p=18, seed=0)
+    tr = simulate(problem, GradientDescent(lr=1.0, error_check=None), np.arange(0, 4001, 10.0))
+    c = tr.balancedness
+    assert c[0].min() > 0
+    assert c.min() >= 0, f"A1 lost: min c_j(t) = {c.min():.3g} (start {c[0].min():.3g})"
+
+
+# -- S000-L2: width for a good initialisation (and CF-6's exact probability) -------------------
+def _init_sample(X, y, p_, reps, seed0=0):
+    problems = []
+    for s in range(reps):
+        W0, a0 = asymmetric_init(p_, X.shape[1], seed0 + s)
+        problems.append(Problem(X=X, y=y, W0=W0, a0=a0, parametrization="mean_field",
+                                meta={"seed": seed0 + s}))
+    return Sample(problems, description=f"{reps} initialisations, n={len(y)}, p={p_}")
+
+
+@cache
+def l2_sample(kind: str, reps: int):
+    rng = np.random.default_rng(7)
+    n_, p_ = 20, 15
+    if kind == "orth":
+        X = np.eye(40)[:n_] * rng.uniform(1, 2, size=n_)[:, None]
+    else:
+        G = rng.standard_normal((n_, 100))
+        X = G / np.linalg.norm(G, axis=1, keepdims=True) * rng.uniform(1, 2, size=n_)[:, None]
+    y = np.where(np.arange(n_) % 3 == 0, -1.0, 1.0) * rng.uniform(1, 2, size=n_)
+    return _init_sample(X, y, p_, reps)
+
+
+def cf6_probability(n_plus: int, n_minus: int, p_: int) -> float:
+    return sum(math.comb(p_, k) * 2.0 ** -p_ * (1 - 2.0 ** -k) ** n_plus
+               * (1 - 2.0 ** -(p_ - k)) ** n_minus for k in range(p_ + 1))
+
+
+def _reps(profile):
+    return 3000 if profile.name == "quick" else 20000
+
+
+@pytest.mark.parametrize("kind", ["orth", "sphere"])
+def test_l2_union_bound(kind, verdicts, verify_profile):
+    claim = C["S000-L2"]
+    v = _record(verdicts, check(claim, l2_sample(kind, _reps(verify_profile))), claim)
+    assert v.outcome is Outcome.HOLDS, str(v)
+
+
+def _cf6_claim(sample, p_shift=0):
+    y = sample.problems[0].y
+    exact = cf6_probability(int(np.sum(y > 0)), int(np.sum(y < 0)),
+                            sample.problems[0].p + p_shift)
+    return C["S000-L2"].variant("CF-6 exact" if not p_shift else f"CF-6 p{p_shift:+d}",
+                                statement=sp.Eq(PGoodInit, sp.Float(exact)))
+
+
+def test_l2_exact_probability_orthogonal(verdicts, verify_profile):
+    """CF-6: on orthogonal data P(good) is known exactly."""
+    sample = l2_sample("orth", _reps(verify_profile))
+    v = check(_cf6_claim(sample), sample)
+    v = dataclasses.replace(v, claim_id="S000-L2")
+    _record(verdicts, v, C["S000-L2"])
+    assert v.outcome is Outcome.HOLDS, str(v)
+
+
+def test_l2_mutants(verdicts, verify_profile):
+    sample = l2_sample("orth", _reps(verify_profile))
+    halved = C["S000-L2"].variant("bound/2", statement=sp.Le(
+        1 - PGoodInit, n * sp.Rational(3, 4) ** p / 2))
+    _mutant(verdicts, check(halved, sample), "L2 bound halved")
+    _mutant(verdicts, check(_cf6_claim(sample, p_shift=-2), sample), "CF-6 with p - 2")
+
+
+# -- S000-T1: trajectory-wise PL bound -----------------------------------------------------------
+def test_t1_pl_bound(verdicts, verify_profile):
+    claim = C["S000-T1"]
+    v = _record(verdicts, _above_floor(claim, quick_orth_runs(verify_profile) + weak_runs()),
+                claim)
+    assert v.counts["HOLDS"] >= 1, str(v)
+
+
+def test_t1_mutant_without_one_over_n(verdicts):
+    from theory.s000 import C_DATA
+    from theory.symbols import MinFitRatio
+    mutant = C["S000-T1"].variant("no-1/n", statement=sp.Ge(PL(t), C_DATA * MinFitRatio(t)))
+    _mutant(verdicts, _above_floor(mutant, [orth_run(16, 0)]), "T1 without 1/n")
+
+
+# -- S000-L3: orthogonal PL sandwich -----------------------------------------------------------
+def test_l3_sandwich(verdicts, verify_profile):
+    claim = C["S000-L3"]
+    v = _record(verdicts, _above_floor(claim, quick_orth_runs(verify_profile)), claim)
+    assert v.counts["HOLDS"] >= 1, str(v)
+    # off orthogonal data the claim says nothing: INAPPLICABLE, not a silent pass
+    w = check(claim, weak_runs())
+    verdicts.record(w, claim.kind.value)
+    assert w.counts["INAPPLICABLE"] == len(weak_runs()), str(w)
+
+
+def test_l3_mutants(verdicts):
+    from theory.symbols import Cx_minus, Cx_plus, Emax, Emin
+    low = C["S000-L3"].variant("lower x2", statement=sp.Ge(PL(t), 4 * Cx_minus**2 * Emin(t) / n))
+    up = C["S000-L3"].variant("upper /4", statement=sp.Le(PL(t), Cx_plus**2 * Emax(t) / n))
+    caught = [_above_floor(up, [orth_run(k, s)]) for k in (4, 8) for s in range(3)]
+    best = min(caught, key=lambda v: (v.outcome is not Outcome.VIOLATED, v.margin))
+    _mutant(verdicts, best, "L3 upper quartered")
+    caught = [_above_floor(low, [orth_run(k, s)]) for k in (4, 8) for s in range(3)]
+    best = min(caught, key=lambda v: (v.outcome is not Outcome.VIOLATED, v.margin))
+    _mutant(verdicts, best, "L3 lower doubled")
+
+
+# -- S000-P2 and C2: asymptotic rate on orthogonal data -----------------------------------------
+def _above_floor(claim, runs, level=1e-10):
+    """Check each run up to the last time with L/L(0) >= level (THEORY N-5, N-10): below it
+    the PL's round-off swamps every margin."""
+    from verify.verdict import combine
+    out = []
+    for tr in runs:
+        k = int(np.flatnonzero(tr.loss / tr.loss[0] >= level)[-1])
+        windowed = dataclasses.replace(claim, window=(sp.Integer(0), sp.Float(float(tr.t[k]))))
+        out.append(check(windowed, tr))
+    return combine(claim.id, out)
+
+
+def _side(claim, which):
+    rel = claim.statement.args[which]
+    return dataclasses.replace(claim, statement=rel)
+
+
+@cache
+def orth_rates(sizes: tuple, seeds: int) -> ScalingData:
+    xs, ys = [], []
+    for k in sizes:
+        for s in range(seeds):
+            mu = m0.mu_inf(orth_run(k, s))
+            if np.isfinite(mu):
+                xs.append(k)
+                ys.append(mu)
+    return ScalingData("n", xs, ys, "MuInf",
+                       description=f"exact flow, I-000-repo-orth, n in {sizes}, {seeds} seeds")
+
+
+def _orth_sizes(profile):
+    return ((4, 6, 8, 12, 16), 3) if profile.name == "quick" else ((4, 8, 16, 24, 32), 8)
+
+
+def _r_exp2() -> dict[str, ScalingData]:
+    path = REFERENCE / "exp2_orthogonal_pl" / "d2000_n1000-2000.csv"
+    rows = list(csv.DictReader(path.read_text().splitlines()))
+    out = {}
+    for col in ("log_speed", "log_avg_speed", "log_lower", "log_upper"):
+        out[col] = ScalingData("n", [float(r["n"]) for r in rows],
+                               [math.exp(float(r[col])) for r in rows], "MuInf",
+                               description=f"R exp 2 ({col}), d = 2000, n = 1000..2000")
+    return out
+
+
+def test_p2_bracket(verdicts, verify_profile):
+    claim = C["S000-P2"]
+    data = orth_rates(*_orth_sizes(verify_profile))
+    for which in (0, 1):
+        _record(verdicts, check(_side(claim, which), data), claim)
+    ref = _r_exp2()["log_speed"]
+    for which in (0, 1):
+        v = _record(verdicts, check(_side(claim, which), ref), claim)
+        assert v.outcome is Outcome.HOLDS, str(v)
+
+
+def test_p2_mutants(verdicts):
+    ref = _r_exp2()["log_speed"]
+    lo = C["S000-P2"].variant("lower n^-0.5", statement=sp.Ge(MuInf, c_lo / sp.sqrt(n)))
+    hi = C["S000-P2"].variant("upper n^-1", statement=sp.Le(MuInf, c_hi / n))
+    _mutant(verdicts, check(lo, ref), "P2 lower side at n^-1/2")
+    _mutant(verdicts, check(hi, ref), "P2 upper side at n^-1")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "finding (E-000-4): the conjectured 1/sqrt(n) rate is not what R's own exp-2 CSV shows; "
+    "the final rate mu(t_inf) has log-log slope -0.81 (95% CI excludes -1/2), and our exact "
+    "flows at n = 4..16 (I-000-repo-orth) give about -1"))
+def test_c2_sqrt_n_conjecture(verdicts):
+    claim = C["S000-C2"]
+    v = check(claim, _r_exp2()["log_speed"])
+    verdicts.record(v, claim.kind.value)
+    assert v.outcome is not Outcome.VIOLATED, str(v)
+
+
+def test_c2_decided_on_upper_bound_statistic(verdicts):
+    """R's mu_upp statistic (16/n max E_i) does have slope -1/2 (E-000-4)."""
+    claim = C["S000-C2"]
+    v = _record(verdicts, check(claim, _r_exp2()["log_upper"]), claim)
+    assert v.outcome is Outcome.HOLDS, str(v)
+    mutant = claim.variant("n^-3/4", statement=sp.Eq(MuInf, K / n ** sp.Rational(3, 4)))
+    _mutant(verdicts, check(mutant, _r_exp2()["log_upper"]), "C2 exponent -3/4")
+
+
+# -- S000-P3: group initialisation rate (CF-7) ----------------------------------------------------
+@cache
+def group_run(sizes: tuple, seed: int):
+    problem = generators.group(n=sum(sizes), groups=list(sizes), seed=seed, scale=0.1)
+    Ymin = m0.INSTANCE["MinGroupNormY"](problem)
+    horizon = 40.0 * problem.n / Ymin
+    return simulate(problem, ClosedForm(), t_eval=np.linspace(0, horizon, 4001))
+
+
+def _scalar_identity(claim, tr, predicted_expr) -> Verdict:
+    """MuInf against a closed form: error = 3 x the drift of PL between L/L0 = 1e-10 and
+    1e-12 (the unconverged part) + PL's round-off there."""
+    from verify.measures import measure
+
+    observed = m0.mu_inf(tr)
+    earlier = m0.mu_inf(tr, levels=(1e-10, 1e-3))
+    ratio = tr.loss / tr.loss[0]
+    k = int(np.flatnonzero(ratio >= 1e-12)[-1])
+    error = 3 * abs(observed - earlier) + float(measure(tr, "PL").roundoff[k])
+    inst = m0.INSTANCE
+    pr = tr.problem
+    predicted = float(predicted_expr.subs({MinGroupNormY: inst["MinGroupNormY"](pr), n: pr.n}))
+    diff = abs(observed - predicted)
+    outcome = Outcome.HOLDS if diff <= error else Outcome.VIOLATED
+    return Verdict(claim.id, outcome, margin=-diff, tolerance=error,
+                   where=Where(pr.content_hash, pr.meta.get("seed"), float(tr.t[k]), "MuInf"),
+                   observed=observed, predicted=predicted, method=tr.method,
+                   reason=f"MuInf {observed:.6g} vs {predicted:.6g}")
+
+
+P3_SIZES = ((2, 6, 6), (3, 8, 9), (2, 5, 7, 7))
+
+
+def test_p3_group_rate(verdicts):
+    claim = C["S000-P3"]
+    for k, sizes in enumerate(P3_SIZES):
+        tr = group_run(sizes, k)
+        v = _record(verdicts, _scalar_identity(claim, tr, claim.statement.rhs), claim)
+        assert v.outcome is Outcome.HOLDS, str(v)
+
+
+def test_p3_mutant_singleton_formula(verdicts):
+    claim = C["S000-P3"]
+    v = _scalar_identity(claim, group_run(P3_SIZES[0], 0), 4 * MinGroupNormY / n)
+    _mutant(verdicts, v, "P3 with 4/n")
+
+
+# -- S000-T2: transition width (CF-7) -----------------------------------------------------------
+def _logistic_width(n_: float, Y: float, p_: int, N0: float, q: float = 0.1) -> tuple:
+    """CF-7 aligned group, MF flow: t(q) = (n/(2Y)) ln(q (pY - N0)/(N0 (1 - q)))."""
+    import mpmath as mpm
+    C_ = p_ * Y
+
+    def tq(x):
+        return n_ / (2 * Y) * mpm.log(x * (C_ - N0) / (N0 * (1 - x)))
+    return float((tq(1 - q) - tq(q)) / tq(0.5))
+
+
+def test_t2_widths_match_simulation_and_scale(verdicts):
+    claim = C["S000-T2"]
+    # the closed-form trajectory's measured widths agree with CF-7's formula
+    for n_ in (64, 256):
+        pr = generators.group(n=n_, groups=2, seed=0, scale=1.0, aligned=True,
+                              group_norms=[math.sqrt(n_), 2 * math.sqrt(n_)])
+        Y = float(np.linalg.norm(pr.y[m0.groups_of(pr)[0]]))
+        th = n_ / (2 * Y) * math.log(2 * Y - 1)
+        tr = simulate(pr, ClosedForm(companion_digits=None), np.linspace(0, 3 * th, 6001))
+        measured = m0.transition_width(tr, [0], 2 * Y)
+        assert abs(measured - _logistic_width(n_, Y, 2, 1.0)) < 1e-2
+    # n -> infinity: R's setting (p = 2, beta = (1, 2), N_0 = 1) at n = 10^40 ... 10^60
+    xs, ys = [], []
+    for e in range(40, 61, 5):
+        for beta in (1.0, 2.0):
+            xs.append(10.0**e)
+            ys.append(_logistic_width(10.0**e, beta * 10.0 ** (e / 2), 2, 1.0))
+    data = ScalingData("n", xs, ys, "TransitionWidth",
+                       description="CF-7, p = 2, beta = (1, 2), N_0 = 1, n = 1e40..1e60")
+    v = _record(verdicts, check(claim, data), claim)
+    assert v.outcome is Outcome.HOLDS, str(v)
+    mutant = claim.variant("n^-1/4", statement=sp.Eq(TransitionWidth, K * n ** sp.Rational(
+        -1, 4) / sp.log(n)))
+    _mutant(verdicts, check(mutant, data), "T2 extra n^-1/4")
+
+
+# -- S000-F2: plateaus ~ log(1/lam) ------------------------------------------------------------
+def test_f2_plateau(verdicts):
+    claim = C["S000-F2"]
+    xs, ys = [], []
+    for lam_ in (1e-40, 1e-50, 1e-60, 1e-70, 1e-80):
+        for seed in range(3):
+            pr = generators.group(n=8, groups=2, seed=seed, scale=lam_, aligned=True)
+            Ymin = m0.INSTANCE["MinGroupNormY"](pr)
+            horizon = 8 / Ymin * math.log(8 / lam_**2) * 1.2
+            tr = simulate(pr, ClosedForm(companion_digits=None), np.linspace(0, horizon, 4001))
+            k = int(np.flatnonzero(tr.loss <= tr.loss[0] / 2)[0])
+            xs.append(lam_)
+            ys.append(float(tr.t[k]))
+    data = ScalingData("lam", xs, ys, "t_conv",
+                       description="CF-7 aligned groups, n = 8, 2 groups, 3 seeds")
+    v = _record(verdicts, check(claim, data), claim)
+    assert v.outcome is Outcome.HOLDS, str(v)
+    mutant = claim.variant("lam^-1/4", statement=sp.Eq(t_conv, K * sp.log(1 / lam)
+                                                       * lam ** sp.Rational(-1, 4)))
+    _mutant(verdicts, check(mutant, data), "F2 extra lam^-1/4")
+
+
+# -- S000-C1: d_needed ~ n^2 (Gershgorin surrogate, no simulation) -----------------------------
+@pytest.mark.xfail(strict=True, reason=(
+    "pre-asymptotic, not a violation of Corollary 1: at n = 16..64 the Gershgorin surrogate "
+    "needs d ~ (n - 1)^2 (gamma_i sums n - 1 terms), so the fitted exponent is about 2.05 with "
+    "a bootstrap CI just above 2; larger n (full profile) moves it towards 2"))
+def test_c1_dimension_needed(verdicts, verify_profile):
+    claim = C["S000-C1"]
+    rng = np.random.default_rng(11)
+    sizes = (16, 24, 32, 48, 64) if verify_profile.name == "quick" else (16, 32, 64, 96, 128)
+    xs, ys = [], []
+    for k in sizes:
+        for _ in range(2):
+            xs.append(k)
+            ys.append(m0.d_needed(k, 0.5, rng, reps=16))
+    data = ScalingData("n", xs, ys, "DNeeded", description="G-000-iso, gamma_0 = 1/2")
+    mutant = claim.variant("n^2.25", statement=sp.Eq(DNeeded, K * n ** sp.Rational(9, 4)))
+    _mutant(verdicts, check(mutant, data), "C1 exponent 9/4")
+    v = check(claim, data)
+    verdicts.record(v, claim.kind.value)
+    assert v.outcome is Outcome.HOLDS, str(v)
+
+
+# -- S000-F1: threshold ~ d (R's published experiment 1.1) -------------------------------------
+def _r_thresholds() -> ScalingData:
+    xs, ys = [], []
+    for path in sorted((REFERENCE / "exp1_threshold_vs_d").glob("d_*.csv")):
+        rows = sorted(csv.DictReader(path.read_text().splitlines()), key=lambda r: float(r["n"]))
+        ns = [float(r["n"]) for r in rows]
+        ps = [float(r["CV_probability"]) for r in rows]
+        for k in range(1, len(ns)):
+            if ps[k - 1] >= 0.5 > ps[k]:
+                cross = ns[k - 1] + (ps[k - 1] - 0.5) * (ns[k] - ns[k - 1]) / (ps[k - 1] - ps[k])
+                xs.append(float(rows[0]["d"]))
+                ys.append(cross)
+                break
+    return ScalingData("d", xs, ys, "NThreshold", description="R exp 1.1, p = 30, 50% crossing")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "finding (E-000-2): R's thresholds are affine in d (about 15.3 d - 260), not proportional: "
+    "the log-log slope of N(d, 30) over d = 10..100 is about 1.6 with a CI excluding 1, so "
+    "'N ~ C(p) d' holds only as an affine trend"))
+def test_f1_threshold_linear_in_d(verdicts):
+    claim = C["S000-F1"]
+    v = check(claim, _r_thresholds())
+    verdicts.record(v, claim.kind.value)
+    assert v.outcome is not Outcome.VIOLATED, str(v)
+
+
+def test_f1_mutant(verdicts):
+    mutant = C["S000-F1"].variant("sqrt(d)", statement=sp.Eq(NThreshold, K * sp.sqrt(d)))
+    _mutant(verdicts, check(mutant, _r_thresholds()), "F1 at sqrt(d) (the theory's regime)")
+
+
+# -- S000-F4: GD follows the flow up to O(eta) --------------------------------------------------
+@cache
+def f4_data() -> ScalingData:
+    times = np.linspace(0, 12, 61)
+    xs, ys = [], []
+    for seed in range(1):
+        pr = orth(4, seed)
+        gf = simulate(pr, ExactFlow(rtol=1e-11), t_eval=times)
+        for lr in (0.02, 0.01, 0.005, 0.0025):
+            gd = simulate(pr, GradientDescent(lr=lr, error_check=None), t_eval=times)
+            xs.append(lr)
+            ys.append(m0.gd_pl_gap(gd, gf))
+    return ScalingData("eta", xs, ys, "GDPLGap", description="orthogonal n = 4, t <= 12")
+
+
+def test_f4_discrete_time(verdicts):
+    claim = C["S000-F4"]
+    # "up to O(eta)" as eta -> 0: the gap's exponent is at least 1 (an O(eta^2) term may
+    # tilt a deterministic fit just above 1)
+    at_least = dataclasses.replace(claim, statement=sp.Ge(GDPLGap, K * eta))
+    v = _record(verdicts, check(at_least, f4_data()), claim)
+    assert v.outcome is Outcome.HOLDS, str(v)
+    mutant = claim.variant("eta^1.25", statement=sp.Eq(GDPLGap, K * eta ** sp.Rational(5, 4)))
+    _mutant(verdicts, check(mutant, f4_data()), "F4 exponent 5/4")
+
+
+# -- S000-F8: rate falls with n, grows with the data norm ----------------------------------------
+def test_f8_trends(verdicts, verify_profile):
+    from theory.symbols import DataScale
+    claim = C["S000-F8"]
+    grows = claim.variant("s", statement=sp.Ge(MuInf, K * DataScale ** sp.Rational(1, 100)))
+    falls = claim.variant("n", statement=sp.Le(MuInf, K * n ** sp.Rational(-1, 100)))
+    xs, ys = [], []
+    for s in (0.5, 1.0, 2.0, 4.0):
+        for seed in range(2):
+            base = orth(4, seed)
+            pr = Problem(X=s * base.X, y=base.y, W0=base.W0, a0=base.a0,
+                         parametrization="mean_field", meta={"seed": seed, "scale": s})
+            mu = m0.mu_inf(flow(pr, 6.0 * 4 * max(1.0, 1 / s**2)))
+            xs.append(s)
+            ys.append(mu)
+    by_scale = ScalingData("DataScale", xs, ys, "MuInf", description="orthogonal n = 4, x -> s x")
+    v1 = check(grows, by_scale)
+    v2 = check(falls, orth_rates(*_orth_sizes(verify_profile)))
+    for v in (v1, v2):
+        _record(verdicts, dataclasses.replace(v, claim_id=claim.id), claim)
+        assert v.outcome is Outcome.HOLDS, str(v)
+    _mutant(verdicts, check(grows.variant("falls", statement=sp.Le(
+        MuInf, K * DataScale ** sp.Rational(-1, 100))), by_scale), "F8 rate falls with s")
+    _mutant(verdicts, check(falls.variant("grows", statement=sp.Ge(
+        MuInf, K * n ** sp.Rational(1, 100))), orth_rates(*_orth_sizes(verify_profile))),
+        "F8 rate grows with n")
