@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, seed
+from hypothesis import example, given, seed
 
 import theory
 from numerics import ExactFlow, Problem, generators, simulate
@@ -140,12 +140,32 @@ def test_two_point_example_small_scale_phase_two(verdicts, verify_profile):
 
 
 # -- random instances of the orthonormal family -----------------------------------------------
-def _family_test(claim, condition=None):
+# Past counterexamples, pinned so that every family test replays them:
+# - seed 25665 (n=4, lam=1e-17): violated S002-L3 with eps = 1/10 before the data-dependent
+#   eps condition (GrowthRatioOut 0.963) was made explicit (README findings);
+# - seed 176 (n=2, lam=1e-6): a balance drift just above a too-optimistic error estimate,
+#   which led to the running-envelope error floor of verify.measures.relative_floor.
+PINNED = (
+    generators.orthonormal(n=4, d=6, p=40, lam=1e-17, seed=25665),
+    generators.orthonormal(n=2, d=2, p=30, lam=1e-6, seed=176),
+)
+
+
+def _pinned(problems):
+    def decorate(test):
+        for problem in problems:
+            test = example(problem=problem)(test)
+        return test
+    return decorate
+
+
+def _family_test(claim, condition=None, pinned=PINNED):
     """A hypothesis test of ``claim`` on the orthonormal family (the shared seed). With
     ``condition`` (instance -> reason or None), an instance failing it is recorded as
     INAPPLICABLE with that reason, in the table, instead of being checked."""
 
     @seed(FAMILY_SEED)
+    @_pinned(pinned)
     @given(problem=families.orthonormal())
     def test(problem, verdicts, verify_profile):
         why = condition(problem) if condition is not None else None
@@ -187,7 +207,8 @@ test_orthogonal_inputs_family = _family_test(A1)
 test_labels_family = _family_test(A2)
 test_phase_one_family = _family_test(L2)
 test_logistic_phase_two_family = _family_test(F2, non_key_neurons_negligible)
-test_saddle_family = _family_test(F3, non_key_neurons_negligible)
+# seed 176 is an expected finding for Fact 1 (FINDING_CASES below), not pinned here
+test_saddle_family = _family_test(F3, non_key_neurons_negligible, pinned=PINNED[:1])
 test_phase_three_family = _family_test(L4)
 test_min_norm_family = _family_test(P1)
 test_local_pl_family = _family_test(L5)
@@ -200,9 +221,11 @@ FINDING_INSTANCES = {
     "seed 7860 lam=2.197e-7": dict(n=4, d=4, p=30, lam=2.197e-7, seed=7860),
     # seed 0: n = 5, m = 30, r = 1.21, GrowthRatioOut = 0.966
     "seed 0 n=5 lam=1e-20": dict(n=5, d=6, p=30, lam=1e-20, seed=0),
+    # seed 176: n = 2, m = 30, r = 2.21, GrowthRatioOut = 0.45 (non-key neurons negligible)
+    "seed 176 n=2 lam=1e-6": dict(n=2, d=2, p=30, lam=1e-6, seed=176),
 }
 FINDING_CASES = [(F2, "seed 7860 lam=2.197e-7"), (F3, "seed 7860 lam=2.197e-7"),
-                 (F2, "seed 0 n=5 lam=1e-20")]
+                 (F2, "seed 0 n=5 lam=1e-20"), (F3, "seed 176 n=2 lam=1e-6")]
 
 
 @pytest.mark.xfail(strict=True, reason=(
@@ -213,7 +236,10 @@ FINDING_CASES = [(F2, "seed 7860 lam=2.197e-7"), (F3, "seed 7860 lam=2.197e-7"),
     "theta_S reaches 0.87 > 0.736 at t=95.0 and |du_+/dt - logistic| exceeds 1/10 of the "
     "peak rate by 0.0045 at t=42.1; at lam=1e-9..1e-20 both hold. Orthonormal seed 0 (n=5, "
     "m=30, ratio 0.966): the logistic law misses its tolerance by 0.166 at lam=1e-13 and "
-    "still by 0.047 at lam=1e-20 (t=128.4), where lam^(1 - 0.966) = 0.21."))
+    "still by 0.047 at lam=1e-20 (t=128.4), where lam^(1 - 0.966) = 0.21. Orthonormal seed 176 "
+    "(n=2, m=30, ratio 0.45, so not that mechanism): at lam=1e-6 Fact 1's distance to "
+    "theta_S exceeds lam^(eps/5) by 0.004 at t=38.4, inside the window: lam=1e-6 is above "
+    "this instance's lam*."))
 @pytest.mark.parametrize(("claim", "instance"), FINDING_CASES,
                          ids=[f"{c.id}-{i}" for c, i in FINDING_CASES])
 def test_phase_two_laws_need_lam_star(claim, instance, verify_profile):
