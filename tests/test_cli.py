@@ -3,23 +3,58 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
+import pytest
+
+import theory
 from verify.cli import main
+
+
+def _external_links(html: str) -> list[str]:
+    """src/href attributes that point anywhere but an embedded data URI or an anchor."""
+    links = re.findall(r"""(?:src|href)\s*=\s*["']([^"']*)["']""", html, flags=re.I)
+    return [u for u in links if not u.startswith(("data:", "#"))]
 
 
 def test_report_writes_index_figure_and_json(tmp_path, capsys):
     out = tmp_path / "rep"
-    assert main(["report", "--out", str(out), "--instances", "1", "--quiet"]) == 0
+    assert main(["report", "--out", str(out), "--instances", "1", "--quiet", "--no-suite"]) == 0
     index = (out / "index.md").read_text()
     for cid in ("S002-L1", "S002-T1", "S002-L3"):
         assert cid in index
     assert "two_point_loss.png" in index and (out / "two_point_loss.png").stat().st_size > 10_000
+    assert "e002_1_gd_loss.png" in index and (out / "e002_1_gd_loss.png").stat().st_size > 10_000
+    assert "Not run (`--no-suite`)" in index
     data = json.loads((out / "verdicts.json").read_text())
     assert {row["claim"] for row in data["claims"]} == {"S002-L1", "S002-T1", "S002-L3"}
+    assert data["suite"] is None
     assert data["provenance"]["numpy"]
+    # E-002-1: GD mid-drops near THEORY's ~12000/25100 (eq. (1)) and ~6000/12550 (2L)
+    runs = {r["loss_scale"]: r["mid_drops"] for r in data["reproduction"]["E-002-1"]["runs"]}
+    assert abs(runs[1.0][0] - 12000) < 600 and abs(runs[1.0][1] - 25100) < 600
+    assert abs(runs[2.0][0] - 6000) < 300 and abs(runs[2.0][1] - 12550) < 300
+    html = (out / "index.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "data:image/png;base64," in html
+    assert _external_links(html) == []
     assert not list(out.glob("*.partial*"))
+
+
+@pytest.mark.slow
+def test_report_with_suite_covers_every_checkable_claim(tmp_path):
+    out = tmp_path / "rep"
+    assert main(["report", "--out", str(out), "--instances", "0", "--quiet"]) == 0
+    html = (out / "index.html").read_text()
+    assert _external_links(html) == []
+    checkable = {c.id for c in theory.claims() if c.checkable}
+    missing = sorted(cid for cid in checkable if cid not in html)
+    assert not missing, missing
+    assert "Findings" in html and "mutants caught" in html
+    data = json.loads((out / "verdicts.json").read_text())
+    assert data["suite"]["exit_code"] == 0
+    assert len(data["suite"]["claims"]) >= 50 and data["suite"]["findings"]
 
 
 def test_claims_json_lists_ids():

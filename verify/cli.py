@@ -64,16 +64,25 @@ def _report_command(args) -> int:
     from verify.report import write_report
 
     result = write_report(args.out, profile=args.profile, seed=args.seed,
-                          show_progress=not args.quiet, instances=args.instances)
-    print(f"wrote {result.index} ({len(result.table)} claims, {result.wall_time:.1f} s)")
+                          show_progress=not args.quiet, instances=args.instances,
+                          suite=not args.no_suite)
+    print(f"wrote {result.index}, {result.html.name}, {result.verdicts_json.name} and "
+          f"{len(result.figures)} figures ({result.wall_time:.1f} s)")
     for row in result.table:
         print(f"  {row['claim']:<10} {row['verdict']:<13} {row['instances']} instances")
+    if result.suite is not None:
+        print(f"verification suite: {len(result.suite['claims'])} claims, "
+              f"{result.suite['summary']}, mutants caught {result.suite['mutants_caught']}/"
+              f"{len(result.suite['mutants'])}")
+    for run in result.reproduction["runs"]:
+        print(f"E-002-1 GD, loss_scale {run['loss_scale']:g}: mid-drops at iterations "
+              f"{run['mid_drops'][0]} / {run['mid_drops'][1]} (paper ~5000 / ~11000)")
     return EXIT_OK
 
 
 # Further subcommands live in their own modules, each with ``register(subparsers)``
 # that adds its parser and sets ``run`` (a function of the parsed args -> exit code).
-COMMAND_MODULES: tuple[str, ...] = ("verify.conjecture_cli",)
+COMMAND_MODULES: tuple[str, ...] = ("verify.conjecture_cli", "verify.sweep_cli")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--instances", type=int, default=None,
                      help="number of random family instances (default: the profile's)")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    rep.add_argument("--no-suite", action="store_true",
+                     help="skip the verification suite (only S002's foundation claims)")
     rep.set_defaults(run=_report_command)
 
     cl = sub.add_parser("claims", help="list the catalogue's claims")

@@ -1,0 +1,219 @@
+"""Sweeps: batched runs stored in SQLite, resumable after SIGINT or SIGKILL."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+import verify.sweep as sweep
+from verify.cli import main
+
+SMALL = """\
+name = "small"
+generator = "sphere"
+seeds = "0..3"
+batch_size = 2
+
+[grid]
+n = [8, 12]
+d = [5]
+p = [10]
+
+[method]
+name = "gd"
+lr = 1.0
+epochs = "budget"
+stop_loss = "protocol"
+"""
+
+# Many small batches of fixed length, so a run can be stopped part way.
+SLOW = """\
+name = "slow"
+generator = "sphere"
+seeds = "0..11"
+batch_size = 2
+
+[grid]
+n = [12]
+d = [6]
+p = [10]
+
+[method]
+name = "gd"
+lr = 1.0
+epochs = 1500
+stop_loss = false
+"""
+
+
+def _write(tmp_path, text, name="sweep.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _rows(results):
+    return [{k: v for k, v in row.items() if k != "wall_time"} for row in sweep.read_rows(results)]
+
+
+def _count(results) -> int:
+    path = results / sweep.DB_NAME
+    if not path.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(path, timeout=5)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.OperationalError:  # the table is not created yet
+        return 0
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Count the trajectories the sweep simulates."""
+    calls = []
+    real = sweep.simulate_batch
+
+    def wrapper(problems, method, t_eval):
+        calls.append(len(problems))
+        return real(problems, method, t_eval)
+
+    monkeypatch.setattr(sweep, "simulate_batch", wrapper)
+    return calls
+
+
+def test_small_sweep_stores_rows_and_resumes_without_recomputing(tmp_path, counted):
+    config = _write(tmp_path, SMALL)
+    results = tmp_path / "res"
+    first = sweep.run_sweep(config, results, progress=False)
+    assert (first.total, first.computed, first.stored_before) == (8, 8, 0)
+    assert sum(counted) == 8 and max(counted) == 2  # batches of batch_size
+    rows = sweep.read_rows(results)
+    assert len(rows) == 8
+    assert {(r["n"], r["seed"]) for r in rows} == {(n, s) for n in (8, 12) for s in range(4)}
+    for r in rows:
+        opts = json.loads(r["options"])
+        assert opts["epochs"] == sweep.epoch_budget(r["n"], r["p"], 1.0)
+        assert opts["stop_loss"] == pytest.approx(1 / (2 * r["n"]))
+        reached = r["final_loss"] is not None and r["final_loss"] <= 1 / (2 * r["n"])
+        assert r["success"] == int(reached and r["status"] == "success")
+        assert r["epochs"] <= opts["epochs"] and r["initial_loss"] > 0
+        assert r["status"] in ("success", "nonfinite")
+        assert json.loads(r["versions"])["torch"]
+    assert any(r["success"] for r in rows)
+    assert len({r["config_hash"] for r in rows if r["n"] == 8}) == 1
+
+    counted.clear()
+    again = sweep.run_sweep(config, results, progress=False)
+    assert (again.computed, again.stored_before) == (0, 8) and counted == []
+    # same seeds, same rows (a fresh store)
+    other = tmp_path / "other"
+    sweep.run_sweep(config, other, progress=False)
+    assert _rows(other) == _rows(results)
+
+
+def _interrupted_run(tmp_path, config, results, sig):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "verify", "sweep", str(config), "--results", str(results),
+         "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 40
+    while _count(results) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, "the sweep finished before it could be interrupted"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130, err
+        assert "resume" in err
+    else:
+        assert proc.returncode == -signal.SIGKILL
+    stored = _count(results)
+    assert 2 <= stored < 12
+    return stored
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])
+def test_interrupted_sweep_resumes_to_the_uninterrupted_store(tmp_path, sig, counted):
+    config = _write(tmp_path, SLOW)
+    reference = tmp_path / "ref"
+    sweep.run_sweep(config, reference, progress=False)
+    counted.clear()
+
+    results = tmp_path / "res"
+    stored = _interrupted_run(tmp_path, config, results, sig)
+    resumed = sweep.run_sweep(config, results, progress=False)
+    assert resumed.stored_before == stored and resumed.computed == 12 - stored
+    assert sum(counted) == 12 - stored
+    assert _rows(results) == _rows(reference)
+
+
+def test_bad_config_exits_2_naming_the_key(tmp_path, capsys):
+    cases = [
+        (SMALL.replace('seeds = "0..3"', 'seeds = "0..3"\nbogus = 1'), "bogus"),
+        (SMALL.replace("n = [8, 12]", "n = [8, 12]\nwidth = [3]"), "grid.width"),
+        (SMALL.replace("lr = 1.0", "lr = -1.0"), "method.lr"),
+        (SMALL.replace("batch_size = 2", "threads = 0"), "threads"),
+        (SMALL.replace('name = "gd"', 'name = "adam"'), "method.name"),
+        (SMALL.replace('stop_loss = "protocol"', 'stop_loss = "soon"'), "method.stop_loss"),
+        (SMALL.replace('"0..3"', '"3..0"'), "seeds"),
+        (SMALL.replace('"sphere"', '"cube"'), "generator"),
+        (SMALL.replace("n = [8, 12]", "n = [0]"), "grid"),
+        (SMALL.replace("lr = 1.0", "lr = 1.0\nmomentum = 0.9"), "method.momentum"),
+        ("generator = [", "not valid TOML"),
+    ]
+    for k, (text, name) in enumerate(cases):
+        config = _write(tmp_path, text, f"bad{k}.toml")
+        assert main(["sweep", str(config), "--results", str(tmp_path / "r"), "--quiet"]) == 2
+        assert name in capsys.readouterr().err, text
+    assert not (tmp_path / "r" / sweep.DB_NAME).exists()
+
+
+def test_results_csv_and_json(tmp_path, capsys):
+    config = _write(tmp_path, SMALL)
+    results = tmp_path / "res"
+    assert main(["sweep", str(config), "--results", str(results), "--quiet"]) == 0
+    assert "8 computed" in capsys.readouterr().out
+    assert main(["results", str(results), "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(table) == 8 and set(table[0]) == set(sweep.COLUMN_NAMES)
+    assert main(["results", str(results), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data) == 8
+    assert {r["instance_hash"] for r in data} == {r["instance_hash"] for r in table}
+    assert all(isinstance(r["success"], bool) and r["options"]["lr"] == 1.0 for r in data)
+    assert main(["results", str(tmp_path / "missing")]) == 2
+    assert "DIR" in capsys.readouterr().err
+
+
+def test_flow_sweep(tmp_path):
+    config = _write(tmp_path, """\
+generator = "orthogonal_scaled"
+seeds = 2
+
+[grid]
+n = [4]
+d = [6]
+p = [8]
+
+[method]
+name = "flow"
+t_max = 20
+points = 11
+rtol = 1e-8
+""")
+    result = sweep.run_sweep(config, tmp_path / "res", progress=False)
+    assert result.computed == 2
+    rows = sweep.read_rows(tmp_path / "res")
+    assert [r["seed"] for r in rows] == [0, 1]
+    assert all(r["method"] == "flow" and r["stop_time"] == 20.0 for r in rows)
+    assert all(r["final_loss"] < r["initial_loss"] for r in rows)
