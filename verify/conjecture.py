@@ -49,6 +49,7 @@ from verify import families as fam_mod
 from verify import measures
 from verify.check import check, evaluate, relation_margins
 from verify.expressions import ExpressionError, Parsed, parse_conjecture
+from verify.figures import pyplot, save_png
 from verify.verdict import Outcome, Verdict
 
 MODES = ("for_all_t", "at_t", "as_t_to_inf")
@@ -522,10 +523,7 @@ def _instance_lines(inst: Instance) -> list[str]:
 
 
 def _plot(result: ConjectureResult, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     tr, claim = result._trajectory, result._claim
     inst = result.counterexample or result.worst
@@ -560,9 +558,7 @@ def _plot(result: ConjectureResult, path: Path) -> None:
     ax.set_title(f"{result.statement}\n{title}: {result.family} {inst.describe()}", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_png(fig, path)
 
 
 def replay_command(statement: str, family: str, params: Mapping, mode: str,

@@ -34,6 +34,7 @@ from numerics.provenance import environment
 from verify import families
 from verify.check import check
 from verify.evidence import s002_trajectory
+from verify.figures import pyplot, save_png
 from verify.measures import instance_values, key_neuron_sets
 from verify.profiles import get_profile
 from verify.progress import Progress
@@ -78,10 +79,7 @@ def family_instances(count: int, seed: int, max_n: int) -> list:
 
 
 def _two_point_figure(traj, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     prob = traj.problem
     inst = instance_values(prob)
@@ -115,10 +113,7 @@ def _two_point_figure(traj, path: Path) -> None:
     ax2.set_ylabel("squared norms")
     ax2.legend(fontsize=8, loc="center right")
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".partial.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)
+    save_png(fig, path)
 
 
 
@@ -269,10 +264,7 @@ def e002_1_reproduction(path: Path, lr: float = 1e-3, seed: int = 0) -> dict:
 
 
 def _gd_figure(runs: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     for r, color in zip(runs, ("tab:blue", "tab:orange"), strict=True):
@@ -293,10 +285,7 @@ def _gd_figure(runs: list[dict], path: Path) -> None:
     ax.set_title("E-002-1: two-point example, m = 60, $\\lambda = 10^{-6}/\\sqrt{60}$")
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".partial.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)
+    save_png(fig, path)
 
 
 # -- the report --------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from verify import families as fam_mod
 from verify.check import CheckError, evaluate
 from verify.conjecture import ConjectureError, MethodSpec, run_instance
 from verify.expressions import ExpressionError, ScalingStatement, parse_scaling
+from verify.figures import pyplot, save_png
 from verify.scaling import FitError, PowerLawFit, fit_power_law
 
 ASYMPTOTIC_LEVEL = 1e-9
@@ -195,10 +196,7 @@ class ScalingResult:
         return "\n".join(lines)
 
     def plot(self, path) -> Path:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = pyplot()
 
         path = Path(path)
         pts = [p for p in self.points if p.ok]
@@ -220,9 +218,7 @@ class ScalingResult:
         ax.set_title(f"{self.statement.text.strip()} on {self.family}", fontsize=9)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save_png(fig, path)
         self.plot_path = path
         return path
 
