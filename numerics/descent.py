@@ -11,7 +11,9 @@ Gradients are closed form (`numerics.torch_network`, a mirror of
 the span of the data, W = W0 + C X with C of shape (p, n), since every gradient
 dL/dW_j = s a_j sum_i A_ji g_i x_i lies there; the pre-activations are then
 W0 X^T + C G with the Gram matrix G = X X^T, and a step costs O(p n^2) instead
-of O(p n d).
+of O(p n d). When the data are orthogonal (G diagonal, as x_i = c_i e_i), G C^T
+is a row scaling and a step costs O(p n): the d - n zero coordinates of each
+sample are never multiplied.
 
 Saved times: each t_eval must be a whole number of steps, t = k * lr (to a
 relative 1e-9); the Trajectory's ``t`` holds the snapped values k * lr.
@@ -183,6 +185,7 @@ class GradientDescent:
             companion=companion,
             stop_time=None if stop < 0 else float(stop * self.lr),
             n_steps=int(run.n_steps[b]),
+            step_loss=run.losses[b, : int(run.n_steps[b]) + 1].copy(),
             wall_time=wall,
             provenance=environment(),
         )
@@ -214,6 +217,7 @@ class _Descent:
     a: np.ndarray  # (B, T, p)
     n_saved: np.ndarray  # (B,) valid saved times (fewer after a failure)
     n_steps: np.ndarray  # (B,) updates applied
+    losses: np.ndarray  # (B, K) L(theta_k) for k = 0 .. K - 1 (nan after a replicate ended)
     stop_step: np.ndarray  # (B,) early stop on stop_loss
     halt_step: np.ndarray  # (B,) frozen at a prescribed step (companions)
     fail_step: np.ndarray  # (B,) non-finite loss
@@ -248,11 +252,17 @@ class _SpanState:
     def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
         self.batch, self.W0, self.s = batch, W0, batch.output_factor
         self.Z0T = tn.preactivations(W0, batch.X)
-        self.G = batch.X @ batch.XT
+        G = batch.X @ batch.XT
+        diag = torch.diagonal(G, dim1=-2, dim2=-1)
+        # orthogonal samples: G C^T = diag(G) * C^T, O(n p) instead of O(n^2 p)
+        self.gram_diagonal = bool(torch.equal(G, torch.diag_embed(diag)))
+        self.G = diag[:, :, None].contiguous() if self.gram_diagonal else G
         self.CT = torch.zeros_like(self.Z0T)
         self.a = a0.clone()
 
     def preactivations(self) -> torch.Tensor:
+        if self.gram_diagonal:
+            return self.Z0T + self.G * self.CT
         return self.Z0T + self.G @ self.CT
 
     def step(self, eta: float, AGT, grad_a, active: torch.Tensor | None) -> None:
@@ -282,10 +292,12 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
     active = np.ones(B, dtype=bool)
     active_t = None  # None while every replicate is active (skips the masked update)
     next_save, last = 0, int(steps[-1])
+    losses = np.full((B, last + 1), np.nan)
     for k in range(last + 1):
         ZT = state.preactivations()
         h, AGT, grad_a = tn.gradient_terms(batch, state.a, ZT)
-        loss = tn.loss_from_outputs(batch, h).numpy()
+        loss = tn.loss_from_outputs(batch, h).to(torch.float64).numpy()
+        losses[active, k] = loss[active]
         finished = _finish(k, loss, active, stop_loss, halt, stop_step, fail_step, halt_step)
         while next_save < len(steps) and steps[next_save] == k:
             saved_W[:, next_save], saved_a[:, next_save] = state.weights()
@@ -307,6 +319,7 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
         W=saved_W.to(torch.float64).numpy(),
         a=saved_a.to(torch.float64).numpy(),
         n_saved=n_saved,
+        losses=losses[:, : int(ended.max()) + 1],
         n_steps=ended,
         stop_step=stop_step,
         halt_step=halt_step,

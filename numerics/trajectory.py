@@ -76,6 +76,9 @@ class Trajectory:
     # initialisation scales, THEORY N-4): W may underflow to 0 in float64 while
     # these stay exact; -inf for a neuron that is exactly zero.
     log_norms: np.ndarray | None = None
+    # L(theta_k) at every step k = 0 .. n_steps (gradient descent: the training
+    # curve, whatever the saved times), shape (n_steps + 1,); None for the flows.
+    step_loss: np.ndarray | None = None
     # (W, a) at every saved time as mpmath numbers, when the method computed them
     # at high precision (HighPrecisionFlow): a tuple of (W, a) object arrays.
     high_precision: tuple | None = None

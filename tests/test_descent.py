@@ -148,6 +148,29 @@ def test_span_of_the_data_equals_full_space():
     assert np.array_equal(auto.W, span.W)  # "auto" chooses the span when n < d
 
 
+def test_orthogonal_data_take_the_diagonal_gram_path_and_agree_with_full_space():
+    # x_i = c_i e_i: G is diagonal, the span state scales rows instead of multiplying by G
+    problem = generators.orthogonal_scaled(n=6, d=30, p=5, seed=2, repo_orth=True)
+    t_eval = 1.0 * np.array([0, 20, 150, 400])
+    span = simulate(problem, GradientDescent(lr=1.0, space="span"), t_eval)
+    full = simulate(problem, GradientDescent(lr=1.0, space="full"), t_eval)
+    assert not np.array_equal(full.activation[0], full.activation[-1]), "patterns should change"
+    assert full.loss[-1] < 0.5 * full.loss[0]
+    assert relative_gap(span.W, full.W) < SAME_RUN_RTOL
+    assert relative_gap(span.a, full.a) < SAME_RUN_RTOL
+
+
+def test_step_loss_is_the_loss_at_every_step_up_to_the_stop():
+    problem = generators.sphere(8, 5, 6, seed=3)
+    lr = 0.02
+    every_step = simulate(problem, GradientDescent(lr=lr, error_check=None), lr * np.arange(401))
+    assert np.allclose(every_step.step_loss, every_step.loss, rtol=1e-13, atol=0)
+    stopped = simulate(problem, GradientDescent(lr=lr, stop_loss=0.05), lr * np.array([0, 400]))
+    assert len(stopped.step_loss) == stopped.n_steps + 1
+    assert np.allclose(stopped.step_loss, every_step.loss[: stopped.n_steps + 1], rtol=1e-13)
+    assert stopped.step_loss[-1] < 0.05 <= stopped.step_loss[-2]
+
+
 def test_float32_is_close_to_float64():
     problem = generators.sphere(8, 5, 6, seed=5)
     t_eval = 0.02 * np.array([0, 100, 300])
