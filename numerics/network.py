@@ -9,6 +9,7 @@ pattern fixed inside a smooth region and switch it only at located crossings.
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import eigh
 
 from numerics.problem import Problem
 
@@ -90,6 +91,33 @@ def pl_curvature(problem: Problem, W: np.ndarray, a: np.ndarray) -> float:
     L = loss_from_outputs(problem, outputs(problem, W, a))
     sq = np.sum(grad_W**2) + np.sum(grad_a**2)
     return float(problem.flow_factor * sq / L) if L > 0 else float("nan")
+
+
+def tangent_kernel(problem: Problem, W: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """K = J J^T (n x n), J_i = d h(x_i) / d theta: the neural tangent kernel at (W, a).
+
+    d h(x_i)/d w_j = s a_j 1{<w_j, x_i> > 0} x_i and d h(x_i)/d a_j = s relu(<w_j, x_i>), so
+    K = s^2 [ (A^T diag(a^2) A) o (X X^T) + relu(Z)^T relu(Z) ] with A the strict mask.
+    """
+    Z = preactivations(W, problem.X)
+    A = active_mask(Z).astype(float)
+    R = np.maximum(Z, 0.0)
+    s = problem.output_factor
+    return s**2 * (((A.T * a**2) @ A) * (problem.X @ problem.X.T) + R.T @ R)
+
+
+def kernel_rate(problem: Problem, W: np.ndarray, a: np.ndarray) -> float:
+    """Asymptotic decay rate of L along the flow near a global minimum, 2 kappa c lambda_min(K) / n.
+
+    Square loss L = c/(2n) |r|^2: linearised at a zero-loss point, dr/dt = -(kappa c / n) K r,
+    so L(t) ~ exp(-2 kappa c lambda_min(K) t / n) once the residual is in K's slowest
+    eigendirection. ``(W, a)`` should be (close to) the flow's limit point.
+    """
+    if problem.loss != "square":
+        raise ValueError(f"loss: the kernel rate is for the square loss, not {problem.loss!r}.")
+    K = tangent_kernel(problem, W, a)
+    lam = float(eigh(K, subset_by_index=[0, 0], eigvals_only=True)[0])
+    return 2.0 * problem.flow_factor * problem.loss_scale * lam / problem.n
 
 
 def neuron_field(problem: Problem, h: np.ndarray, A: np.ndarray) -> np.ndarray:

@@ -217,3 +217,58 @@ rtol = 1e-8
     assert [r["seed"] for r in rows] == [0, 1]
     assert all(r["method"] == "flow" and r["stop_time"] == 20.0 for r in rows)
     assert all(r["final_loss"] < r["initial_loss"] for r in rows)
+
+
+def test_grid_unions_ranges_and_the_published_width_rule(tmp_path):
+    cfg = sweep.parse_config({
+        "generator": "orthogonal_scaled", "seeds": 2, "batch_size": 2,
+        "grid": [{"d": 12, "n": "4..8 step 4", "p": "published", "repo_orth": True},
+                 {"d": [20], "n": [10], "p": [6]}],
+        "method": {"name": "gd", "epochs": 300, "stop_loss": 1e-8, "error_check": False,
+                   "points": 3, "kernel_rate": True},
+    })
+    points = cfg.points()
+    assert [(pt["n"], pt["d"], pt["p"]) for pt in points] == [
+        (4, 12, sweep.published_width(4)), (8, 12, sweep.published_width(8)), (10, 20, 6)]
+    # floor(log(n / 0.05) / log(4/3)) + 1: the published table (THEORY E-000-1)
+    assert [sweep.published_width(n) for n in (1300, 1550, 1600, 2050, 2100)] == [
+        36, 36, 37, 37, 38]
+    result = sweep.run_sweep(cfg, tmp_path / "res", progress=False)
+    assert result.computed == 6
+    rows = sweep.read_rows(tmp_path / "res")
+    for r in rows:
+        assert json.loads(r["params"])["p"] == r["p"]
+        assert 0 <= r["energy_min"] <= r["energy_max"]
+        if r["n"] < 10:  # Q-good (redrawn) initialisations: every run converges
+            assert r["success"] and r["rate_avg"] > 0 and r["rate_end"] > 0
+            assert r["kernel_rate"] > 0 and r["energy_min"] > 0
+        else:  # default init, p = 6: a sample without an active neuron stalls the loss
+            assert not r["success"] and r["energy_min"] == 0
+            assert abs(r["kernel_rate"]) < 1e-12 and r["rate_end"] == 0
+
+
+def test_bad_ranges_and_rules_name_the_key(tmp_path):
+    base = {"generator": "sphere", "seeds": 2, "method": {"name": "gd"}}
+    for grid, key in (({"n": "9..3", "d": 5, "p": 4}, "grid.n"),
+                      ({"n": "1..x", "d": 5, "p": 4}, "grid.n"),
+                      ({"d": 5, "p": "published"}, "grid.p"),
+                      ([], "grid")):
+        with pytest.raises(sweep.SweepConfigError, match=key.replace(".", r"\.")):
+            sweep.parse_config(dict(base, grid=grid))
+    with pytest.raises(sweep.SweepConfigError, match="method.kernel_rate"):
+        sweep.parse_config(dict(base, grid={"n": 4, "d": 5, "p": 4},
+                                method={"name": "gd", "kernel_rate": "yes"}))
+
+
+def test_a_store_of_another_schema_is_refused_untouched(tmp_path):
+    results = tmp_path / "old"
+    results.mkdir()
+    conn = sqlite3.connect(results / sweep.DB_NAME)
+    conn.execute("CREATE TABLE trajectories (instance_hash TEXT, config_hash TEXT)")
+    conn.execute("INSERT INTO trajectories VALUES ('a', 'b')")
+    conn.commit()
+    conn.close()
+    before = (results / sweep.DB_NAME).read_bytes()
+    with pytest.raises(sweep.SweepStoreError, match="DIR"):
+        sweep.run_sweep(_write(tmp_path, SMALL), results, progress=False)
+    assert (results / sweep.DB_NAME).read_bytes() == before

@@ -10,8 +10,11 @@ A sweep is declared in a TOML file (see ``examples/sweeps/smoke.toml``)::
 
     [grid]                         # generator parameters; a list is an axis of the grid
     n = [20, 40]                   # (wrap a list-valued parameter: norms = [[1.0, 2.0]])
-    d = [10]
-    p = [30]
+    d = [10]                       # an integer range: "10..100 step 10" (ends included)
+    p = [30]                       # or p = "published": floor(log(n/0.05)/log(4/3)) + 1
+
+    # Instead of one [grid], several [[grid]] tables: the sweep is their union
+    # (e.g. one table per d, each with its own n range).
 
     [method]
     name = "gd"                    # "gd" (gradient descent) or "flow" (ExactFlow)
@@ -20,12 +23,23 @@ A sweep is declared in a TOML file (see ``examples/sweeps/smoke.toml``)::
     epochs_factor = 1              # multiplies the budget
     stop_loss = "protocol"         # cv_threshold / (2n), or a number, or false
     cv_threshold = 1.0
+    error_check = 2                # companion at lr / 2 (error estimate), or false
+    points = 11                    # saved states per run (the loss is kept at every step)
+    kernel_rate = false            # also the tangent-kernel rate at the final state
 
 ``run_sweep(config, results_dir)`` stores one row per trajectory in
 ``results_dir/results.sqlite``, keyed by the instance's content hash and a hash
 of the resolved method options. Each batch is written in one transaction, so an
 interrupted or killed sweep leaves only whole batches, and running it again
-computes only the rows that are missing.
+computes only the rows that are missing (a row is found by its recipe:
+generator, resolved parameters, seed and method hash; generators are
+deterministic, so the recipe fixes the instance and its content hash).
+
+A batch (`Batch`) is a self-contained, picklable description of B trajectories:
+`compute_batch` builds the Problems from the generator and seeds and returns the
+rows, wherever it runs. `run_sweep` hands batches to an executor (by default
+this process, one batch after another; `verify.sweep_dask` for a Dask cluster)
+and writes the rows as batches finish, in this process only.
 
 Success is the published protocol's "reaches 0": a finite run whose final loss
 L is <= 1/(2n) (the objective p L <= p/(2n)).
@@ -33,10 +47,12 @@ L is <= 1/(2n) (the objective p L <= p/(2n)).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import json
 import math
+import re
 import sqlite3
 import sys
 import time
@@ -47,19 +63,20 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from numerics import ExactFlow, GradientDescent, generators, simulate_batch
+from numerics import ExactFlow, GradientDescent, generators, network, simulate_batch
 from numerics.provenance import environment
+from verify.measures_s000 import average_rate, terminal_rate
 from verify.progress import Progress
 
 DB_NAME = "results.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 GENERATORS = ("sphere", "orthogonal_scaled", "correlated", "orthonormal", "two_point",
               "separable", "group")
 METHODS = ("gd", "flow")
 _TOP_KEYS = ("name", "generator", "seeds", "batch_size", "threads", "grid", "method")
 _METHOD_KEYS = {
     "gd": ("name", "lr", "epochs", "epochs_factor", "stop_loss", "cv_threshold",
-           "error_check", "dtype"),
+           "error_check", "dtype", "points", "kernel_rate"),
     "flow": ("name", "t_max", "points", "rtol", "error_check"),
 }
 
@@ -82,6 +99,11 @@ COLUMNS = (
     ("epochs", "INTEGER"),
     ("success", "INTEGER"),
     ("pl_end", "REAL"),
+    ("rate_end", "REAL"),  # 2 mean (L_{k-1} - L_k)/(L_{k-1} + L_k), last 100 steps, per unit t
+    ("rate_avg", "REAL"),  # ln(L_0 / L_end) / t_end
+    ("energy_min", "REAL"),  # min_i E_i at the end, E_i = s sum_j 1{<w_j,x_i> > 0} a_j^2
+    ("energy_max", "REAL"),
+    ("kernel_rate", "REAL"),  # 2 kappa c lambda_min(NTK) / n at the end (when asked)
     ("error_estimate", "REAL"),
     ("status", "TEXT"),
     ("message", "TEXT"),
@@ -91,28 +113,48 @@ COLUMNS = (
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 
 
+
 class SweepConfigError(ValueError):
     """A bad sweep configuration; the message names the key."""
 
 
-@dataclass(frozen=True)
-class Task:
-    """One trajectory to compute: a grid point, a seed, and its resolved method."""
+class SweepStoreError(ValueError):
+    """A results directory that cannot hold this sweep's rows; the message names DIR."""
 
-    params: dict
-    seed: int
-    problem: object
+
+@dataclass(frozen=True)
+class Batch:
+    """B trajectories that run as one batched simulation: one grid point, several seeds.
+
+    Self-contained and picklable (no arrays): `compute_batch` rebuilds the Problems
+    from the generator and the seeds, so a batch can run in another process or on
+    another machine and give the same rows.
+    """
+
+    index: int  # position in the plan (fixed by the grid, not by what is stored)
+    generator: str
+    params: dict  # resolved generator parameters (p from a width rule is a number here)
+    seeds: tuple[int, ...]
     method: str
     options: dict
-    instance_hash: str
     config_hash: str
-    batch: int  # index of the batch it belongs to (fixed by the grid, not by what is stored)
+    sweep: str = ""
+    threads: int = 1
+
+    def problems(self) -> list:
+        gen = getattr(generators, self.generator)
+        return [gen(seed=seed, **_call_values(self.params)) for seed in self.seeds]
+
+    def keys(self) -> list[tuple]:
+        """The recipe of each trajectory (generator, parameters, seed, method hash)."""
+        params = json.dumps(self.params, sort_keys=True)
+        return [(self.generator, params, seed, self.config_hash) for seed in self.seeds]
 
 
 @dataclass
 class SweepConfig:
     generator: str
-    grid: dict  # key -> list of values
+    grids: list[dict]  # each: key -> list of values; the sweep is the union of their products
     seeds: list[int]
     method: dict
     name: str = ""
@@ -121,12 +163,28 @@ class SweepConfig:
     source: dict = field(default_factory=dict)
 
     def points(self) -> list[dict]:
-        """The grid points, in a fixed order (keys as declared, values as listed)."""
-        keys = list(self.grid)
-        out: list[dict] = [{}]
-        for key in keys:
-            out = [dict(pt, **{key: v}) for pt in out for v in self.grid[key]]
+        """The grid points with width rules resolved, in a fixed order (tables as
+        declared, keys as declared, values as listed); a point is listed once."""
+        out: list[dict] = []
+        seen: set[str] = set()
+        for grid in self.grids:
+            pts: list[dict] = [{}]
+            for key in grid:
+                pts = [dict(pt, **{key: v}) for pt in pts for v in grid[key]]
+            for pt in pts:
+                pt = _resolve_point(pt)
+                tag = json.dumps(pt, sort_keys=True)
+                if tag not in seen:
+                    seen.add(tag)
+                    out.append(pt)
         return out
+
+    @property
+    def grid(self) -> dict:
+        """The single grid table (configs with one [grid])."""
+        if len(self.grids) != 1:
+            raise AttributeError("this sweep has several [[grid]] tables; use .grids")
+        return self.grids[0]
 
 
 @dataclass
@@ -176,9 +234,15 @@ def parse_config(data: dict) -> SweepConfig:
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise SweepConfigError(f"threads: expected a positive integer, got {threads!r}.")
     seeds = _seeds(data["seeds"])
-    grid = _grid(gen, data["grid"])
+    tables = data["grid"]
+    if isinstance(tables, list):
+        if not tables:
+            raise SweepConfigError("grid: an empty list of [[grid]] tables.")
+        grids = [_grid(gen, t, f"grid[{k}]") for k, t in enumerate(tables)]
+    else:
+        grids = [_grid(gen, tables, "grid")]
     method = _method(data["method"])
-    cfg = SweepConfig(generator=gen, grid=grid, seeds=seeds, method=method, name=name,
+    cfg = SweepConfig(generator=gen, grids=grids, seeds=seeds, method=method, name=name,
                       batch_size=batch_size, threads=threads, source=data)
     # every grid point must build (the generator validates its own parameters)
     for point in cfg.points():
@@ -224,30 +288,65 @@ def _seeds(value) -> list[int]:
     )
 
 
-def _grid(gen: str, table) -> dict:
+_RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*(?:step\s+(\d+))?\s*$")
+WIDTH_RULES = ("published",)
+
+
+def integer_range(text: str, where: str) -> list[int]:
+    """"a..b" or "a..b step s" (ends included) as a list of ints."""
+    m = _RANGE.match(text)
+    if not m:
+        raise SweepConfigError(f"{where}: {text!r} is not a value or a range 'a..b step s'.")
+    a, b, step = int(m[1]), int(m[2]), int(m[3] or 1)
+    if b < a or step < 1:
+        raise SweepConfigError(f"{where}: range {text!r} needs a <= b and step >= 1.")
+    return list(range(a, b + 1, step))
+
+
+def published_width(n: int, eps: float = 0.05) -> int:
+    """The published protocol's width rule p = floor(log(n / eps) / log(4/3)) + 1."""
+    return int(math.floor(math.log(n / eps) / math.log(4.0 / 3.0))) + 1
+
+
+def _resolve_point(point: dict) -> dict:
+    if point.get("p") == "published":
+        return dict(point, p=published_width(point["n"]))
+    return point
+
+
+def _grid(gen: str, table, where: str) -> dict:
     if not isinstance(table, dict) or not table:
-        raise SweepConfigError("grid: expected a table of generator parameters, e.g. n = [20, 40].")
+        raise SweepConfigError(
+            f"{where}: expected a table of generator parameters, e.g. n = [20, 40].")
     params = inspect.signature(getattr(generators, gen)).parameters
     allowed = [k for k in params if k != "seed"]
     grid: dict = {}
     for key, value in table.items():
         if key not in allowed:
             raise SweepConfigError(
-                f"grid.{key}: not a parameter of generator {gen!r}; use {', '.join(allowed)}."
+                f"{where}.{key}: not a parameter of generator {gen!r}; use {', '.join(allowed)}."
             )
-        values = value if isinstance(value, list) else [value]
+        if key == "p" and value in WIDTH_RULES:
+            if "n" not in table:
+                raise SweepConfigError(f"{where}.p: the width rule {value!r} needs n.")
+            grid[key] = [value]
+            continue
+        if isinstance(value, str) and ".." in value:
+            values = integer_range(value, f"{where}.{key}")
+        else:
+            values = value if isinstance(value, list) else [value]
         if not values:
-            raise SweepConfigError(f"grid.{key}: empty list of values.")
+            raise SweepConfigError(f"{where}.{key}: empty list of values.")
         for v in values:
             if isinstance(v, dict):
-                raise SweepConfigError(f"grid.{key}: a value cannot be a table, got {v!r}.")
+                raise SweepConfigError(f"{where}.{key}: a value cannot be a table, got {v!r}.")
         if len(set(json.dumps(v) for v in values)) != len(values):
-            raise SweepConfigError(f"grid.{key}: repeated values in {values!r}.")
+            raise SweepConfigError(f"{where}.{key}: repeated values in {values!r}.")
         grid[key] = values
     missing = [k for k, prm in params.items()
                if k != "seed" and prm.default is inspect.Parameter.empty and k not in grid]
     if missing:
-        raise SweepConfigError(f"grid.{missing[0]}: missing; generator {gen!r} requires it.")
+        raise SweepConfigError(f"{where}.{missing[0]}: missing; generator {gen!r} requires it.")
     return grid
 
 
@@ -263,6 +362,13 @@ def _number(table, key, default, positive=True, integer=False):
     if not ok or (positive and value <= 0):
         kind = "a positive integer" if integer else "a positive finite number"
         raise SweepConfigError(f"method.{key}: expected {kind}, got {value!r}.")
+    return value
+
+
+def _flag(table, key, default) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise SweepConfigError(f"method.{key}: expected true or false, got {value!r}.")
     return value
 
 
@@ -289,10 +395,14 @@ def _method(table) -> dict:
             if error_check < 2:
                 raise SweepConfigError(
                     f"method.error_check: must be >= 2 or false, got {error_check}.")
+        points = _number(table, "points", 11, integer=True)
+        if points < 2:
+            raise SweepConfigError(f"method.points: must be >= 2, got {points}.")
         return {"name": "gd", "lr": float(_number(table, "lr", 1.0)), "epochs": epochs,
                 "epochs_factor": float(_number(table, "epochs_factor", 1.0)),
                 "stop_loss": stop, "cv_threshold": float(_number(table, "cv_threshold", 1.0)),
-                "error_check": None if error_check is False else error_check, "dtype": dtype}
+                "error_check": None if error_check is False else error_check, "dtype": dtype,
+                "points": points, "kernel_rate": _flag(table, "kernel_rate", False)}
     points = _number(table, "points", 101, integer=True)
     if points < 2:
         raise SweepConfigError(f"method.points: must be >= 2, got {points}.")
@@ -327,31 +437,32 @@ def resolved_options(method: dict, n: int, p: int) -> dict:
     elif stop is False:
         stop = None
     return {"lr": lr, "epochs": epochs, "stop_loss": stop,
-            "error_check": method["error_check"], "dtype": method["dtype"]}
+            "error_check": method["error_check"], "dtype": method["dtype"],
+            "points": method["points"], "kernel_rate": method["kernel_rate"]}
 
 
 def _hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def plan(config: SweepConfig) -> list[Task]:
-    """Every trajectory of the sweep, grouped in batches of equal shapes and options."""
-    tasks: list[Task] = []
-    batch = 0
-    gen = getattr(generators, config.generator)
+def plan(config: SweepConfig) -> list[Batch]:
+    """Every trajectory of the sweep, in batches of one grid point and <= batch_size seeds."""
+    batches: list[Batch] = []
     for point in config.points():
+        options = resolved_options(config.method, point["n"], point["p"]) if (
+            "n" in point and "p" in point) else None
         for start in range(0, len(config.seeds), config.batch_size):
-            for seed in config.seeds[start:start + config.batch_size]:
-                problem = gen(seed=seed, **_call_values(point))
-                options = resolved_options(config.method, problem.n, problem.p)
-                key = {"schema": SCHEMA_VERSION, "method": config.method["name"],
-                       "options": options}
-                tasks.append(Task(params=point, seed=seed, problem=problem,
-                                  method=config.method["name"], options=options,
-                                  instance_hash=problem.content_hash, config_hash=_hash(key),
-                                  batch=batch))
-            batch += 1
-    return tasks
+            seeds = tuple(config.seeds[start:start + config.batch_size])
+            opts = options
+            if opts is None:  # sizes not in the grid (defaults of the generator): build one
+                q = getattr(generators, config.generator)(seed=seeds[0], **_call_values(point))
+                opts = resolved_options(config.method, q.n, q.p)
+            key = {"schema": SCHEMA_VERSION, "method": config.method["name"], "options": opts}
+            batches.append(Batch(index=len(batches), generator=config.generator, params=point,
+                                 seeds=seeds, method=config.method["name"], options=opts,
+                                 config_hash=_hash(key), sweep=config.name,
+                                 threads=config.threads))
+    return batches
 
 
 # -- running --------------------------------------------------------------------------------
@@ -367,8 +478,8 @@ def _method_object(method: str, options: dict):
 def _times(method: str, options: dict) -> np.ndarray:
     if method == "gd":
         # the start and the end of the budget (whole steps), a few points between
-        steps = np.unique(np.linspace(0, options["epochs"], 11).round().astype(np.int64))
-        return steps * options["lr"]
+        steps = np.linspace(0, options["epochs"], options["points"]).round().astype(np.int64)
+        return np.unique(steps) * options["lr"]
     return np.linspace(0.0, options["t_max"], options["points"])
 
 
@@ -377,9 +488,24 @@ def _finite(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _row(task: Task, traj, sweep: str, generator: str, versions: str) -> dict:
+def compute_batch(batch: Batch) -> list[dict]:
+    """Simulate one batch and return its rows (one per seed). Runs in any process."""
+    threads_before = torch.get_num_threads()
+    torch.set_num_threads(batch.threads)
+    try:
+        problems = batch.problems()
+        trajs = simulate_batch(problems, _method_object(batch.method, batch.options),
+                               _times(batch.method, batch.options))
+        versions = json.dumps(environment(), sort_keys=True)
+        return [_row(batch, seed, q, tr, versions)
+                for seed, q, tr in zip(batch.seeds, problems, trajs, strict=True)]
+    finally:
+        torch.set_num_threads(threads_before)
+
+
+def _row(batch: Batch, seed: int, problem, traj, versions: str) -> dict:
     loss = traj.loss
-    n = task.problem.n
+    n = problem.n
     initial = float(loss[0]) if len(loss) else float("nan")
     final = float(loss[-1]) if len(loss) else float("nan")
     pl = traj.pl
@@ -389,16 +515,24 @@ def _row(task: Task, traj, sweep: str, generator: str, versions: str) -> dict:
     else:
         stop_time = float(traj.t[-1]) if len(traj.t) else None
     ok = traj.status.ok and math.isfinite(final)
+    lr = batch.options.get("lr")
+    rate_end = rate_avg = kernel = None
+    if traj.step_loss is not None and ok:
+        rate_end = _finite(terminal_rate(traj.step_loss, lr))
+        rate_avg = _finite(average_rate(traj.step_loss, lr))
+    energies = traj.energies[-1] if len(traj.t) else np.array([np.nan])
+    if batch.options.get("kernel_rate") and ok and problem.loss == "square":
+        kernel = _finite(network.kernel_rate(problem, traj.W[-1], traj.a[-1]))
     return {
-        "instance_hash": task.instance_hash,
-        "config_hash": task.config_hash,
-        "sweep": sweep,
-        "generator": generator,
-        "params": json.dumps(task.params, sort_keys=True),
-        "n": n, "d": task.problem.d, "p": task.problem.p,
-        "seed": task.seed,
-        "method": task.method,
-        "options": json.dumps(task.options, sort_keys=True),
+        "instance_hash": problem.content_hash,
+        "config_hash": batch.config_hash,
+        "sweep": batch.sweep,
+        "generator": batch.generator,
+        "params": json.dumps(batch.params, sort_keys=True),
+        "n": n, "d": problem.d, "p": problem.p,
+        "seed": seed,
+        "method": batch.method,
+        "options": json.dumps(batch.options, sort_keys=True),
         "initial_loss": _finite(initial),
         "final_loss": _finite(final),
         "loss_ratio": _finite(final / initial) if initial > 0 else None,
@@ -406,6 +540,11 @@ def _row(task: Task, traj, sweep: str, generator: str, versions: str) -> dict:
         "epochs": epochs,
         "success": int(ok and final <= 1.0 / (2 * n)),
         "pl_end": _finite(pl[-1]) if len(pl) else None,
+        "rate_end": rate_end,
+        "rate_avg": rate_avg,
+        "energy_min": _finite(np.min(energies)),
+        "energy_max": _finite(np.max(energies)),
+        "kernel_rate": kernel,
         "error_estimate": _finite(traj.error_estimate),
         "status": traj.status.name.lower(),
         "message": traj.message,
@@ -419,6 +558,12 @@ def connect(results_dir) -> sqlite3.Connection:
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(results_dir / DB_NAME, timeout=30.0)
+    have = [r[1] for r in conn.execute("PRAGMA table_info(trajectories)")]
+    if have and tuple(have) != COLUMN_NAMES:  # checked before anything is written
+        conn.close()
+        raise SweepStoreError(
+            f"DIR: {results_dir / DB_NAME} was written by another version of gfverify "
+            f"(columns differ from schema {SCHEMA_VERSION}); use a new --results directory.")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     cols = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
@@ -428,52 +573,67 @@ def connect(results_dir) -> sqlite3.Connection:
     return conn
 
 
-def run_sweep(config, results_dir, *, progress: bool = True, stream=None) -> SweepResult:
-    """Run (or resume) the sweep ``config`` (a SweepConfig, a mapping or a TOML path)."""
+class LocalExecutor:
+    """Runs batches in this process, one after another, in plan order."""
+
+    name = "local"
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def map_unordered(self, fn, items):
+        for item in items:
+            yield fn(item)
+
+
+def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
+              executor=None) -> SweepResult:
+    """Run (or resume) the sweep ``config`` (a SweepConfig, a mapping or a TOML path).
+
+    ``executor`` runs the batches (default `LocalExecutor`; `verify.sweep_dask.DaskExecutor`
+    for a cluster): anything with ``map_unordered(fn, batches)`` yielding fn's results as
+    they finish, used as a context manager. Rows are written here, one transaction per batch.
+    """
     if isinstance(config, (str, Path)):
         config = load_config(config)
     elif isinstance(config, dict):
         config = parse_config(config)
     start = time.perf_counter()
-    tasks = plan(config)
+    batches = plan(config)
+    total = sum(len(b.seeds) for b in batches)
     conn = connect(results_dir)
-    # Batches are small: one torch thread is as fast, and far faster on a loaded
-    # machine (idle intra-op threads spin); parallelism across batches is left to processes.
-    threads_before = torch.get_num_threads()
-    torch.set_num_threads(config.threads)
     try:
         stored = {tuple(r) for r in conn.execute(
-            "SELECT instance_hash, config_hash FROM trajectories")}
-        todo = [t for t in tasks if (t.instance_hash, t.config_hash) not in stored]
-        before = len(tasks) - len(todo)
-        batches: dict[int, list[Task]] = {}
-        for t in todo:
-            batches.setdefault(t.batch, []).append(t)
-        versions = json.dumps(environment(), sort_keys=True)
+            "SELECT generator, params, seed, config_hash FROM trajectories")}
+        todo = []
+        for b in batches:
+            missing = tuple(seed for seed, key in zip(b.seeds, b.keys(), strict=True)
+                            if key not in stored)
+            if missing:
+                todo.append(b if missing == b.seeds else dataclasses.replace(b, seeds=missing))
+        remaining = sum(len(b.seeds) for b in todo)
+        before = total - remaining
         label = f"sweep {config.name or config.generator}"
         if before and progress:
-            print(f"{label}: {before} of {len(tasks)} rows already stored, resuming",
+            print(f"{label}: {before} of {total} rows already stored, resuming",
                   file=stream if stream is not None else sys.stderr)
         computed = 0
-        with Progress(len(todo), label, stream=stream, enabled=progress and bool(todo)) as bar:
-            for batch in batches.values():
-                first = batch[0]
-                method = _method_object(first.method, first.options)
-                trajs = simulate_batch([t.problem for t in batch], method,
-                                       _times(first.method, first.options))
-                rows = [_row(t, tr, config.name, config.generator, versions)
-                        for t, tr in zip(batch, trajs, strict=True)]
-                names = ", ".join(COLUMN_NAMES)
-                marks = ", ".join(f":{c}" for c in COLUMN_NAMES)
+        names = ", ".join(COLUMN_NAMES)
+        marks = ", ".join(f":{c}" for c in COLUMN_NAMES)
+        with (executor or LocalExecutor()) as ex, \
+                Progress(remaining, label, stream=stream, enabled=progress and bool(todo)) as bar:
+            for rows in ex.map_unordered(compute_batch, todo):
                 with conn:  # one transaction per batch
                     conn.executemany(
                         f"INSERT OR REPLACE INTO trajectories ({names}) VALUES ({marks})", rows)
-                computed += len(batch)
-                bar.advance(len(batch))
+                computed += len(rows)
+                bar.advance(len(rows))
     finally:
-        torch.set_num_threads(threads_before)
         conn.close()
-    return SweepResult(total=len(tasks), stored_before=before, computed=computed,
+    return SweepResult(total=total, stored_before=before, computed=computed,
                        wall_time=time.perf_counter() - start,
                        db_path=Path(results_dir) / DB_NAME)
 

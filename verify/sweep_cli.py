@@ -33,7 +33,7 @@ def register(subparsers) -> None:
 
 
 def _sweep_command(args) -> int:
-    from verify.sweep import SweepConfigError, load_config, run_sweep
+    from verify.sweep import SweepConfigError, SweepStoreError, load_config, run_sweep
 
     try:
         config = load_config(args.config)
@@ -41,6 +41,8 @@ def _sweep_command(args) -> int:
         raise UsageError(f"{args.config}: {exc}") from None
     try:
         result = run_sweep(config, args.results, progress=not args.quiet)
+    except SweepStoreError as exc:
+        raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
         print("interrupted: finished batches are stored; run the same command to resume",
               file=sys.stderr)
