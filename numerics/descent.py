@@ -11,7 +11,8 @@ Gradients are closed form (`numerics.torch_network`, a mirror of
 the span of the data, W = W0 + C X with C of shape (p, n), since every gradient
 dL/dW_j = s a_j sum_i A_ji g_i x_i lies there; the pre-activations are then
 W0 X^T + C G with the Gram matrix G = X X^T, and a step costs O(p n^2) instead
-of O(p n d). When the data are orthogonal (G diagonal, as x_i = c_i e_i), G C^T
+of O(p n d). When every sample is a multiple of a distinct canonical vector
+(x_i = c_i e_{k_i}, the orthogonal data of S000 and S002), G is diagonal, G C^T
 is a row scaling and a step costs O(p n): the d - n zero coordinates of each
 sample are never multiplied.
 
@@ -251,17 +252,23 @@ class _SpanState:
 
     def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
         self.batch, self.W0, self.s = batch, W0, batch.output_factor
-        self.Z0T = tn.preactivations(W0, batch.X)
-        G = batch.X @ batch.XT
-        diag = torch.diagonal(G, dim1=-2, dim2=-1)
-        # orthogonal samples: G C^T = diag(G) * C^T, O(n p) instead of O(n^2 p)
-        self.gram_diagonal = bool(torch.equal(G, torch.diag_embed(diag)))
-        self.G = diag[:, :, None].contiguous() if self.gram_diagonal else G
+        self.columns = _one_hot_columns(batch.X)
+        if self.columns is not None:
+            # x_i = v_i e_{k_i} with distinct k_i (as x_i = c_i e_i): G = diag(v^2) and
+            # <w_j, x_i> = v_i W[j, k_i]; nothing of size n x d is ever multiplied.
+            cols, vals = self.columns
+            self.values = vals
+            self.Z0T = vals[:, :, None] * torch.gather(
+                W0, 2, cols[:, None, :].expand(-1, W0.shape[1], -1)).transpose(-1, -2)
+            self.G = (vals**2)[:, :, None]
+        else:
+            self.Z0T = tn.preactivations(W0, batch.X)
+            self.G = batch.X @ batch.XT
         self.CT = torch.zeros_like(self.Z0T)
         self.a = a0.clone()
 
     def preactivations(self) -> torch.Tensor:
-        if self.gram_diagonal:
+        if self.columns is not None:
             return self.Z0T + self.G * self.CT
         return self.Z0T + self.G @ self.CT
 
@@ -276,7 +283,25 @@ class _SpanState:
             self.a = torch.where(active[:, None], a_new, self.a)
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.columns is not None:
+            cols, vals = self.columns
+            update = (self.CT * vals[:, :, None]).transpose(-1, -2)  # (B, p, n)
+            W = self.W0.scatter_add(2, cols[:, None, :].expand(-1, self.W0.shape[1], -1), update)
+            return W, self.a
         return self.W0 + (self.batch.XT @ self.CT).transpose(-1, -2), self.a
+
+
+def _one_hot_columns(X: torch.Tensor):
+    """(columns (B, n), values (B, n)) when every x_i has exactly one non-zero coordinate and
+    no two samples share it (orthogonal data in the canonical basis); else None."""
+    nonzero = X != 0
+    if not bool(torch.all(nonzero.sum(-1) == 1)):
+        return None
+    cols = nonzero.to(torch.int8).argmax(-1)
+    if any(len(torch.unique(c)) != len(c) for c in cols):
+        return None
+    vals = torch.gather(X, 2, cols[:, :, None])[:, :, 0]
+    return cols, vals
 
 
 def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:

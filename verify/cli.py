@@ -65,7 +65,7 @@ def _report_command(args) -> int:
 
     result = write_report(args.out, profile=args.profile, seed=args.seed,
                           show_progress=not args.quiet, instances=args.instances,
-                          suite=not args.no_suite)
+                          suite=not args.no_suite, store=args.results)
     print(f"wrote {result.index}, {result.html.name}, {result.verdicts_json.name} and "
           f"{len(result.figures)} figures ({result.wall_time:.1f} s)")
     for row in result.table:
@@ -77,6 +77,10 @@ def _report_command(args) -> int:
     for run in result.reproduction["runs"]:
         print(f"E-002-1 GD, loss_scale {run['loss_scale']:g}: mid-drops at iterations "
               f"{run['mid_drops'][0]} / {run['mid_drops'][1]} (paper ~5000 / ~11000)")
+    for rep in result.reproductions:
+        print(f"{rep.experiment}: {rep.title} ({rep.wall_time:.1f} s)")
+        for finding in rep.findings:
+            print(f"  finding: {finding}")
     return EXIT_OK
 
 
@@ -98,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.add_argument("--no-suite", action="store_true",
                      help="skip the verification suite (only S002's foundation claims)")
+    rep.add_argument("--results", default=None, metavar="DIR",
+                     help="sweep store of the reproductions (default OUT/store); rows found "
+                          "there are read, not recomputed (e.g. a full `gfverify sweep "
+                          "examples/sweeps/exp1_1.toml --results DIR`)")
     rep.set_defaults(run=_report_command)
 
     cl = sub.add_parser("claims", help="list the catalogue's claims")

@@ -13,6 +13,7 @@ half-written report.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -55,6 +56,7 @@ class ReportResult:
     html: Path | None = None
     suite: dict | None = None
     reproduction: dict | None = None
+    reproductions: tuple = ()
 
 
 def _atomic_write(path: Path, data: str | bytes) -> None:
@@ -143,6 +145,7 @@ def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
 
 # -- the verification suite ------------------------------------------------------------------
 _CLAIM_ID = re.compile(r"S\d{3}-[A-Z]+\d+[a-z]?")
+_PERCENT = re.compile(r"\[\s*(\d+)%\]")
 
 
 class SuiteRun:
@@ -167,9 +170,24 @@ class SuiteRun:
         self.proc = subprocess.Popen(self.cmd, cwd=verify_dir.parent, stdout=self.out,
                                      stderr=subprocess.STDOUT, text=True)
 
+    def percent_done(self) -> int:
+        """The suite's progress so far: the last ``[ NN%]`` marker of pytest's -q output."""
+        try:
+            text = Path(self.out.name).read_text(errors="replace")
+        except OSError:
+            return 0
+        marks = _PERCENT.findall(text)
+        return int(marks[-1]) if marks else 0
+
     def result(self, show_progress: bool = True) -> dict:
         if show_progress and self.proc.poll() is None:
-            print("waiting for the verification suite ...", file=sys.stderr, flush=True)
+            with Progress(100, "verification suite (% of tests)") as bar:
+                while self.proc.poll() is None:
+                    done = self.percent_done()
+                    if done > bar.done:
+                        bar.advance(done - bar.done)
+                    time.sleep(0.5)
+                bar.advance(100 - bar.done)
         try:
             returncode = self.proc.wait()
             self.out.seek(0)
@@ -289,11 +307,21 @@ def _gd_figure(runs: list[dict], path: Path) -> None:
 
 
 # -- the report --------------------------------------------------------------------------------
+# The reproduction sections (THEORY section 5), in report order: module names, each with
+# run(out, profile, seed, show_progress, store) -> verify.reproduction.Reproduction.
+REPRODUCTIONS = ("verify.repro_s001", "verify.repro_s000_threshold", "verify.repro_s000_pl",
+                 "verify.repro_s000_groups")
+
+
 def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int = 0,
                  show_progress: bool = True, instances: int | None = None,
-                 suite: bool = True) -> ReportResult:
+                 suite: bool = True, store: str | os.PathLike | None = None,
+                 reproductions: tuple[str, ...] | None = None) -> ReportResult:
     """Write the report; ``instances`` overrides the profile's number of random instances;
-    ``suite=False`` skips the verification suite (the report then says so)."""
+    ``suite=False`` skips the verification suite (the report then says so). Sweeps of the
+    reproductions are stored in ``store`` (default ``out_dir/store``) and read back from
+    there: a second report with the same store recomputes nothing. ``reproductions``
+    selects sections by module name (default: all of REPRODUCTIONS)."""
     prof = get_profile(profile)
     if instances is not None and instances < 0:
         raise ValueError(f"instances: must be >= 0, got {instances}")
@@ -301,9 +329,11 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     suite_run = SuiteRun(profile, show_progress) if suite else None
+    store = Path(store) if store is not None else out / "store"
+    sections = REPRODUCTIONS if reproductions is None else tuple(reproductions)
     try:
         return _write_report(out, profile, seed, show_progress, instances, prof, start,
-                             suite_run)
+                             suite_run, store, sections)
     except BaseException:
         if suite_run is not None:
             suite_run.kill()
@@ -311,7 +341,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
 
 
 def _write_report(out, profile, seed, show_progress, instances, prof, start,
-                  suite_run) -> ReportResult:
+                  suite_run, store, sections) -> ReportResult:
     claims = [theory.get(cid) for cid in S002_IDS]
     log = VerdictLog()
     two_point_rows = []
@@ -344,13 +374,20 @@ def _write_report(out, profile, seed, show_progress, instances, prof, start,
     table = log.table()
     gd_figure = out / "e002_1_gd_loss.png"
     repro = e002_1_reproduction(gd_figure, seed=seed)
+    others = []
+    for name in sections:
+        if show_progress:
+            print(f"reproduction {name} ...", file=sys.stderr, flush=True)
+        module = importlib.import_module(name)
+        others.append(module.run(out, profile, seed=seed, show_progress=show_progress,
+                                 store=store))
     suite_result = suite_run.result(show_progress) if suite_run is not None else None
     wall = time.perf_counter() - start
     env = environment()
     method = two_point_traj.method + " " + json.dumps(two_point_traj.options)
 
     blocks = _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro,
-                     gd_figure, suite_result, prof, method, env, hashes)
+                     gd_figure, suite_result, prof, method, env, hashes, others)
     title = "gfverify bound-checking report"
     index = out / "index.md"
     _atomic_write(index, to_markdown(blocks))
@@ -359,15 +396,17 @@ def _write_report(out, profile, seed, show_progress, instances, prof, start,
     verdicts_json = out / "verdicts.json"
     _atomic_write(verdicts_json, json.dumps(
         {"profile": profile, "seed": seed, "claims": table, "suite": suite_result,
-         "reproduction": {"E-002-1": repro}, "provenance": env,
+         "reproduction": {"E-002-1": repro, **{r.experiment: r.data for r in others}},
+         "provenance": env,
          "instances": [{"label": lb, "problem": ds} for lb, ds in hashes],
          "wall_time": wall}, indent=2))
-    return ReportResult(out, index, verdicts_json, (figure, gd_figure), table, wall,
-                        html_path, suite_result, repro)
+    figures = (figure, gd_figure) + tuple(f for r in others for f in r.figures)
+    return ReportResult(out, index, verdicts_json, figures, table, wall,
+                        html_path, suite_result, repro, tuple(others))
 
 
 def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, gd_figure,
-            suite_result, prof, method, env, hashes) -> list[tuple]:
+            suite_result, prof, method, env, hashes, others=()) -> list[tuple]:
     rows, notes = verdict_rows(table)
     b: list[tuple] = [
         ("h", 1, "gfverify bound-checking report"),
@@ -378,7 +417,7 @@ def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, g
               "looser tolerance). A margin inside the numerical error is INCONCLUSIVE; an "
               "instance where an assumption fails is INAPPLICABLE."),
     ]
-    b += _suite_blocks(suite_result)
+    b += _suite_blocks(suite_result, others)
     b += [("h", 2, "Verdicts: S002 foundation claims"),
           ("p", "S002-L1, S002-T1 and S002-L3 on the two-point example (two values of "
                 "lambda) and random instances of the orthonormal family."),
@@ -405,6 +444,8 @@ def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, g
                    "numerical error", "note"], two_point_rows),
     ]
     b += _repro_blocks(repro, gd_figure)
+    for r in others:
+        b += r.blocks
     b += _catalogue_blocks(suite_result)
     b += [("h", 2, "Provenance"),
           ("list", [f"method: {method}",
@@ -415,17 +456,22 @@ def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, g
                     f"wall time: {wall:.1f} s in total"
                     + (f", of which the verification suite {suite_result['wall_time']:.1f} s"
                        if suite_result else "")
-                    + f", E-002-1 gradient descent {repro['wall_time']:.1f} s",
+                    + f", E-002-1 gradient descent {repro['wall_time']:.1f} s"
+                    + "".join(f", {r.experiment} {r.wall_time:.1f} s" for r in others),
                     "versions: " + ", ".join(f"{k} {v}" for k, v in env.items())]),
           ("p", f"Instances of the S002 foundation table ({len(hashes)}):"),
           ("list", [f"{label}: {desc}" for label, desc in hashes])]
     return b
 
 
-def _suite_blocks(suite_result) -> list[tuple]:
+def _suite_blocks(suite_result, others=()) -> list[tuple]:
     b: list[tuple] = [("h", 2, "Verdicts: every checkable claim (verification suite)")]
+    repro_findings = [f for r in others for f in r.findings]
     if suite_result is None:
-        return b + [("p", "Not run (`--no-suite`). `pytest verify` prints this table.")]
+        b += [("p", "Not run (`--no-suite`). `pytest verify` prints this table.")]
+        if repro_findings:
+            b += [("h", 2, "Findings"), ("list", repro_findings)]
+        return b
     rows, notes = verdict_rows(suite_result["claims"])
     b += [("p", f"`{suite_result['command']}`: {suite_result['summary'] or 'no summary'} "
                 f"(exit code {suite_result['exit_code']}, "
@@ -445,6 +491,10 @@ def _suite_blocks(suite_result) -> list[tuple]:
         b.append(("list", [_finding_line(f) for f in suite_result["findings"]]))
     else:
         b.append(("p", "No expected failures were reported."))
+    if repro_findings:
+        b.append(("p", "From the reproductions of the papers' experiments (evidence in their "
+                       "sections below):"))
+        b.append(("list", repro_findings))
     return b
 
 
