@@ -1,59 +1,57 @@
-"""Benchmark: batched GradientDescent against a plain PyTorch loop, at E-000-1.
+"""Benchmark (not a test): the published protocol's loop against our batched descent and flow.
 
-Configuration (THEORY E-000-1, the published protocol): d = 100, n = 1300,
-p = 36, mean-field network, `numerics.generators.sphere` (G-000-iso data, R's
-initialisation I-000-repo); full-batch GD with learning rate 1 on p * L.
+Measured side by side in one run, on this machine:
 
-Measured, side by side in one run:
-  (a) seconds per replicate-epoch of a one-replicate-at-a-time loop written
-      from the protocol (nn.Linear parameters, autograd, SGD) and of our
-      GradientDescent on B replicates at once, in alternating timing blocks of a
-      fixed number of epochs (best and median kept); the same for a small
-      configuration (d = 10, n = 100, p = 30, the low-d corner of E-000-2), where
-      per-operation overhead rather than arithmetic dominates;
-  (b) this machine's matmul throughput (a large square matmul, and a batched
-      matmul of the descent's own shapes) and the fraction of it each loop
-      attains, counting FLOPs per step;
-  (c) one full run with R's epoch budget and early stopping (objective below
-      p/(2n)): the protocol loop and the batched descent must agree on
-      replicate 0, and the success fraction (final objective <= p/(2n)) is
-      reported (R: 1.0 at n = 1300).
+(a) seconds per replicate of three contestants under the published protocol
+    (shared/reference/README.md: GD with lr 1 on p L, R's epoch budget, early
+    stop): the protocol's one-replicate-at-a-time loop (nn.Linear parameters,
+    autograd, SGD, as the published code), our batched `GradientDescent`, and our
+    `ExactFlow` integrator over the same physical time, on sampled points of
+      E-000-2 / Experiment 1.1 (sphere data, d = 10..100, p = 30, 20 seeds), and
+      E-000-4 / Experiment 2 (x_i = c_i e_i in R^2000, the published width, the
+      0.01-scaled Q-good initialisation, 10 x budget, stop at sum r^2 < 1e-6).
+    The loop is timed on a block of epochs and multiplied by the epochs the
+    protocol runs there (the same for both: same stop rule, same start);
+    ``speedup_exp1_1`` and ``speedup_exp2`` are the loop's total seconds over ours
+    on the sampled points (our throughput over the loop's). From the same
+    measurements the script estimates the full grids' wall times (E-000-2:
+    4,880 runs; E-000-4: 5,500 runs) for both; ``--full-exp1-1`` runs our whole
+    E-000-2 sweep instead of estimating it.
+(b) this machine's matmul ceiling (a large square matmul) and the fraction of it
+    the batched descent attains (FLOPs counted per step) on configurations with
+    n d p >= 1e6;
+(c) how our time per replicate-epoch grows with n, d and p (fitted exponents).
 
-    python bench/run.py [--epochs N] [--timing-epochs N] [--replicates B]
-                        [--threads T] [--json OUT]
+    python bench/run.py [--json OUT] [--quick] [--full-exp1-1] [--threads T]
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
-import math
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
 import torch
 
 from numerics import generators
-from numerics import torch_network as tn
 from numerics.descent import GradientDescent
+from numerics.flow import ExactFlow
 from numerics.problem import Problem
 from numerics.provenance import environment
-from numerics.simulate import simulate_batch
+from numerics.simulate import simulate, simulate_batch
+from verify.scaling import fit_power_law
+from verify.sweep import epoch_budget, load_config, published_width, run_sweep
 
-N, D, P = 1300, 100, 36  # E-000-1
-SMALL = (100, 10, 30)  # (n, d, p): the low-d corner of E-000-2
-LR = 1.0
-
-
-def epoch_budget(n: int, p: int, lr: float) -> int:
-    """R's budget: int(1.5 * sqrt(n p) * log(n p) / (4 lr) + 1)."""
-    return int(1.5 * math.sqrt(n * p) * math.log(n * p) / (4 * lr) + 1)
-
-
-# -- (a) the protocol's loop, one replicate at a time ------------------------------------
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXP1_1_POINTS = ((10, 50), (10, 100), (40, 400), (40, 1000), (70, 700), (70, 1960), (100, 1000),
+                 (100, 2800))  # (d, n), p = 30, from the published grid
+EXP2_N = (1000, 1500, 2000)
+EXP2_SEEDS = 25
+GROWTH_EPOCHS = 30
 
 
 class MeanFieldNet(torch.nn.Module):
@@ -69,8 +67,8 @@ class MeanFieldNet(torch.nn.Module):
         return self.output(torch.relu(self.hidden(X))).squeeze(-1) / self.width
 
 
-def protocol_descent(problem: Problem, epochs: int, dtype: torch.dtype,
-                     stop_objective: float | None = None):
+def protocol_descent(problem: Problem, epochs: int, dtype: torch.dtype = torch.float64,
+                     stop_objective: float | None = None, lr: float = 1.0):
     """GD with SGD(lr) on the objective p * mean((y - h)^2) / 2.
 
     Stops before epoch k's update once the objective is below ``stop_objective``.
@@ -84,7 +82,7 @@ def protocol_descent(problem: Problem, epochs: int, dtype: torch.dtype,
     with torch.no_grad():
         net.hidden.weight.copy_(torch.tensor(problem.W0))
         net.output.weight.copy_(torch.tensor(problem.a0)[None, :])
-    optimizer = torch.optim.SGD(net.parameters(), lr=LR)
+    optimizer = torch.optim.SGD(net.parameters(), lr=lr)
     p = problem.p
     epoch = 0
     for epoch in range(epochs + 1):
@@ -97,12 +95,6 @@ def protocol_descent(problem: Problem, epochs: int, dtype: torch.dtype,
     W = net.hidden.weight.detach().double().numpy()
     a = net.output.weight.detach()[0].double().numpy()
     return W, a, epoch
-
-
-def final_state_gap(run, W, a) -> float:
-    """Relative per-neuron difference (`Trajectory.state_error`) of run's final state and (W, a)."""
-    other = dataclasses.replace(run, W=np.stack([run.W[0], W]), a=np.stack([run.a[0], a]))
-    return float(dataclasses.replace(run, companion=other).state_error[-1])
 
 
 # -- (b) throughput --------------------------------------------------------------------
@@ -136,108 +128,189 @@ def matmul_gflops(size: int, dtype: torch.dtype, repeats: int = 3) -> float:
     return 2 * size**3 / best_time(lambda: A @ B, repeats) / 1e9
 
 
-def shaped_bmm_gflops(batch: int, dtype: torch.dtype, repeats: int = 20) -> float:
-    """Throughput of the descent's own matmul shape, (B, p, d) @ (B, d, n)."""
-    gen = torch.Generator().manual_seed(0)
-    W = torch.rand((batch, P, D), generator=gen, dtype=dtype)
-    XT = torch.rand((batch, D, N), generator=gen, dtype=dtype)
-    return 2 * batch * P * D * N / best_time(lambda: W @ XT, repeats) / 1e9
 
 
-def time_contestants(problems, epochs: int, repeats: int, dtype_name: str) -> dict:
-    """Seconds per replicate-epoch, alternating blocks so that outside load hits both alike."""
-    dtype = tn.DTYPES[dtype_name]
-    method = GradientDescent(lr=LR, dtype=dtype_name, error_check=None, space="full")
-    protocol_descent(problems[0], 2, dtype)  # warm-up: first calls initialise kernels
-    simulate_batch(problems, method, [0.0, 2 * LR])
-    protocol, batched = [], []
-    for _ in range(repeats):
+def flops_per_step_orthogonal(n: int, p: int) -> int:
+    """Per replicate per step on one-hot orthogonal data (span path): ~16 passes over (n, p)."""
+    return 16 * n * p
+
+
+def time_protocol_loop(problem: Problem, epochs: int) -> float:
+    """Seconds per epoch of the published loop (best of 2 blocks after a warm-up)."""
+    protocol_descent(problem, 2)
+    return min(_timed(lambda: protocol_descent(problem, epochs)) for _ in range(2)) / epochs
+
+
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def run_protocol_batch(problems, epochs: int, stop_loss: float):
+    gd = GradientDescent(lr=1.0, stop_loss=stop_loss, error_check=None)
+    simulate_batch(problems[:1], gd, [0.0, 2.0])  # warm-up
+    start = time.perf_counter()
+    runs = simulate_batch(problems, gd, [0.0, float(epochs)])
+    return runs, time.perf_counter() - start
+
+
+def time_flow(problem: Problem, horizon: float, budget_s: float) -> dict:
+    """One replicate of ExactFlow over [0, horizon] (no companion), capped in steps so that a
+    slow case reports a rate instead of hanging."""
+    flow = ExactFlow(rtol=1e-8, error_check=None, max_steps=20_000)
+    start = time.perf_counter()
+    tr = simulate(problem, flow, np.array([0.0, horizon]))
+    wall = time.perf_counter() - start
+    return {"seconds": wall, "status": tr.status.name.lower(), "t_reached": float(tr.t[-1]),
+            "horizon": horizon, "steps": int(tr.n_steps)}
+
+
+def bench_exp1_1(points, seeds: int, loop_epochs: int) -> dict:
+    rows = []
+    for d, n in points:
+        p = 30
+        problems = [generators.sphere(n, d, p, seed=s) for s in range(seeds)]
+        budget = epoch_budget(n, p, 1.0)
+        runs, ours = run_protocol_batch(problems, budget, 1.0 / (2 * n))
+        epochs = np.array([r.n_steps for r in runs])
+        loop_epoch = time_protocol_loop(problems[0], min(loop_epochs, budget))
+        flow = time_flow(problems[0], float(min(budget, 200)), 30.0)
+        rows.append({"d": d, "n": n, "p": p, "replicates": seeds, "budget": budget,
+                     "mean_epochs": float(epochs.mean()),
+                     "success": float(np.mean([r.loss[-1] <= 1 / (2 * n) for r in runs])),
+                     "ours_s_per_run": ours / seeds,
+                     "loop_s_per_epoch": loop_epoch,
+                     "loop_s_per_run": loop_epoch * float(epochs.mean()),
+                     "flow": flow})
+    return {"points": rows, "speedup": sum(r["loop_s_per_run"] for r in rows)
+            / sum(r["ours_s_per_run"] for r in rows)}
+
+
+def bench_exp2(n_values, seeds: int, loop_epochs: int) -> dict:
+    rows = []
+    for n in n_values:
+        p = published_width(n)
+        problems = [generators.orthogonal_scaled(n, 2000, p, seed=s, repo_orth=True)
+                    for s in range(seeds)]
+        budget = 10 * epoch_budget(n, p, 1.0)
+        runs, ours = run_protocol_batch(problems, budget, 1e-6 / (2 * n))
+        epochs = np.array([r.n_steps for r in runs])
+        loop_epoch = time_protocol_loop(problems[0], loop_epochs)
+        rows.append({"n": n, "d": 2000, "p": p, "replicates": seeds, "budget": budget,
+                     "mean_epochs": float(epochs.mean()),
+                     "ours_s_per_run": ours / seeds,
+                     "ours_s_per_replicate_epoch": ours / float(epochs.sum()),
+                     "gflops": flops_per_step_orthogonal(n, p) * float(epochs.sum()) / ours / 1e9,
+                     "loop_s_per_epoch": loop_epoch,
+                     "loop_s_per_run": loop_epoch * float(epochs.mean())})
+    small = generators.orthogonal_scaled(100, 2000, published_width(100), seed=0, repo_orth=True)
+    flow = time_flow(small, 200.0, 30.0)
+    return {"points": rows, "flow_n100": flow,
+            "speedup": sum(r["loop_s_per_run"] for r in rows)
+            / sum(r["ours_s_per_run"] for r in rows)}
+
+
+def estimate_exp2_grid(rows) -> dict:
+    """Full E-000-4 grid (n = 1000..2000 step 100, 500 seeds): per-run seconds interpolated
+    linearly in n from the sampled points."""
+    ns = np.array([r["n"] for r in rows], dtype=float)
+    grid = np.arange(1000, 2001, 100)
+    out = {}
+    for key in ("ours_s_per_run", "loop_s_per_run"):
+        per_run = np.interp(grid, ns, [r[key] for r in rows])
+        out[key.replace("_s_per_run", "_minutes")] = float(500 * per_run.sum() / 60)
+    return out
+
+
+def estimate_exp1_1_grid(rows) -> dict:
+    """Full E-000-2 grid: the loop's seconds per epoch modelled as c0 + c1 n d p (least
+    squares on the sampled points) times the protocol's epochs; ours as c0 + c1 n d p per
+    replicate-epoch the same way. Epochs per run at unsampled points: the budget times the
+    mean fraction of the budget used at the sampled points."""
+    A = np.array([[1.0, r["n"] * r["d"] * r["p"]] for r in rows])
+    frac = float(np.mean([r["mean_epochs"] / r["budget"] for r in rows]))
+    cfg = load_config(os.path.join(ROOT, "examples", "sweeps", "exp1_1.toml"))
+    total = {"loop": 0.0, "ours": 0.0}
+    for key, per_epoch in (("loop", [r["loop_s_per_epoch"] for r in rows]),
+                           ("ours", [r["ours_s_per_run"] / r["mean_epochs"] for r in rows])):
+        coef, *_ = np.linalg.lstsq(A, np.array(per_epoch), rcond=None)
+        for pt in cfg.points():
+            nd = pt["n"] * pt["d"] * pt["p"]
+            total[key] += 20 * frac * epoch_budget(pt["n"], pt["p"], 1.0) * max(
+                coef[0] + coef[1] * nd, 0.0)
+    return {"loop_minutes": total["loop"] / 60, "ours_minutes": total["ours"] / 60,
+            "fraction_of_budget_used": frac}
+
+
+def full_exp1_1() -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        protocol_descent(problems[0], epochs, dtype)
-        protocol.append((time.perf_counter() - start) / epochs)
-        start = time.perf_counter()
-        simulate_batch(problems, method, [0.0, epochs * LR])
-        batched.append((time.perf_counter() - start) / (len(problems) * epochs))
-    n, d, p = problems[0].n, problems[0].d, problems[0].p
-    flops = flops_per_step(n, d, p)
-    best = {"protocol_loop": min(protocol), "batched": min(batched)}
-    return {
-        "n": n, "d": d, "p": p, "replicates": len(problems), "epochs_per_block": epochs,
-        "flops_per_step": flops,
-        "best": best,
-        "median": {"protocol_loop": float(np.median(protocol)),
-                   "batched": float(np.median(batched))},
-        "all": {"protocol_loop": protocol, "batched": batched},
-        "gflops": {name: flops / sec / 1e9 for name, sec in best.items()},
-        "speedup_best": best["protocol_loop"] / best["batched"],
-    }
+        res = run_sweep(os.path.join(ROOT, "examples", "sweeps", "exp1_1.toml"), tmp,
+                        progress=True)
+        return {"runs": res.computed, "minutes": (time.perf_counter() - start) / 60}
 
 
-# -- the run ------------------------------------------------------------------------------
+def growth(reps: int, base=(1000, 100, 30)) -> dict:
+    """Seconds per replicate-epoch of batched GD (full space, B = reps) as n, d, p grow."""
+    axes = {"n": (250, 500, 1000, 2000), "d": (50, 100, 200, 400), "p": (15, 30, 60, 120)}
+    out = {}
+    for axis, values in axes.items():
+        times = []
+        for v in values:
+            n, d, p = base
+            n, d, p = (v, d, p) if axis == "n" else (n, v, p) if axis == "d" else (n, d, v)
+            problems = [generators.sphere(n, d, p, seed=s) for s in range(reps)]
+            gd = GradientDescent(lr=1.0, error_check=None, space="full")
+            simulate_batch(problems, gd, [0.0, 2.0])
+            sec = min(_timed(lambda pr=problems, g=gd: simulate_batch(pr, g, [0.0, GROWTH_EPOCHS]))
+                      for _ in range(2)) / (reps * GROWTH_EPOCHS)
+            times.append({"n": n, "d": d, "p": p, "s_per_replicate_epoch": sec,
+                          "gflops": flops_per_step(n, d, p) / sec / 1e9})
+        fit = fit_power_law([t[axis] for t in times], [t["s_per_replicate_epoch"] for t in times])
+        out[axis] = {"points": times, "exponent": fit.exponent, "interval": [fit.lo, fit.hi]}
+    return out
 
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--epochs", type=int, default=epoch_budget(N, P, LR),
-                        help="epoch budget of the full run (default: R's, %(default)s)")
-    parser.add_argument("--timing-epochs", type=int, default=100,
-                        help="epochs per timing block (default %(default)s)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="timing blocks per contestant; the best and the median are kept")
-    parser.add_argument("--replicates", type=int, default=16, help="B of the batched runs")
-    parser.add_argument("--dtype", choices=tuple(tn.DTYPES), default="float64")
-    parser.add_argument("--seed", type=int, default=0, help="replicate k uses seed + k")
-    parser.add_argument("--matmul-size", type=int, default=2048)
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch intra-op threads (default 1: steady when other jobs share "
-                             "the cores; 0 keeps torch's own choice)")
     parser.add_argument("--json", metavar="OUT", help="also write the results as JSON")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer points and replicates (a smoke run, ~1 minute)")
+    parser.add_argument("--full-exp1-1", action="store_true",
+                        help="run our whole E-000-2 sweep (4,880 runs) instead of estimating it")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch intra-op threads (default 1, as the sweeps use; 0 keeps "
+                             "torch's own choice)")
+    parser.add_argument("--matmul-size", type=int, default=2048)
     args = parser.parse_args(argv)
-    if min(args.epochs, args.timing_epochs, args.repeats, args.replicates) < 1:
-        parser.error("--epochs, --timing-epochs, --repeats and --replicates must be >= 1")
     if args.threads < 0:
         parser.error("--threads must be >= 0")
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    dtype = tn.DTYPES[args.dtype]
-    seeds = range(args.seed, args.seed + args.replicates)
-    problems = [generators.sphere(N, D, P, seed) for seed in seeds]
-    small = [generators.sphere(*SMALL, seed) for seed in seeds]
     load_before = os.getloadavg()
-
-    timing = time_contestants(problems, args.timing_epochs, args.repeats, args.dtype)
-    timing_small = time_contestants(small, args.timing_epochs, args.repeats, args.dtype)
-    peak = matmul_gflops(args.matmul_size, dtype)
-    shaped = shaped_bmm_gflops(args.replicates, dtype)
-
-    # (c) the full protocol: early stop below p/(2n), i.e. L below 1/(2n).
-    threshold = P / (2 * N)
-    method = GradientDescent(lr=LR, dtype=args.dtype, error_check=None, space="full",
-                             stop_loss=threshold / P)
-    start = time.perf_counter()
-    runs = simulate_batch(problems, method, [0.0, args.epochs * LR])
-    full_seconds = time.perf_counter() - start
-    W, a, protocol_epochs = protocol_descent(problems[0], args.epochs, dtype, threshold)
-    objective = np.array([P * r.loss[-1] for r in runs])
-    stops = [r.n_steps for r in runs]
+    if args.quick:
+        e1 = bench_exp1_1(EXP1_1_POINTS[:2], 4, 20)
+        e2 = bench_exp2((1000,), 2, 3)
+        gr = growth(2)
+    else:
+        e1 = bench_exp1_1(EXP1_1_POINTS, 20, 100)
+        e2 = bench_exp2(EXP2_N, EXP2_SEEDS, 10)
+        gr = growth(8)
+    peak = matmul_gflops(args.matmul_size, torch.float64)
+    big = [t for g in gr.values() for t in g["points"] if t["n"] * t["d"] * t["p"] >= 1e6]
     results = {
-        "config": {"n": N, "d": D, "p": P, "lr": LR, "epochs": args.epochs,
-                   "replicates": args.replicates, "dtype": args.dtype, "seed": args.seed,
-                   "threads": torch.get_num_threads(), "repeats": args.repeats},
-        "timing": timing,
-        "timing_small": timing_small,
-        "gflops_matmul": {"square_peak": peak, "descent_shape": shaped},
-        # the best matmul rate measured on this machine, whichever shape gave it
-        "fraction_of_peak": {name: g / max(peak, shaped)
-                             for name, g in timing["gflops"].items()},
-        "full_run": {
-            "batched_seconds": full_seconds,
-            "epochs_run": {"median": float(np.median(stops)), "max": int(max(stops))},
-            "success_fraction": float(np.mean(objective <= threshold)),
-            "replicate0_epochs": {"batched": int(runs[0].n_steps),
-                                  "protocol_loop": protocol_epochs},
-            "replicate0_final_state_gap": final_state_gap(runs[0], W, a),
-        },
+        "speedup_exp1_1": e1["speedup"],
+        "speedup_exp2": e2["speedup"],
+        "exp1_1": e1, "exp2": e2,
+        "estimate_exp1_1_grid": estimate_exp1_1_grid(e1["points"]),
+        "estimate_exp2_grid": estimate_exp2_grid(e2["points"]),
+        "full_exp1_1": full_exp1_1() if args.full_exp1_1 else None,
+        "matmul_peak_gflops": peak,
+        "fraction_of_peak_ndp_ge_1e6": {
+            f"n={t['n']} d={t['d']} p={t['p']}": t["gflops"] / peak for t in big},
+        "growth": gr,
+        "config": {"threads": torch.get_num_threads(), "quick": args.quick},
         "load_average": {"before": load_before, "after": os.getloadavg()},
         "environment": environment(),
     }
@@ -249,31 +322,40 @@ def main(argv=None) -> dict:
 
 
 def print_table(r: dict) -> None:
-    c, load, full = r["config"], r["load_average"], r["full_run"]
-    print(f"{c['dtype']}, lr={c['lr']}, {c['threads']} torch threads, load average "
-          f"{load['before'][0]:.2f} -> {load['after'][0]:.2f} on {os.cpu_count()} cores; "
-          f"{c['repeats']} timing blocks of {r['timing']['epochs_per_block']} epochs")
-    print(f"{'':32}{'s/replicate-epoch':>18}{'median':>11}{'GFLOP/s':>9}")
-    for key, label in (("timing", "E-000-1"), ("timing_small", "small")):
-        t = r[key]
-        print(f"{label}: n={t['n']} d={t['d']} p={t['p']}")
-        rows = (("  protocol loop, one at a time", "protocol_loop"),
-                (f"  GradientDescent, B={t['replicates']}", "batched"))
-        for name, k in rows:
-            print(f"{name:32}{t['best'][k]:>18.3e}{t['median'][k]:>11.3e}{t['gflops'][k]:>9.2f}")
-        print(f"  speedup per replicate-epoch: {t['speedup_best']:.2f}x (best of each)")
-    g = r["gflops_matmul"]
-    print(f"matmul: {g['square_peak']:.2f} GFLOP/s square ({c['dtype']}), "
-          f"{g['descent_shape']:.2f} GFLOP/s at the descent's bmm shape; E-000-1 attains "
-          f"{r['fraction_of_peak']['batched']:.0%} (batched) and "
-          f"{r['fraction_of_peak']['protocol_loop']:.0%} (protocol loop) of the better of the two")
-    print(f"full run (budget {c['epochs']} epochs, early stop at p/(2n)): batched "
-          f"{full['batched_seconds']:.1f} s for {c['replicates']} replicates, median "
-          f"{full['epochs_run']['median']:.0f} epochs; success {full['success_fraction']:.0%}")
-    print(f"replicate 0: stopped at epoch {full['replicate0_epochs']['batched']} (batched) and "
-          f"{full['replicate0_epochs']['protocol_loop']} (protocol loop); final states differ by "
-          f"{full['replicate0_final_state_gap']:.2e} (relative, per neuron)")
+    load = r["load_average"]
+    print(f"{r['config']['threads']} torch thread(s); load average {load['before'][0]:.2f} -> "
+          f"{load['after'][0]:.2f} on {os.cpu_count()} cores; float64")
+    print("(a) seconds per replicate under the published protocol")
+    print(f"{'':22}{'loop':>10}{'batched':>10}{'ratio':>8}{'epochs':>8}{'flow (1 run)':>26}")
+    for r_ in r["exp1_1"]["points"]:
+        f = r_["flow"]
+        print(f"E-000-2 d={r_['d']:<3} n={r_['n']:<5}{r_['loop_s_per_run']:>10.3f}"
+              f"{r_['ours_s_per_run']:>10.4f}{r_['loop_s_per_run'] / r_['ours_s_per_run']:>8.1f}"
+              f"{r_['mean_epochs']:>8.0f}   {f['seconds']:.2f} s to t={f['t_reached']:.0f} "
+              f"({f['status']})")
+    for r_ in r["exp2"]["points"]:
+        print(f"E-000-4 n={r_['n']:<10}{r_['loop_s_per_run']:>10.2f}{r_['ours_s_per_run']:>10.4f}"
+              f"{r_['loop_s_per_run'] / r_['ours_s_per_run']:>8.1f}{r_['mean_epochs']:>8.0f}")
+    f = r["exp2"]["flow_n100"]
+    print(f"E-000-4 flow at n=100: {f['seconds']:.2f} s to t={f['t_reached']:.0f} ({f['status']})")
+    print(f"speedup_exp1_1 = {r['speedup_exp1_1']:.1f}x   speedup_exp2 = {r['speedup_exp2']:.1f}x")
+    g1, g2 = r["estimate_exp1_1_grid"], r["estimate_exp2_grid"]
+    print(f"full grids (estimated): E-000-2 loop {g1['loop_minutes']:.1f} min, ours "
+          f"{g1['ours_minutes']:.1f} min; E-000-4 loop {g2['loop_minutes']:.0f} min, ours "
+          f"{g2['ours_minutes']:.1f} min")
+    if r["full_exp1_1"]:
+        print(f"E-000-2 full sweep measured: {r['full_exp1_1']['runs']} runs in "
+              f"{r['full_exp1_1']['minutes']:.1f} min")
+    print(f"(b) matmul peak {r['matmul_peak_gflops']:.1f} GFLOP/s; batched descent "
+          "on n d p >= 1e6:")
+    for k, v in r["fraction_of_peak_ndp_ge_1e6"].items():
+        print(f"    {k}: {v:.0%} of peak")
+    print("(c) growth of seconds per replicate-epoch (batched, full space):")
+    for axis, g in r["growth"].items():
+        print(f"    {axis}: exponent {g['exponent']:.2f} [{g['interval'][0]:.2f}, "
+              f"{g['interval'][1]:.2f}]")
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    main()
+    sys.exit(0)
