@@ -1,11 +1,16 @@
 """`gfverify sweep CONFIG.toml --results DIR` and `gfverify results DIR`: sweeps at scale.
 
+`--scheduler ADDRESS` (a running Dask scheduler) or `--dask-local N` (a local Dask
+cluster of N worker processes) runs the batches with `verify.sweep_dask.DaskExecutor`;
+the rows are the same whichever executor computed them.
+
 Exit codes: 0 done, 2 bad input (the message names the key), 130 interrupted
 (the stored batches are kept; run the same command again to resume).
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import math
@@ -24,12 +29,39 @@ def register(subparsers) -> None:
     sw.add_argument("config", help="sweep file (TOML), e.g. examples/sweeps/smoke.toml")
     sw.add_argument("--results", required=True, metavar="DIR", help="store directory")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    where = sw.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="run the batches on a Dask cluster, e.g. tcp://host:8786 "
+                       "(needs pip install 'gfverify[dask]')")
+    where.add_argument("--dask-local", metavar="N", type=_workers, default=None,
+                       help="run the batches on a local Dask cluster of N worker processes")
     sw.set_defaults(run=_sweep_command)
 
     res = subparsers.add_parser("results", help="print the rows stored by `gfverify sweep`")
     res.add_argument("dir", metavar="DIR", help="store directory given to --results")
     res.add_argument("--format", default="csv", choices=("csv", "json"))
     res.set_defaults(run=_results_command)
+
+
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of workers >= 1, got {text!r}")
+    return n
+
+
+def _executor(args):
+    if args.scheduler is None and args.dask_local is None:
+        from verify.sweep import LocalExecutor
+
+        return LocalExecutor()
+    from verify.sweep_dask import DaskExecutor, require_dask
+
+    require_dask()  # before anything is written
+    return DaskExecutor(address=args.scheduler, local_workers=args.dask_local)
 
 
 def _sweep_command(args) -> int:
@@ -39,8 +71,9 @@ def _sweep_command(args) -> int:
         config = load_config(args.config)
     except SweepConfigError as exc:
         raise UsageError(f"{args.config}: {exc}") from None
+    executor = _executor(args)
     try:
-        result = run_sweep(config, args.results, progress=not args.quiet)
+        result = run_sweep(config, args.results, progress=not args.quiet, executor=executor)
     except SweepStoreError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
@@ -48,7 +81,8 @@ def _sweep_command(args) -> int:
               file=sys.stderr)
         return EXIT_INTERRUPTED
     print(f"{result.computed} computed, {result.stored_before} already stored, "
-          f"{result.total} rows in the sweep ({result.wall_time:.1f} s) -> {result.db_path}")
+          f"{result.total} rows in the sweep ({result.wall_time:.1f} s, {executor.name}) "
+          f"-> {result.db_path}")
     return EXIT_OK
 
 

@@ -1,0 +1,173 @@
+"""Sweeps on a Dask cluster: the same rows as the local executor, resumable across both."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("distributed")
+
+import verify.sweep as sweep  # noqa: E402
+from verify.cli import main  # noqa: E402
+from verify.sweep_dask import (  # noqa: E402
+    MISSING,
+    DaskExecutor,
+    DaskMissingError,
+    local_cluster,
+)
+
+SMALL = """\
+name = "small"
+generator = "sphere"
+seeds = "0..3"
+batch_size = 2
+
+[grid]
+n = [8, 12]
+d = [5]
+p = [10]
+
+[method]
+name = "gd"
+lr = 1.0
+epochs = "budget"
+stop_loss = "protocol"
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A LocalCluster of 2 single-threaded worker processes, shared by the tests of this
+    module (starting one and importing torch in its workers takes seconds)."""
+    with local_cluster(2) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def scheduler(cluster):
+    return cluster.scheduler_address
+
+
+def _write(tmp_path, text, name="sweep.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _rows(results):
+    return [{k: v for k, v in row.items() if k != "wall_time"} for row in sweep.read_rows(results)]
+
+
+class RecordingDask(DaskExecutor):
+    """A DaskExecutor that records the batches it was given."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.batches = []
+
+    def map_unordered(self, fn, items):
+        items = list(items)
+        self.batches.extend(items)
+        yield from super().map_unordered(fn, items)
+
+
+def test_dask_rows_equal_local_rows(tmp_path, scheduler):
+    config = _write(tmp_path, SMALL)
+    local = sweep.run_sweep(config, tmp_path / "local", progress=False)
+    ex = RecordingDask(address=scheduler)
+    dask = sweep.run_sweep(config, tmp_path / "dask", progress=False, executor=ex)
+    assert (local.computed, dask.computed, dask.stored_before) == (8, 8, 0)
+    assert len(ex.batches) == 4 and ex.client is None  # closed on exit
+    rows = _rows(tmp_path / "dask")
+    assert len(rows) == 8 and rows == _rows(tmp_path / "local")  # versions included
+
+
+def test_dask_resumes_a_store_filled_by_the_local_executor(tmp_path, scheduler):
+    full = _write(tmp_path, SMALL)
+    part = _write(tmp_path, SMALL.replace('seeds = "0..3"', 'seeds = "0..1"'), "part.toml")
+    reference = tmp_path / "ref"
+    sweep.run_sweep(full, reference, progress=False)
+
+    results = tmp_path / "res"
+    first = sweep.run_sweep(part, results, progress=False)
+    assert first.computed == 4
+    ex = RecordingDask(address=scheduler)
+    resumed = sweep.run_sweep(full, results, progress=False, executor=ex)
+    assert (resumed.stored_before, resumed.computed, resumed.total) == (4, 4, 8)
+    assert [(b.params["n"], b.seeds) for b in ex.batches] == [(8, (2, 3)), (12, (2, 3))]
+    assert _rows(results) == _rows(reference)
+
+    # nothing missing: no cluster is started
+    ex = RecordingDask(local_workers=2)
+    again = sweep.run_sweep(full, results, progress=False, executor=ex)
+    assert (again.stored_before, again.computed) == (8, 0)
+    assert ex.batches == [] and ex.cluster is None and ex.client is None
+
+
+def test_interrupt_cancels_outstanding_tasks_and_closes_the_client(cluster):
+    ex = DaskExecutor(address=cluster.scheduler_address)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), ex:
+        for _ in ex.map_unordered(time.sleep, [0.0] + [1.0] * 30):
+            raise KeyboardInterrupt
+    assert ex.client is None
+    # the scheduler forgets the cancelled tasks: none is left to run
+    deadline = time.monotonic() + 10
+    while cluster.scheduler.tasks and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not cluster.scheduler.tasks
+    assert time.monotonic() - start < 10  # 30 x 1 s on 2 workers were not waited for
+
+
+def test_cli_options_exit_2_naming_the_option(tmp_path, capsys):
+    config = _write(tmp_path, SMALL)
+    results = tmp_path / "r"
+    base = ["sweep", str(config), "--results", str(results), "--quiet"]
+    for extra, names in ((["--dask-local", "0"], ["--dask-local"]),
+                         (["--dask-local", "two"], ["--dask-local"]),
+                         (["--dask-local", "2", "--scheduler", "tcp://127.0.0.1:1"],
+                          ["--dask-local", "--scheduler"])):
+        assert main(base + extra) == 2
+        err = capsys.readouterr().err
+        assert all(name in err for name in names), (extra, err)
+    assert not results.exists()
+    with pytest.raises(ValueError, match="--dask-local"):
+        DaskExecutor()
+    with pytest.raises(ValueError, match="--dask-local"):
+        DaskExecutor(local_workers=0)
+
+
+def test_cli_without_dask_exits_2_saying_how_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    config = _write(tmp_path, SMALL)
+    assert main(["sweep", str(config), "--results", str(tmp_path / "r"), "--dask-local", "2"]) == 2
+    assert MISSING in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(DaskMissingError, match="gfverify\\[dask\\]"), DaskExecutor(local_workers=1):
+        pass
+
+
+def test_cli_dask_local_end_to_end(tmp_path, capsys):
+    """`--dask-local 2` starts (and closes) a cluster of its own; same rows as local."""
+    config = _write(tmp_path, SMALL)
+    results = tmp_path / "res"
+    assert main(["sweep", str(config), "--results", str(results), "--quiet",
+                 "--dask-local", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "8 computed" in out and "dask local cluster (2 workers)" in out
+    reference = tmp_path / "ref"
+    assert main(["sweep", str(config), "--results", str(reference), "--quiet"]) == 0
+    assert ", local) ->" in capsys.readouterr().out
+    assert _rows(results) == _rows(reference)
+
+
+def test_cli_scheduler_address(tmp_path, capsys, scheduler):
+    config = _write(tmp_path, SMALL.replace('seeds = "0..3"', "seeds = 2"))
+    results = tmp_path / "res"
+    assert main(["sweep", str(config), "--results", str(results), "--quiet",
+                 "--scheduler", scheduler]) == 0
+    out = capsys.readouterr().out
+    assert "4 computed" in out and f"dask scheduler {scheduler}" in out
+    assert len(sweep.read_rows(results)) == 4

@@ -1,0 +1,143 @@
+"""Run a sweep's batches on a Dask cluster: ``gfverify sweep ... --scheduler ADDRESS``.
+
+`DaskExecutor` is an executor for `verify.sweep.run_sweep`: it submits one task per
+`Batch` (``compute_batch``, a self-contained description of the trajectories) and
+yields the rows as tasks finish; `run_sweep` writes them to SQLite in the calling
+process, one transaction per batch, exactly as with the local executor. Generators
+and methods are deterministic, so the rows are the same (but for ``wall_time``)
+whichever executor computed them, and an interrupted sweep resumes the same way.
+
+Either ``address`` (a running scheduler, e.g. ``tcp://host:8786``, started with
+``dask scheduler`` and workers ``dask worker tcp://host:8786 --nthreads 1``) or
+``local_workers`` (a `LocalCluster` of that many single-threaded worker processes on
+this machine). Dask is imported only when the executor is used: install it with
+``pip install 'gfverify[dask]'``. The client connects on entry; a local cluster
+starts with the first batch, so resuming a complete sweep starts none. On exit, also
+after Ctrl-C, the tasks not yet finished are cancelled and the client and cluster closed.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from verify.cli import UsageError
+
+MISSING = "--scheduler/--dask-local need dask: pip install 'gfverify[dask]'"
+
+
+class DaskMissingError(UsageError, ImportError):
+    """dask.distributed is not installed (reported by the CLI with exit code 2)."""
+
+
+def require_dask():
+    """The `distributed` module, or DaskMissingError saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise DaskMissingError(MISSING) from None
+    return distributed
+
+
+def local_cluster(workers: int):
+    """A LocalCluster of ``workers`` single-threaded worker processes on this machine.
+
+    No dashboard; the scheduler's small HTTP server (health checks) takes a free
+    loopback port rather than 8787, so two clusters at once start without a warning.
+    Dask's own log shows errors only (not the notices of tasks cancelled by Ctrl-C).
+    """
+    distributed = require_dask()
+    return distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, silence_logs=logging.ERROR)
+
+
+class DaskExecutor:
+    """Runs batches as Dask tasks; a context manager with ``map_unordered(fn, items)``."""
+
+    def __init__(self, address: str | None = None, local_workers: int | None = None) -> None:
+        if (address is None) == (local_workers is None):
+            raise ValueError("--scheduler/--dask-local: give exactly one of address "
+                             "(--scheduler ADDRESS) or local_workers (--dask-local N)")
+        if address is not None and (not isinstance(address, str) or not address.strip()):
+            raise ValueError(f"--scheduler: expected a scheduler address, got {address!r}")
+        if local_workers is not None and (
+                isinstance(local_workers, bool) or not isinstance(local_workers, int)
+                or local_workers < 1):
+            raise ValueError(f"--dask-local: expected a number of workers >= 1, "
+                             f"got {local_workers!r}")
+        self.address = address
+        self.local_workers = local_workers
+        self.client = None
+        self.cluster = None
+        self._futures: list = []
+
+    @property
+    def name(self) -> str:
+        if self.address is not None:
+            return f"dask scheduler {self.address}"
+        n = self.local_workers
+        return f"dask local cluster ({n} worker{'s' if n != 1 else ''})"
+
+    def __enter__(self) -> DaskExecutor:
+        require_dask()  # fail early
+        if self.address is not None:  # connect now: a bad address fails before any work;
+            self._start()  # a local cluster (seconds to start) waits for the first batch
+        return self
+
+    def _start(self) -> None:
+        distributed = require_dask()
+        try:
+            if self.address is not None:
+                try:
+                    self.client = distributed.Client(self.address)
+                except (OSError, ValueError, TypeError) as exc:  # TimeoutError is an OSError
+                    raise UsageError(
+                        f"--scheduler: cannot connect to {self.address} ({exc})") from None
+            else:
+                self.cluster = local_cluster(self.local_workers)
+                self.client = distributed.Client(self.cluster)
+        except BaseException:
+            self._close()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        self._close()
+        return None
+
+    def map_unordered(self, fn, items):
+        """Submit fn(item) for every item; yield the results as they finish."""
+        items = list(items)
+        if not items:
+            return
+        if self.client is None:
+            self._start()
+        distributed = require_dask()
+        # pure=False: a batch is a task of its own even if an identical one was submitted
+        self._futures = [self.client.submit(fn, item, pure=False) for item in items]
+        try:
+            for future in distributed.as_completed(self._futures):
+                result = future.result()
+                future.release()
+                yield result
+        finally:
+            self._cancel()
+
+    def _cancel(self) -> None:
+        futures, self._futures = self._futures, []
+        pending = [f for f in futures if not f.done()]
+        if pending and self.client is not None:
+            try:
+                self.client.cancel(pending)
+            except Exception:  # the client may already be gone; closing follows
+                pass
+
+    def _close(self) -> None:
+        self._cancel()
+        client, self.client = self.client, None
+        cluster, self.cluster = self.cluster, None
+        try:
+            if client is not None:
+                client.close()
+        finally:
+            if cluster is not None:
+                cluster.close()
