@@ -52,6 +52,7 @@ STATISTICS = (  # key, label, published CSV column, THEORY E-000-4 slope and its
     ("kernel_rate", "gradient flow: 2 kappa lambda_min(K)/n", None, None, None),
 )
 BOOTSTRAP = 2000
+STEP_FACTORS = (2, 4)  # the kernel rate's step error: limits of GD at lr / 2 and lr / 4
 
 
 def sweep_config(profile: str):
@@ -118,12 +119,13 @@ def published_slopes(reference=None) -> dict:
     return out
 
 
-def step_error(config, n_values, seeds, factors=(2, 4)) -> dict:
+def step_error(config, n_values, seeds, factors=None) -> dict:
     """The kernel rate at the limits of GD with lr, lr/2, lr/4 on a few instances.
 
     Returns per n the mean kernel rate at each step and the relative change from lr
     to lr/2 (the first-order step error of the rate evaluated at the lr = 1 limit).
     """
+    factors = STEP_FACTORS if factors is None else factors
     grid = config.grids[0]
     method = config.method
     out = {}
@@ -239,12 +241,13 @@ def _blocks(data, fig) -> tuple[list[tuple], list[str]]:
                    f"of {len(sandwich)} values of n (every seed)."))
     err = data["step_error"]
     if err:
-        items = [f"n = {n}: kernel rate at the lr, lr/2, lr/4 limits "
+        items = [f"n = {n}: mean kernel rate at the limits for lr factors {e['lr_factors']}: "
                  + ", ".join(f"{v:.4g}" for v in e["kernel_rate"].values())
                  + f" (largest relative change lr -> lr/2 on one seed: "
                  f"{e['relative_change_lr_to_half']:.2%})" for n, e in err.items()]
         b += [("p", "Step error of the flow's rate (the kernel is evaluated at the limit of "
-                    "gradient descent; a few seeds re-run with smaller steps):"),
+                    "gradient descent; a few seeds re-run with smaller steps, each factor "
+                    "dividing lr):"),
               ("list", items)]
     findings = []
     if math.isfinite(k["slope"]):
