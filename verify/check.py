@@ -23,6 +23,8 @@ from numerics import Trajectory
 from theory.bridge import flatten
 from theory.claim import Claim, Kind
 from verify.evidence import Sample, ScalingData
+from verify.figure_data import floats, number
+from verify.figure_data import series as figure_series
 from verify.measures import (
     ENSEMBLE_QUANTITIES,
     ERROR_SAFETY,
@@ -151,15 +153,17 @@ class _Context:
         subs = {s: self.inst[s.name] for s in flat.free_symbols}
         return float(flat.xreplace(subs))
 
-    def values(self, expr: sp.Basic) -> _Values:
-        """Evaluate an expression over the saved times, with its error."""
+    def values(self, expr: sp.Basic, fine_only: bool = False) -> _Values:
+        """Evaluate an expression over the saved times, with its error (``fine_only``: the
+        run's values alone; companion and round-off are then not computed)."""
         expr = self.claim.substituted(expr)
         flat, originals = flatten(expr)
         T = len(self.tr.t)
         args_fine: dict[str, np.ndarray | float] = {}
         args_comp: dict[str, np.ndarray | float] = {}
         roundoffs: dict[str, np.ndarray] = {}
-        has_comp = self.tr.companion is not None and len(self.tr.companion.t) == T
+        has_comp = (not fine_only and self.tr.companion is not None
+                    and len(self.tr.companion.t) == T)
         for name, term in originals.items():
             if isinstance(term, sp.Derivative):
                 # d/dt F(t) is the measurement named "dF" (computed exactly from the field)
@@ -199,7 +203,7 @@ class _Context:
                 ).astype(float)
             roundoff = np.zeros(T)
             for s in symbols:
-                if s.name in roundoffs:
+                if s.name in roundoffs and not fine_only:
                     dfn = sp.lambdify(symbols, sp.diff(flat, s), modules="numpy")
                     slope = np.abs(np.broadcast_to(
                         dfn(*(args_fine[q.name] for q in symbols)), (T,)
@@ -325,6 +329,7 @@ def _check_over_window(claim: Claim, ctx: _Context) -> Verdict:
                         reason="no saved time inside the claim's window")
     times = tr.t[inside]
     violated, inconclusive, closest = [], [], []
+    series = {}  # part -> (relation, margin, error) over the window, for figure_data
     for rel in claim.relations():
         margin, error, is_eq = _margin(rel, ctx)
         margin, error = margin[inside], error[inside]
@@ -333,21 +338,24 @@ def _check_over_window(claim: Claim, ctx: _Context) -> Verdict:
             k = int(np.flatnonzero(~np.isfinite(margin))[0])
             return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, times[k], part),
                             reason=f"{part} is not finite at t={times[k]:.4g}")
+        series.setdefault(part, (rel, margin, error))
         strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
         bad = (margin < -error) | (strict & (margin <= 0) & (error == 0))
+        # each entry ends with the index k of its point (never reached by the tuple
+        # order: one entry per relation, and the entries differ in ``part`` before it)
         if bad.any():
             k = int(np.argmin(margin + error))
-            violated.append((margin[k] + error[k], margin[k], error[k], times[k], part))
+            violated.append((margin[k] + error[k], margin[k], error[k], times[k], part, k))
             continue
         undecided = (np.abs(margin) <= error) & (error > 0)
         if not is_eq and undecided.any():
             k = int(np.flatnonzero(undecided)[0])
-            inconclusive.append((0.0, margin[k], error[k], times[k], part))
+            inconclusive.append((0.0, margin[k], error[k], times[k], part, k))
         denom = np.abs(margin) + error
         with np.errstate(divide="ignore", invalid="ignore"):
             closeness = np.where(denom > 0, (margin + error) / denom, 1.0)
         k = int(np.argmin(closeness))
-        closest.append((closeness[k], margin[k], error[k], times[k], part))
+        closest.append((closeness[k], margin[k], error[k], times[k], part, k))
     reason = ""
     if violated:
         outcome, pick = Outcome.VIOLATED, min(violated)
@@ -361,9 +369,37 @@ def _check_over_window(claim: Claim, ctx: _Context) -> Verdict:
             outcome = Outcome.INCONCLUSIVE
             reason = (f"the run's relative state error {state_error:.2g} is above "
                       f"{IDENTITY_MAX_STATE_ERROR:g}: too coarse to confirm an identity")
-    _, margin, error, t_at, part = pick
+    _, margin, error, t_at, part, k = pick
+    rel, margins, errors = series[part]
+    figure = _series_figure(claim, ctx, rel, np.flatnonzero(inside), margins, errors, k)
     return _verdict(claim, tr, outcome, margin=float(margin), tolerance=float(error),
-                    where=_where(tr, float(t_at), part), reason=reason)
+                    where=_where(tr, float(t_at), part), reason=reason, figure_data=figure)
+
+
+_RELATION_TEXT = {sp.Equality: "==", sp.LessThan: "<=", sp.StrictLessThan: "<",
+                  sp.GreaterThan: ">=", sp.StrictGreaterThan: ">"}
+
+
+def _series_figure(claim: Claim, ctx: _Context, rel: sp.Basic, rows: np.ndarray,
+                   margin: np.ndarray, error: np.ndarray, k: int | None,
+                   event: dict | None = None, at_margin: float | None = None,
+                   at_tolerance: float | None = None) -> dict | None:
+    """figure_data of a time-series check (see `verify.figure_data`): the relation's two
+    sides at the saved times ``rows`` (indices into the run), with the check's own margin
+    and error there; ``k`` (an index into ``rows``) is the reported point and is kept.
+
+    Only a picture of the check: a side that cannot be evaluated alone leaves no figure
+    (None), never a different verdict."""
+    try:
+        observed = ctx.values(rel.lhs, fine_only=True).fine[rows]
+        bound = ctx.values(rel.rhs, fine_only=True).fine[rows]
+        return figure_series(
+            claim.kind.value, _RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
+            ctx.tr.t[rows], observed, bound, error, margin, k,
+            observed_label=sp.sstr(rel.lhs), bound_label=sp.sstr(rel.rhs), part=sp.sstr(rel),
+            at_margin=at_margin, at_tolerance=at_tolerance, event=event)
+    except Exception:  # noqa: BLE001  (the figure is optional; the verdict stands)
+        return None
 
 
 def _event_time(claim: Claim, ctx: _Context, companion: bool) -> float:
@@ -403,14 +439,15 @@ def _check_event_time(claim: Claim, ctx: _Context) -> Verdict:
         integ = abs(t_fine - t_comp)
     error = ERROR_SAFETY * integ + grid
     t_end = _run_end(tr)
+    figure = _event_figure(claim, ctx, t_fine, bound, error, t_end)
     if math.isinf(t_fine):
         if t_end > bound + error:
             return _verdict(claim, tr, Outcome.VIOLATED, margin=bound - t_end, tolerance=error,
                             where=_where(tr, t_end, "event never reached"),
-                            observed=math.inf, predicted=bound,
+                            observed=math.inf, predicted=bound, figure_data=figure,
                             reason=f"the event did not happen by t={t_end:.4g} > bound {bound:.4g}")
         return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, t_end),
-                        predicted=bound, tolerance=error,
+                        predicted=bound, tolerance=error, figure_data=figure,
                         reason=f"the run ends at t={t_end:.4g}, before the bound {bound:.4g} "
                         "(plus error) and before the event")
     margin = bound - t_fine
@@ -422,7 +459,41 @@ def _check_event_time(claim: Claim, ctx: _Context) -> Verdict:
         outcome = Outcome.INCONCLUSIVE
     return _verdict(claim, tr, outcome, margin=margin, tolerance=error,
                     where=_where(tr, t_fine, str(claim.event_time)),
-                    observed=t_fine, predicted=bound)
+                    observed=t_fine, predicted=bound, figure_data=figure)
+
+
+def _event_figure(claim: Claim, ctx: _Context, t_event: float, bound: float, error: float,
+                  t_end: float) -> dict | None:
+    """figure_data of an event-time check: the event's binding relation (the one that
+    holds last, or never) over the run, with the event time against its bound."""
+    t = ctx.tr.t
+    rows = np.flatnonzero(t <= t_end)
+    if rows.size == 0:
+        return None
+    event = {"label": str(claim.event_time), "time": number(t_event), "bound": number(bound),
+             "tolerance": number(error), "run_end": number(t_end)}
+    try:
+        best = None
+        for rel in claim.event_relations():
+            margin, err, _ = _margin(rel, ctx)
+            with np.errstate(invalid="ignore"):
+                holds = margin[rows] >= 0
+            first = int(np.argmax(holds)) if holds.any() else rows.size  # rows.size: never
+            if best is None or first > best[0]:
+                best = (first, rel, margin[rows], err[rows])
+    except Exception:  # noqa: BLE001  (the figure is optional; the verdict stands)
+        return None
+    if best is None:
+        return None
+    first, rel, margin, err = best
+    if math.isfinite(t_event):
+        k = int(np.argmin(np.abs(t[rows] - t_event)))
+    else:
+        k = rows.size - 1
+    # the reported point of an event check is the event (or the run's end); its margin is
+    # the time margin of the verdict, in time units
+    return _series_figure(claim, ctx, rel, rows, margin, err, k, event=event,
+                          at_margin=bound - min(t_event, t_end), at_tolerance=error)
 
 
 __all__ = ["ASSUMPTION_ATOL", "ERROR_SAFETY", "CheckError", "check", "evaluate", "FLOAT_EPS",
@@ -465,7 +536,7 @@ def _check_probability(claim: Claim, sample: Sample) -> Verdict:
         return Verdict(claim.id, Outcome.INAPPLICABLE, reason=why, where=where)
     statement = claim.substituted(claim.statement)
     names = {s.name for s in statement.free_symbols}
-    estimates, intervals, fixed = {}, {}, {}
+    estimates, intervals, fixed, hit_counts = {}, {}, {}, {}
     # simultaneous intervals (Bonferroni): with k probabilities each interval has level
     # 1 - (1 - CONFIDENCE)/k, so a true claim is rejected with probability <= 1 - CONFIDENCE
     k = max(1, sum(name in ENSEMBLE_QUANTITIES for name in names))
@@ -474,6 +545,7 @@ def _check_probability(claim: Claim, sample: Sample) -> Verdict:
         if name in ENSEMBLE_QUANTITIES:
             hits = sum(bool(ENSEMBLE_QUANTITIES[name](pr)) for pr in sample.problems)
             estimates[name] = hits / len(sample.problems)
+            hit_counts[name] = hits
             intervals[name] = binomial_interval(hits, len(sample.problems), level)
         else:
             values = {instance_values(pr)[name] for pr in sample.problems}
@@ -509,9 +581,52 @@ def _check_probability(claim: Claim, sample: Sample) -> Verdict:
         outcome = Outcome.INCONCLUSIVE
     estimate_text = ", ".join(f"{k} = {v:.4g} [{intervals[k][0]:.3g}, {intervals[k][1]:.3g}]"
                               for k, v in estimates.items())
+    figure = _probability_figure(claim, parts, fixed, estimates, intervals, corners,
+                                 hit_counts, len(sample.problems), level)
     return Verdict(claim.id, outcome, margin=point, tolerance=point - worst, where=where,
                    reason=f"{100 * CONFIDENCE:.0f}% simultaneous intervals: {estimate_text}",
-                   method="Monte Carlo")
+                   method="Monte Carlo", figure_data=figure)
+
+
+def _side_value(rel: sp.Basic, side: sp.Basic, values: dict[str, float]) -> float:
+    """One side of a relation at given values (the substitution of `_relation_margin`)."""
+    return float(side.xreplace({sp.Symbol(k, **_assm(rel, k)): v for k, v in values.items()}))
+
+
+def _probability_figure(claim, parts, fixed, estimates, intervals, corners, hits, total,
+                        level) -> dict | None:
+    """figure_data of a probability check: the estimates with their intervals, and each
+    relation's two sides at the estimates and over the box of intervals."""
+    try:
+        relations = []
+        for rel in parts:
+            at_est = {**fixed, **estimates}
+            in_box = [{**fixed, **c} for c in corners]
+            lhs_box = [_side_value(rel, rel.lhs, c) for c in in_box]
+            rhs_box = [_side_value(rel, rel.rhs, c) for c in in_box]
+            relations.append({
+                "part": sp.sstr(rel),
+                "relation": _RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
+                "observed_label": sp.sstr(rel.lhs), "bound_label": sp.sstr(rel.rhs),
+                "observed": number(_side_value(rel, rel.lhs, at_est)),
+                "observed_lo": number(min(lhs_box)), "observed_hi": number(max(lhs_box)),
+                "bound": number(_side_value(rel, rel.rhs, at_est)),
+                "bound_lo": number(min(rhs_box)), "bound_hi": number(max(rhs_box)),
+                "margin": number(_relation_margin(rel, at_est)),
+            })
+    except Exception:  # noqa: BLE001  (the figure is optional; the verdict stands)
+        return None
+    return {
+        "type": "probability",
+        "kind": claim.kind.value,
+        "confidence": CONFIDENCE,
+        "level": level,
+        "total": total,
+        "estimates": [{"name": k, "estimate": number(v), "lo": number(intervals[k][0]),
+                       "hi": number(intervals[k][1]), "hits": hits[k], "total": total}
+                      for k, v in estimates.items()],
+        "relations": relations,
+    }
 
 
 def _claimed_exponent(expr: sp.Basic, variable: str, at: float, fixed: dict) -> float:
@@ -593,6 +708,51 @@ def _check_scaling(claim: Claim, data: ScalingData) -> Verdict:
     else:
         outcome = Outcome.VIOLATED if violated else Outcome.HOLDS
         reason = f"claimed exponent {alpha0:.3g}; fitted {fit_text}"
+    figure = _scaling_figure(claim, rel, data, xs, law, shape, alpha, (lo, hi), alpha0)
     return Verdict(claim.id, outcome, margin=float(margin), tolerance=half_width,
                    where=where, reason=reason, observed=alpha, predicted=alpha0,
-                   method="power-law fit")
+                   method="power-law fit", figure_data=figure)
+
+
+# More points than this in a scaling series are thinned (evenly, per x value) in its figure.
+SCALING_FIGURE_MAX_POINTS = 2000
+
+
+def _scaling_figure(claim, rel, data, xs, law, shape, alpha, ci, alpha0) -> dict | None:
+    """figure_data of a scaling check: the data, the fitted law with its band, the claim."""
+    try:
+        ys = np.asarray(data.y, dtype=float)
+        ux, first = np.unique(xs, return_index=True)
+        ll, ly = np.log(law), np.log(ys)
+        lbar, ybar = float(np.mean(ll)), float(np.mean(ly))  # the OLS line passes here
+        lu = ll[first]
+        band = np.exp(ybar + np.outer((shape.lo, shape.hi), lu - lbar))
+        keep = np.arange(len(xs))
+        if len(xs) > SCALING_FIGURE_MAX_POINTS:
+            keep = np.linspace(0, len(xs) - 1, SCALING_FIGURE_MAX_POINTS).astype(int)
+        return {
+            "type": "scaling",
+            "kind": claim.kind.value,
+            "relation": _RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
+            "part": sp.sstr(rel),
+            "variable": data.variable,
+            "quantity": data.quantity,
+            "points": len(xs),
+            "x": floats(xs[keep]),
+            "y": floats(ys[keep]),
+            "law": floats(law[keep]),
+            "beta": number(shape.exponent),
+            "beta_ci": [number(shape.lo), number(shape.hi)],
+            "intercept": number(math.log(shape.prefactor)),
+            "slope": number(alpha),
+            "ci": [number(ci[0]), number(ci[1])],
+            "claimed_slope": number(alpha0),
+            "method": shape.method,
+            "confidence": shape.level,
+            "fit": {"x": floats(ux),
+                    "y": floats(shape.prefactor * law[first] ** shape.exponent),
+                    "band_lo": floats(band.min(axis=0)), "band_hi": floats(band.max(axis=0)),
+                    "claimed": floats(np.exp(ybar + (lu - lbar)))},
+        }
+    except Exception:  # noqa: BLE001  (the figure is optional; the verdict stands)
+        return None

@@ -1,6 +1,11 @@
 """Verdict tables: collect verdicts per claim and format them (text, Markdown, JSON).
 
-Shared by the pytest plugin and the report, so both show the same table.
+Shared by the pytest plugin and the report, so both show the same table. Each claim's
+row carries, under ``"figure"``, the ``figure_data`` of the instance its ``where`` names
+(the worst margin; see `verify.figure_data`) plus that instance's own ``"outcome"``, or
+None when that instance has none: the
+log keeps only that one per claim, so the table and the rows shipped between pytest-xdist
+workers stay small.
 """
 
 from __future__ import annotations
@@ -22,8 +27,14 @@ class VerdictLog:
 
     def record(self, verdict: Verdict, kind: str = "") -> Verdict:
         members = verdict.instances or (verdict,)
+        rows = self.rows[verdict.claim_id]
         for v in members:
-            self.rows[verdict.claim_id].append(_row(v))
+            row = _row(v)
+            if v.figure_data is not None:
+                # with the outcome on that instance (the row's verdict is over all of them)
+                row["figure"] = {**v.figure_data, "outcome": v.outcome.value}
+            rows.append(row)
+        _keep_worst_figure(rows)
         if kind:
             self.kinds[verdict.claim_id] = kind
         return verdict
@@ -36,6 +47,7 @@ class VerdictLog:
     def merge(self, payload: dict) -> None:
         for cid, rows in payload["rows"].items():
             self.rows[cid].extend(rows)
+            _keep_worst_figure(self.rows[cid])
         self.kinds.update(payload["kinds"])
         self.mutants.extend(payload["mutants"])
 
@@ -58,6 +70,7 @@ class VerdictLog:
                 "tolerance": worst["tolerance"] if worst else None,
                 "where": worst["where"] if worst else "",
                 "reasons": _reasons(rows),
+                "figure": worst.get("figure") if worst else None,
             })
         return out
 
@@ -76,6 +89,14 @@ def _worst(rows: list[dict]) -> dict | None:
     ranked = [r for r in rows if r["margin"] is not None
               and r["outcome"] in ("HOLDS", "VIOLATED", "INCONCLUSIVE")]
     return min(ranked, key=lambda r: r["margin"]) if ranked else None
+
+
+def _keep_worst_figure(rows: list[dict]) -> None:
+    """Drop the figure data of every row but the one `_worst` picks (the table's ``where``)."""
+    worst = _worst(rows)
+    for r in rows:
+        if r is not worst:
+            r.pop("figure", None)
 
 
 def _reasons(rows: list[dict]) -> dict[str, int]:

@@ -57,6 +57,7 @@ from verify import Outcome, check
 from verify import measures_s000 as m0
 from verify.evidence import Sample, ScalingData
 from verify.families import repo_width
+from verify.figure_data import series as figure_series
 from verify.verdict import Verdict, Where
 
 C = {cid: theory.get(cid) for cid in (
@@ -431,10 +432,17 @@ def _scalar_identity(claim, tr, predicted_expr) -> Verdict:
     predicted = float(predicted_expr.subs({MinGroupNormY: inst["MinGroupNormY"](pr), n: pr.n}))
     diff = abs(observed - predicted)
     outcome = Outcome.HOLDS if diff <= error else Outcome.VIOLATED
+    # the figure: PL(t) up to the MuInf time (mu_inf's own index) against the closed form
+    at = int(np.flatnonzero((ratio >= m0.MU_INF_LEVELS[0]) & (ratio <= m0.MU_INF_LEVELS[1]))[-1])
+    figure = figure_series(claim.kind.value, "==", tr.t[:k + 1], tr.pl[:k + 1], predicted,
+                           error, -np.abs(tr.pl[:k + 1] - predicted), at,
+                           observed_label="PL(t) (MuInf: its value at the last time with "
+                           "L/L(0) >= 1e-12)", bound_label=sp.sstr(predicted_expr),
+                           part=f"Eq(MuInf, {sp.sstr(predicted_expr)})")
     return Verdict(claim.id, outcome, margin=-diff, tolerance=error,
                    where=Where(pr.content_hash, pr.meta.get("seed"), float(tr.t[k]), "MuInf"),
                    observed=observed, predicted=predicted, method=tr.method,
-                   reason=f"MuInf {observed:.6g} vs {predicted:.6g}")
+                   reason=f"MuInf {observed:.6g} vs {predicted:.6g}", figure_data=figure)
 
 
 P3_SIZES = ((2, 6, 6), (3, 8, 9), (2, 5, 7, 7))

@@ -54,6 +54,7 @@ from theory.symbols import (
 from verify import Outcome, check
 from verify import s001_evidence as ev
 from verify.evidence import Sample, ScalingData
+from verify.figure_data import series as figure_series
 from verify.measures import instance_values
 from verify.verdict import Verdict, Where, combine
 
@@ -159,7 +160,7 @@ YHAT_GRID = np.linspace(-1.0, 1.0, 20001)
 def identity_verdict(claim) -> Verdict:
     """Both relations of the claim on a fine grid of |yhat| <= 1, y = +-1: the margin is the
     smallest rhs - lhs relative to |yhat| (both sides vanish at yhat = 0)."""
-    worst, where = np.inf, None
+    worst, where, curve = np.inf, None, None
     for rel in claim.relations():
         fn = sp.lambdify((yhat, ylab), rel.rhs - rel.lhs, modules="numpy")
         for label in (-1.0, 1.0):
@@ -168,14 +169,23 @@ def identity_verdict(claim) -> Verdict:
             k = int(np.argmin(rel_margin))
             if rel_margin[k] < worst:
                 worst, where = float(rel_margin[k]), (float(y[k]), label, sp.sstr(rel))
+                curve = (rel, label, y, rel_margin, k)
     error = 1e-12  # round-off of exp and the division, relative to |yhat| >= 1e-4
     outcome = (Outcome.HOLDS if worst > error else
                Outcome.VIOLATED if worst < -error else Outcome.INCONCLUSIVE)
+    # the figure: both sides relative to |yhat| along the grid, for the worst relation and y
+    rel, label, y, rel_margin, k = curve
+    sides = [np.broadcast_to(sp.lambdify((yhat, ylab), side, modules="numpy")(y, label),
+                             y.shape) / np.abs(y) for side in (rel.lhs, rel.rhs)]
+    figure = figure_series(claim.kind.value, "<=" if isinstance(rel, sp.Le) else ">=",
+                           y, *sides, error, rel_margin, k, x_label=f"yhat (y = {label:+.0f})",
+                           observed_label=f"({sp.sstr(rel.lhs)})/|yhat|",
+                           bound_label=f"({sp.sstr(rel.rhs)})/|yhat|", part=sp.sstr(rel))
     return Verdict(claim.id, outcome, margin=worst, tolerance=error,
                    where=Where(instance=f"yhat={where[0]:.4g}, y={where[1]:+.0f}",
                                part=where[2]),
                    reason="grid of 20001 yhat in [-1, 1], y = +-1; margin relative to |yhat|",
-                   method="grid")
+                   method="grid", figure_data=figure)
 
 
 def test_loss_derivative_lemma(verdicts):

@@ -50,6 +50,11 @@ class Verdict:
     ``margin`` is signed: positive means the claim holds with that much room
     (in the units of the checked relation; for event times, time units), and
     ``tolerance`` is the numerical error it was compared with.
+
+    ``figure_data`` (optional, plain JSON, see `verify.figure_data`) is the compact
+    evidence a figure of the verdict needs: the measured quantity and its bound over
+    time around the reported point, a scaling fit, or probability estimates. It is not
+    part of equality or hashing.
     """
 
     claim_id: str
@@ -62,6 +67,7 @@ class Verdict:
     predicted: float | None = None
     method: str = ""
     instances: tuple[Verdict, ...] = ()
+    figure_data: dict | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -106,4 +112,5 @@ def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:
         predicted=pick.predicted,
         method=pick.method,
         instances=tuple(verdicts),
+        figure_data=pick.figure_data,
     )
