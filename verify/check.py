@@ -354,7 +354,9 @@ def _check_over_window(claim: Claim, ctx: _Context) -> Verdict:
         denom = np.abs(margin) + error
         with np.errstate(divide="ignore", invalid="ignore"):
             closeness = np.where(denom > 0, (margin + error) / denom, 1.0)
-        k = int(np.argmin(closeness))
+        # the least slack relative to the error; among points equally far from deciding
+        # (closeness 1: every margin > error), the smallest margin
+        k = int(np.lexsort((margin, closeness))[0])
         closest.append((closeness[k], margin[k], error[k], times[k], part, k))
     reason = ""
     if violated:
