@@ -240,3 +240,13 @@ def test_figure_values_are_plain_json(traj):
     """No NaN or infinity (strict JSON): a value that is not finite is None."""
     for claim in (theory.get("S002-T1"), theory.get("S002-L1"), DRIFT):
         json.dumps(check(claim, traj).figure_data, allow_nan=False)
+
+
+def test_a_holding_inequality_reports_its_least_slack():
+    # S002-F3 (Fact 1) holds on the two-point example with every margin above its error:
+    # the reported margin must be the smallest one, not an arbitrary point of the series
+    tr = s002_trajectory(generators.two_point(lam=1e-20, seed=0), points=801)
+    v = check(theory.get("S002-F3"), tr)
+    assert v.outcome is Outcome.HOLDS
+    margins = [m for m in v.figure_data["margin"] if m is not None]
+    assert v.margin == min(margins)
