@@ -73,7 +73,8 @@ class GradientDescent:
             >= 2, so the saved times stay whole steps); ``None`` skips it
             (error estimate = inf).
         space: ``"full"`` (W itself), ``"span"`` (W = W0 + C X) or ``"auto"``
-            (span when n < d).
+            (span when n < d or when every sample is a multiple of its own canonical
+            vector).
     """
 
     lr: float
@@ -155,7 +156,9 @@ class GradientDescent:
         W0 = torch.from_numpy(np.stack([q.W0 for q in problems])).to(dtype)
         a0 = torch.from_numpy(np.stack([q.a0 for q in problems])).to(dtype)
         n, d = problems[0].n, problems[0].d
-        use_span = self.space == "span" or (self.space == "auto" and n < d)
+        # span when it is cheaper: n < d, or one-hot orthogonal samples (O(np) per step)
+        use_span = self.space == "span" or (
+            self.space == "auto" and (n < d or _one_hot_columns(batch.X) is not None))
         state = (_SpanState if use_span else _FullState)(batch, W0, a0)
         return _descend(state, batch, self.lr * batch.flow_factor, steps, stop_loss, halt_steps)
 

@@ -158,6 +158,11 @@ def test_orthogonal_data_take_the_diagonal_gram_path_and_agree_with_full_space()
     assert full.loss[-1] < 0.5 * full.loss[0]
     assert relative_gap(span.W, full.W) < SAME_RUN_RTOL
     assert relative_gap(span.a, full.a) < SAME_RUN_RTOL
+    # n = d orthogonal data: "auto" still takes the O(np) path (same numbers as "span")
+    square = generators.orthogonal_scaled(n=6, d=6, p=5, seed=2, repo_orth=True)
+    auto = simulate(square, GradientDescent(lr=1.0), t_eval)
+    assert np.array_equal(auto.W, simulate(square, GradientDescent(lr=1.0, space="span"),
+                                           t_eval).W)
 
 
 def test_step_loss_is_the_loss_at_every_step_up_to_the_stop():
