@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from numerics import network
 from numerics import torch_network as tn
 from numerics.flow import MethodError
 from numerics.problem import Problem
@@ -249,6 +250,9 @@ class _FullState:
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         return self.W, self.a
 
+    def select(self, rows: torch.Tensor) -> _FullState:
+        return _FullState(self.batch.select(rows), self.W[rows], self.a[rows])
+
 
 class _SpanState:
     """W = W0 + C X, C stored as C^T (B, n, p): pre-activations Z0^T + G C^T, G = X X^T."""
@@ -293,22 +297,32 @@ class _SpanState:
             return W, self.a
         return self.W0 + (self.batch.XT @ self.CT).transpose(-1, -2), self.a
 
+    def select(self, rows: torch.Tensor) -> _SpanState:
+        new = object.__new__(_SpanState)
+        new.batch, new.s = self.batch.select(rows), self.s
+        new.W0, new.Z0T, new.G = self.W0[rows], self.Z0T[rows], self.G[rows]
+        new.CT, new.a = self.CT[rows], self.a[rows]
+        new.columns = None if self.columns is None else tuple(c[rows] for c in self.columns)
+        return new
+
 
 def _one_hot_columns(X: torch.Tensor):
-    """(columns (B, n), values (B, n)) when every x_i has exactly one non-zero coordinate and
-    no two samples share it (orthogonal data in the canonical basis); else None."""
-    nonzero = X != 0
-    if not bool(torch.all(nonzero.sum(-1) == 1)):
+    """`numerics.network.one_hot_columns` of every replicate, as (columns, values) tensors
+    of shape (B, n); None unless every replicate's data are one-hot."""
+    found = [network.one_hot_columns(x) for x in X.numpy()]
+    if any(f is None for f in found):
         return None
-    cols = nonzero.to(torch.int8).argmax(-1)
-    if any(len(torch.unique(c)) != len(c) for c in cols):
-        return None
-    vals = torch.gather(X, 2, cols[:, :, None])[:, :, 0]
-    return cols, vals
+    cols = torch.from_numpy(np.stack([c for c, _ in found]))
+    return cols, torch.from_numpy(np.stack([v for _, v in found])).to(X.dtype)
 
 
 def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
-    """Run steps 0 .. steps[-1], saving theta_k at every k in ``steps``."""
+    """Run steps 0 .. steps[-1], saving theta_k at every k in ``steps``.
+
+    A replicate that stops (stop_loss, halt step or a non-finite loss) is dropped from
+    the batch at once: its state is written into the remaining saved times and the
+    others go on without it, so a batch costs what its live replicates cost.
+    """
     B = batch.X.shape[0]
     W_init, a_init = state.weights()
     saved_W = torch.empty((B, len(steps)) + tuple(W_init.shape[1:]), dtype=W_init.dtype)
@@ -318,27 +332,35 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
     halt_step = np.full(B, -1, dtype=np.int64)
     halt = None if halt_steps is None else np.asarray(halt_steps, dtype=np.int64)
     active = np.ones(B, dtype=bool)
-    active_t = None  # None while every replicate is active (skips the masked update)
+    alive = np.arange(B)  # the replicates (original indices) still in ``state``, in order
     next_save, last = 0, int(steps[-1])
     losses = np.full((B, last + 1), np.nan)
     for k in range(last + 1):
         ZT = state.preactivations()
-        h, AGT, grad_a = tn.gradient_terms(batch, state.a, ZT)
-        loss = tn.loss_from_outputs(batch, h).to(torch.float64).numpy()
-        losses[active, k] = loss[active]
+        h, AGT, grad_a = tn.gradient_terms(state.batch, state.a, ZT)
+        loss = np.full(B, np.nan)
+        loss[alive] = tn.loss_from_outputs(state.batch, h).to(torch.float64).numpy()
+        losses[alive, k] = loss[alive]
         finished = _finish(k, loss, active, stop_loss, halt, stop_step, fail_step, halt_step)
         while next_save < len(steps) and steps[next_save] == k:
-            saved_W[:, next_save], saved_a[:, next_save] = state.weights()
+            saved_W[alive, next_save], saved_a[alive, next_save] = state.weights()
             next_save += 1
         if k == last or not active.any():
             break
         if finished:
-            active_t = torch.from_numpy(active.copy())
-        state.step(eta, AGT, grad_a, active_t)
-    if next_save < len(steps):  # every replicate stopped: the rest repeat the last state
+            stay = active[alive]
+            W_now, a_now = state.weights()
+            gone = torch.from_numpy(~stay)
+            saved_W[alive[~stay], next_save:] = W_now[gone][:, None]
+            saved_a[alive[~stay], next_save:] = a_now[gone][:, None]
+            rows = torch.from_numpy(np.flatnonzero(stay))
+            state, AGT, grad_a = state.select(rows), AGT[rows], grad_a[rows]
+            alive = alive[stay]
+        state.step(eta, AGT, grad_a, None)
+    if next_save < len(steps):  # the loop ended early: the rest repeat the last state
         W_last, a_last = state.weights()
-        saved_W[:, next_save:] = W_last[:, None]
-        saved_a[:, next_save:] = a_last[:, None]
+        saved_W[alive, next_save:] = W_last[:, None]
+        saved_a[alive, next_save:] = a_last[:, None]
     ended = np.where(active, last, np.maximum.reduce([stop_step, fail_step, halt_step]))
     n_saved = np.where(
         fail_step >= 0, np.searchsorted(steps, fail_step, side="left"), len(steps)

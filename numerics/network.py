@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import eigh
+from scipy.sparse.linalg import LinearOperator, eigsh
 
 from numerics.problem import Problem
 
@@ -106,18 +107,59 @@ def tangent_kernel(problem: Problem, W: np.ndarray, a: np.ndarray) -> np.ndarray
     return s**2 * (((A.T * a**2) @ A) * (problem.X @ problem.X.T) + R.T @ R)
 
 
+def one_hot_columns(X: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(k, v) with x_i = v_i e_{k_i} when every sample has exactly one non-zero coordinate
+    and no two samples share it (orthogonal data in the canonical basis); else None."""
+    nonzero = X != 0
+    if X.ndim != 2 or not np.all(nonzero.sum(axis=1) == 1):
+        return None
+    cols = np.argmax(nonzero, axis=1)
+    if len(np.unique(cols)) != len(cols):
+        return None
+    return cols, X[np.arange(len(cols)), cols]
+
+
 def kernel_rate(problem: Problem, W: np.ndarray, a: np.ndarray) -> float:
     """Asymptotic decay rate of L along the flow near a global minimum, 2 kappa c lambda_min(K) / n.
 
     Square loss L = c/(2n) |r|^2: linearised at a zero-loss point, dr/dt = -(kappa c / n) K r,
     so L(t) ~ exp(-2 kappa c lambda_min(K) t / n) once the residual is in K's slowest
-    eigendirection. ``(W, a)`` should be (close to) the flow's limit point.
+    eigendirection. ``(W, a)`` should be (close to) the flow's limit point. On one-hot
+    orthogonal data K = D + V V^T (D diagonal, V = s relu(Z)^T of rank <= p) and lambda_min
+    comes from shift-invert Lanczos with the Woodbury inverse, O(n p) per iteration.
     """
     if problem.loss != "square":
         raise ValueError(f"loss: the kernel rate is for the square loss, not {problem.loss!r}.")
-    K = tangent_kernel(problem, W, a)
-    lam = float(eigh(K, subset_by_index=[0, 0], eigvals_only=True)[0])
-    return 2.0 * problem.flow_factor * problem.loss_scale * lam / problem.n
+    scale = 2.0 * problem.flow_factor * problem.loss_scale / problem.n
+    one_hot = one_hot_columns(problem.X)
+    if one_hot is None:
+        K = tangent_kernel(problem, W, a)
+        return scale * float(eigh(K, subset_by_index=[0, 0], eigvals_only=True)[0])
+    return scale * _min_eig_diag_plus_low_rank(problem, W, a, *one_hot)
+
+
+def _min_eig_diag_plus_low_rank(problem, W, a, cols, vals) -> float:
+    s = problem.output_factor
+    Z = W[:, cols] * vals  # (p, n): <w_j, x_i> = v_i W[j, k_i]
+    A = active_mask(Z)
+    D = s**2 * vals**2 * ((a**2) @ A)  # (n,)
+    V = s * np.maximum(Z, 0.0).T  # (n, p)
+    if np.min(D) <= 0:  # a sample no neuron is active on: its row of K is zero
+        return 0.0
+    Dinv_V = V / D[:, None]
+    core = np.linalg.inv(np.eye(V.shape[1]) + V.T @ Dinv_V)  # Woodbury's p x p core
+
+    def apply_inverse(x):
+        x = np.asarray(x).reshape(-1)
+        return x / D - Dinv_V @ (core @ (Dinv_V.T @ x))
+
+    n = len(D)
+    if n <= 64:  # small: dense is exact and cheap
+        return float(eigh(np.diag(D) + V @ V.T, subset_by_index=[0, 0], eigvals_only=True)[0])
+    inverse = LinearOperator((n, n), matvec=apply_inverse, dtype=float)
+    top = eigsh(inverse, k=1, which="LA", tol=1e-12, ncv=min(n, 40),
+                v0=np.ones(n) / np.sqrt(n), return_eigenvectors=False)
+    return float(1.0 / top[0])
 
 
 def neuron_field(problem: Problem, h: np.ndarray, A: np.ndarray) -> np.ndarray:

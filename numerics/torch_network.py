@@ -14,6 +14,7 @@ runs fastest when n >> p (as nn.Linear does).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -61,6 +62,11 @@ class TorchBatch:
     @property
     def n(self) -> int:
         return self.X.shape[1]
+
+    def select(self, rows: torch.Tensor) -> TorchBatch:
+        """The replicates ``rows`` (indices into the batch axis), in that order."""
+        return dataclasses.replace(self, X=self.X[rows], XT=self.XT[rows], y=self.y[rows],
+                                   loss_scale=self.loss_scale[rows])
 
 
 def _stack(arrays, dtype: torch.dtype) -> torch.Tensor:

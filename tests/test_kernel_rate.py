@@ -57,3 +57,16 @@ def test_kernel_rate_rejects_other_losses():
     q = generators.separable(6, 3, 4, seed=0, mu=0.2, eps=1e-3)
     with pytest.raises(ValueError, match="loss"):
         network.kernel_rate(q, q.W0, q.a0)
+
+
+@pytest.mark.parametrize("n", [40, 300])
+def test_one_hot_fast_path_equals_the_dense_kernel(n):
+    q = generators.orthogonal_scaled(n, n + 50, 12, seed=3, repo_orth=True)
+    run = simulate(q, GradientDescent(lr=1.0, stop_loss=1e-8 / (2 * n), error_check=None),
+                   np.array([0.0, 20000.0]))
+    W, a = run.W[-1], run.a[-1]
+    assert network.one_hot_columns(q.X) is not None
+    dense = 2 * q.flow_factor * np.linalg.eigvalsh(network.tangent_kernel(q, W, a))[0] / n
+    assert network.kernel_rate(q, W, a) == pytest.approx(dense, rel=1e-10)
+    # data that are not one-hot take the dense path
+    assert network.one_hot_columns(generators.sphere(5, 8, 3, seed=0).X) is None

@@ -34,6 +34,7 @@ from numerics import generators
 from numerics.provenance import environment
 from verify import families
 from verify.check import check
+from verify.claim_figures import claim_figures
 from verify.evidence import s002_trajectory
 from verify.figures import pyplot, save_png
 from verify.measures import instance_values, key_neuron_sets
@@ -382,12 +383,13 @@ def _write_report(out, profile, seed, show_progress, instances, prof, start,
         others.append(module.run(out, profile, seed=seed, show_progress=show_progress,
                                  store=store))
     suite_result = suite_run.result(show_progress) if suite_run is not None else None
+    claim_figs = claim_figures(suite_result["claims"], out) if suite_result else {}
     wall = time.perf_counter() - start
     env = environment()
     method = two_point_traj.method + " " + json.dumps(two_point_traj.options)
 
     blocks = _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro,
-                     gd_figure, suite_result, prof, method, env, hashes, others)
+                     gd_figure, suite_result, prof, method, env, hashes, others, claim_figs)
     title = "gfverify bound-checking report"
     index = out / "index.md"
     _atomic_write(index, to_markdown(blocks))
@@ -400,13 +402,14 @@ def _write_report(out, profile, seed, show_progress, instances, prof, start,
          "provenance": env,
          "instances": [{"label": lb, "problem": ds} for lb, ds in hashes],
          "wall_time": wall}, indent=2))
-    figures = (figure, gd_figure) + tuple(f for r in others for f in r.figures)
+    figures = ((figure, gd_figure) + tuple(f for r in others for f in r.figures)
+               + tuple(claim_figs.values()))
     return ReportResult(out, index, verdicts_json, figures, table, wall,
                         html_path, suite_result, repro, tuple(others))
 
 
 def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, gd_figure,
-            suite_result, prof, method, env, hashes, others=()) -> list[tuple]:
+            suite_result, prof, method, env, hashes, others=(), claim_figs=None) -> list[tuple]:
     rows, notes = verdict_rows(table)
     b: list[tuple] = [
         ("h", 1, "gfverify bound-checking report"),
@@ -446,7 +449,7 @@ def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, g
     b += _repro_blocks(repro, gd_figure)
     for r in others:
         b += r.blocks
-    b += _catalogue_blocks(suite_result)
+    b += _catalogue_blocks(suite_result, claim_figs or {})
     b += [("h", 2, "Provenance"),
           ("list", [f"method: {method}",
                     f"saved times per run: {prof.saved_times}; horizon 3.6 (-ln lambda)/"
@@ -528,8 +531,8 @@ def _repro_blocks(repro, gd_figure) -> list[tuple]:
     ]
 
 
-def _catalogue_blocks(suite_result) -> list[tuple]:
-    verdict_of = {r["claim"]: r["verdict"] for r in (suite_result or {}).get("claims", [])}
+def _catalogue_blocks(suite_result, claim_figs=None) -> list[tuple]:
+    row_of = {r["claim"]: r for r in (suite_result or {}).get("claims", [])}
     b: list[tuple] = [("h", 2, "Catalogue"),
                       ("p", "Every claim of the catalogue (`gfverify claims`), grouped by "
                             "paper: source, statement, flags, and the suite's verdict.")]
@@ -537,8 +540,17 @@ def _catalogue_blocks(suite_result) -> list[tuple]:
     for paper in sorted({c.paper for c in all_claims}):
         b.append(("h", 3, paper))
         for c in (c for c in all_claims if c.paper == paper):
-            if c.checkable:
-                status = f"verdict {verdict_of.get(c.id, 'not run')}"
+            if c.checkable and c.id in row_of:
+                r = row_of[c.id]
+                margin = ("" if r["worst_margin"] is None else
+                          f"; worst margin {r['worst_margin']:.3g}"
+                          + ("" if r["tolerance"] is None else f" (err {r['tolerance']:.1g})")
+                          + f" at {r['where']}")
+                status = (f"verdict {r['verdict']} on {r['instances']} instances (HOLDS "
+                          f"{r['HOLDS']}, VIOLATED {r['VIOLATED']}, INAPPLICABLE "
+                          f"{r['INAPPLICABLE']}, INCONCLUSIVE {r['INCONCLUSIVE']}){margin}")
+            elif c.checkable:
+                status = "verdict not run"
             else:
                 status = f"not checkable: {c.not_checkable_reason}"
             b.append(("p", f"{c.id} ({c.kind.value}): {c.title}. Source: {c.source}. "
@@ -546,4 +558,8 @@ def _catalogue_blocks(suite_result) -> list[tuple]:
             b.append(("math", c.latex()))
             if c.flags:
                 b.append(("list", [f"flag: {flag}" for flag in c.flags]))
+            if claim_figs and c.id in claim_figs:
+                b.append(("img", claim_figs[c.id],
+                          f"{c.id}: the measured quantity against the claim on the instance "
+                          "with the worst margin (or the fit against the claimed law)"))
     return b
