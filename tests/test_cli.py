@@ -55,6 +55,17 @@ def test_report_with_suite_covers_every_checkable_claim(tmp_path):
     data = json.loads((out / "verdicts.json").read_text())
     assert data["suite"]["exit_code"] == 0
     assert len(data["suite"]["claims"]) >= 50 and data["suite"]["findings"]
+    # every reproduction section, headed by its experiment ID, with its figures
+    md = (out / "index.md").read_text()
+    for exp in ("E-002-1", "E-001-2", "E-001-1", "E-000-2", "E-000-4", "E-000-5"):
+        assert f"Reproduction {exp}" in md or f"{exp}:" in md, exp
+    assert set(data["reproduction"]) >= {"E-002-1", "E-000-2", "E-000-4", "E-000-5"}
+    e2 = data["reproduction"]["E-000-2"]
+    assert f"for **{e2['inside']} of {e2['compared']}**" in md
+    assert e2["compared"] == 79 and e2["inside"] >= 40  # "most points" (measured: 72)
+    pngs = {p.name for p in out.glob("*.png")}
+    assert {"e000_2_probability.png", "e000_2_threshold.png", "e000_4_pl.png"} <= pngs
+    assert sum(name.startswith("claim_") for name in pngs) >= 50  # per-claim figures
 
 
 def test_claims_json_lists_ids():

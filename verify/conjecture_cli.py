@@ -31,7 +31,14 @@ def register(subparsers) -> None:
                      help='the statement, e.g. "L(t) <= L(0)*exp(-t/n)"')
     con.add_argument("--scaling", default=None, metavar="LAW",
                      help='a scaling statement instead, e.g. "PL(oo) ~ n**alpha"')
-    con.add_argument("--family", required=True, help="family name (see `gfverify families`)")
+    con.add_argument("--family", default=None,
+                     help="family name (see `gfverify families`); required unless --results")
+    con.add_argument("--results", default=None, metavar="DIR",
+                     help="with --scaling 'COLUMN ~ n**alpha': fit stored sweep rows instead of "
+                          "simulating (COLUMN a numeric column of the store)")
+    con.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                     help="with --results: keep rows whose column KEY equals VALUE "
+                          "(repeatable)")
     con.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                      help="fix a family parameter (repeatable); horizon=T sets the horizon")
     when = con.add_mutually_exclusive_group()
@@ -93,6 +100,13 @@ def _conjecture_command(args) -> int:
 
     if (args.expr is None) == (args.scaling is None):
         raise UsageError("conjecture: give either a statement or --scaling LAW (not both)")
+    if args.results is not None:
+        return _stored_scaling(args)
+    if args.where:
+        raise UsageError("--where: only used with --results")
+    if args.family is None:
+        raise UsageError("--family: required (see `gfverify families`), unless --scaling is "
+                         "fitted to a sweep store with --results DIR")
     params = _params(args.param)
     try:
         if args.scaling is not None:
@@ -112,6 +126,21 @@ def _conjecture_command(args) -> int:
             method=args.method, lr=args.lr, t_max=args.t_max,
             plot=None if args.no_plot else (args.plot or "conjecture.png"), **kwargs)
     except (ConjectureError, FamilyError) as exc:
+        raise UsageError(str(exc)) from None
+    print(result.report())
+    return result.exit_code
+
+
+def _stored_scaling(args) -> int:
+    from verify.store_conjecture import StoreConjectureError, stored_scaling
+
+    if args.scaling is None:
+        raise UsageError("--results: only a --scaling law can be fitted to stored rows")
+    if args.family is not None or args.param:
+        raise UsageError("--family/--param: not used with --results (the rows are stored)")
+    try:
+        result = stored_scaling(args.scaling, args.results, args.where)
+    except StoreConjectureError as exc:
         raise UsageError(str(exc)) from None
     print(result.report())
     return result.exit_code
