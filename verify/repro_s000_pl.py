@@ -20,6 +20,7 @@ subset of seeds at lr / 2 and lr / 4 and reported with the slope.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -27,20 +28,14 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from numerics import generators, network
+from numerics import network
 from numerics.descent import GradientDescent
 from numerics.simulate import simulate_batch
 from verify.figures import pyplot, save_png
 from verify.reference import ReferenceMissing, orthogonal_pl
 from verify.repro_s000_threshold import protocol_rows
 from verify.reproduction import Reproduction
-from verify.sweep import (
-    epoch_budget,
-    integer_range,
-    load_config,
-    published_width,
-    run_sweep,
-)
+from verify.sweep import integer_range, load_config, plan, run_sweep
 
 CONFIG = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "exp2.toml"
 QUICK = {"n": "1000..2000 step 200", "seeds": 10}  # n on the published grid
@@ -126,21 +121,17 @@ def step_error(config, n_values, seeds, factors=None) -> dict:
     to lr/2 (the first-order step error of the rate evaluated at the lr = 1 limit).
     """
     factors = STEP_FACTORS if factors is None else factors
-    grid = config.grids[0]
-    method = config.method
     out = {}
     for n in n_values:
-        p = int(grid["p"][0]) if grid["p"][0] != "published" else None
-        problems = [generators.orthogonal_scaled(n=n, d=grid["d"][0], seed=s,
-                                                 p=p if p is not None else published_width(n),
-                                                 repo_orth=True) for s in seeds]
+        # the sweep's own batch for this n: same generator call and resolved options
+        batch = next(b for b in plan(config) if b.params["n"] == n)
+        problems = dataclasses.replace(batch, seeds=tuple(seeds)).problems()
+        opts = batch.options
         rates = {}
         for f in (1,) + tuple(factors):
-            lr = method["lr"] / f
-            steps = int(method["epochs_factor"] * epoch_budget(n, problems[0].p, method["lr"]))
-            gd = GradientDescent(lr=lr, stop_loss=method["cv_threshold"] / (2 * n),
-                                 error_check=None)
-            runs = simulate_batch(problems, gd, np.array([0, steps * f]) * lr)
+            lr = opts["lr"] / f
+            gd = GradientDescent(lr=lr, stop_loss=opts["stop_loss"], error_check=None)
+            runs = simulate_batch(problems, gd, np.array([0, opts["epochs"] * f]) * lr)
             rates[f] = [network.kernel_rate(q, r.W[-1], r.a[-1]) for q, r in
                         zip(problems, runs, strict=True)]
         base = np.array(rates[1])
