@@ -2,32 +2,36 @@
 
 Measured side by side in one run, on this machine:
 
-(a) seconds per replicate of three contestants under the published protocol
-    (shared/reference/README.md: GD with lr 1 on p L, R's epoch budget, early
-    stop): the protocol's one-replicate-at-a-time loop (nn.Linear parameters,
-    autograd, SGD, as the published code), our batched `GradientDescent`, and our
-    `ExactFlow` integrator over the same physical time, on sampled points of
+(a) the published protocol (shared/reference/README.md: GD with lr 1 on p L, the
+    epoch budget, early stop) run three ways on the same instances: the published
+    one-replicate-at-a-time loop (nn.Linear parameters, autograd, SGD, as the
+    published code runs: torch's default float32 and default thread count), our
+    sweep machinery (the example config's batches, its dtype, on ``--workers``
+    single-threaded processes of a Dask LocalCluster, default one per core), and our
+    `ExactFlow` integrator over the same physical time (one replicate), on sampled
+    points of
       E-000-2 / Experiment 1.1 (sphere data, d = 10..100, p = 30, 20 seeds), and
       E-000-4 / Experiment 2 (x_i = c_i e_i in R^2000, the published width, the
       0.01-scaled Q-good initialisation, 10 x budget, stop at sum r^2 < 1e-6).
     The loop is timed on a block of epochs and multiplied by the epochs the
-    protocol runs there (the same for both: same stop rule, same start);
-    ``speedup_exp1_1`` and ``speedup_exp2`` are the loop's total seconds over ours
-    on the sampled points (our throughput over the loop's). From the same
-    measurements the script estimates the full grids' wall times (E-000-2:
-    4,880 runs; E-000-4: 5,500 runs) for both; ``--full-exp1-1`` runs our whole
-    E-000-2 sweep instead of estimating it.
-(b) this machine's matmul ceiling (a large square matmul) and the fraction of it
-    the batched descent attains (FLOPs counted per step) on configurations with
-    n d p >= 1e6;
+    protocol runs there (the same for both: same stop rule, same start); ours is
+    the wall time of all sampled batches together. ``speedup_exp1_1`` and
+    ``speedup_exp2`` are the loop's total seconds over ours (both using the whole
+    machine). From the same measurements the script estimates the full grids'
+    wall times (E-000-2: 4,880 runs; E-000-4: 5,500 runs); ``--full-exp1-1`` also
+    runs our whole E-000-2 sweep and times it.
+(b) this machine's matmul ceiling (a large square matmul, one thread) and the
+    fraction of it the batched descent attains on one thread (FLOPs counted per
+    step) on configurations with n d p >= 1e6;
 (c) how our time per replicate-epoch grows with n, d and p (fitted exponents).
 
-    python bench/run.py [--json OUT] [--quick] [--full-exp1-1] [--threads T]
+    python bench/run.py [--json OUT] [--quick] [--full-exp1-1] [--workers W] [--dtype D]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -44,7 +48,9 @@ from numerics.problem import Problem
 from numerics.provenance import environment
 from numerics.simulate import simulate, simulate_batch
 from verify.scaling import fit_power_law
-from verify.sweep import epoch_budget, load_config, published_width, run_sweep
+from verify.sweep import (LocalExecutor, compute_batch, epoch_budget, load_config, plan,
+                          published_width, read_rows, run_sweep)
+from verify.sweep_dask import DaskExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXP1_1_POINTS = ((10, 50), (10, 100), (40, 400), (40, 1000), (70, 700), (70, 1960), (100, 1000),
@@ -52,6 +58,9 @@ EXP1_1_POINTS = ((10, 50), (10, 100), (40, 400), (40, 1000), (70, 700), (70, 196
 EXP2_N = (1000, 1500, 2000)
 EXP2_SEEDS = 25
 GROWTH_EPOCHS = 30
+# The published loop as it runs: torch's default dtype and thread count (it sets neither).
+LOOP_DTYPE = torch.float32
+LOOP_THREADS = torch.get_num_threads()
 
 
 class MeanFieldNet(torch.nn.Module):
@@ -136,9 +145,26 @@ def flops_per_step_orthogonal(n: int, p: int) -> int:
 
 
 def time_protocol_loop(problem: Problem, epochs: int) -> float:
-    """Seconds per epoch of the published loop (best of 2 blocks after a warm-up)."""
-    protocol_descent(problem, 2)
-    return min(_timed(lambda: protocol_descent(problem, epochs)) for _ in range(2)) / epochs
+    """Seconds per epoch of the published loop (float32, torch's default threads; best of 2
+    blocks after a warm-up)."""
+    with torch_threads(LOOP_THREADS):
+        protocol_descent(problem, 2, dtype=LOOP_DTYPE)
+        return min(_timed(lambda: protocol_descent(problem, epochs, dtype=LOOP_DTYPE))
+                   for _ in range(2)) / epochs
+
+
+class torch_threads:
+    """Context manager: torch's intra-op threads set to ``n`` inside, restored after."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __enter__(self):
+        self.before = torch.get_num_threads()
+        torch.set_num_threads(self.n)
+
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.before)
 
 
 def _timed(fn) -> float:
@@ -147,12 +173,58 @@ def _timed(fn) -> float:
     return time.perf_counter() - start
 
 
-def run_protocol_batch(problems, epochs: int, stop_loss: float):
-    gd = GradientDescent(lr=1.0, stop_loss=stop_loss, error_check=None)
-    simulate_batch(problems[:1], gd, [0.0, 2.0])  # warm-up
-    start = time.perf_counter()
-    runs = simulate_batch(problems, gd, [0.0, float(epochs)])
-    return runs, time.perf_counter() - start
+def run_batches(batches, workers: int):
+    """Our sweep machinery on ``batches`` (one per grid point): each worker process (a Dask
+    LocalCluster of ``workers`` single-threaded processes; in this process if 1) first
+    computes a 2-epoch warm-up batch, then all batches are timed together.
+
+    Returns (rows of every batch, wall seconds for all of them).
+    """
+    executor = LocalExecutor() if workers == 1 else DaskExecutor(local_workers=workers)
+    warm = [dataclasses.replace(b, seeds=b.seeds[:1], options=dict(b.options, epochs=2))
+            for b in batches[:workers]]
+    with executor as ex:
+        list(ex.map_unordered(compute_batch, warm))
+        start = time.perf_counter()
+        rows = [r for batch_rows in ex.map_unordered(compute_batch, batches) for r in batch_rows]
+        wall = time.perf_counter() - start
+    return rows, wall
+
+
+def sampled_config(name: str, grids: list[dict], seeds: int):
+    """The example sweep ``name`` restricted to the sampled grid points and seeds 0..seeds-1
+    (no kernel rate: the loop does not compute it)."""
+    config = load_config(os.path.join(ROOT, "examples", "sweeps", f"{name}.toml"))
+    config.grids = [{k: [v] for k, v in g.items()} for g in grids]
+    config.seeds = list(range(seeds))
+    config.batch_size = max(config.batch_size, seeds) if name == "exp1_1" else config.batch_size
+    config.method = dict(config.method, kernel_rate=False)
+    config.name = f"bench-{name}"
+    return config
+
+
+def compare(config, workers: int, loop_epochs) -> dict:
+    """Ours (the sweep's batches on ``workers`` processes) against the published loop on the
+    same instances; rows per grid point and the speedup of the totals."""
+    batches = plan(config)
+    rows, wall = run_batches(batches, workers)
+    points = []
+    firsts = {json.dumps(b.params, sort_keys=True): b for b in reversed(batches)}
+    for key, b in reversed(firsts.items()):
+        mine = [r for r in rows if r["params"] == key]
+        epochs = np.array([r["epochs"] for r in mine], dtype=float)
+        first = b.problems()[0]
+        per_epoch = time_protocol_loop(first, min(loop_epochs, b.options["epochs"]))
+        points.append({
+            "d": first.d, "n": first.n, "p": first.p, "replicates": len(mine),
+            "budget": b.options["epochs"], "mean_epochs": float(epochs.mean()),
+            "success": float(np.mean([r["success"] for r in mine])),
+            "ours_s_per_run": float(np.mean([r["wall_time"] for r in mine])),
+            "loop_s_per_epoch": per_epoch,
+            "loop_s_per_run": per_epoch * float(epochs.mean())})
+    loop_total = sum(pt["loop_s_per_run"] * pt["replicates"] for pt in points)
+    return {"points": points, "ours_wall_s": wall, "loop_s": loop_total,
+            "speedup": loop_total / wall, "workers": workers, "dtype": config.method["dtype"]}
 
 
 def time_flow(problem: Problem, horizon: float, budget_s: float) -> dict:
@@ -166,93 +238,81 @@ def time_flow(problem: Problem, horizon: float, budget_s: float) -> dict:
             "horizon": horizon, "steps": int(tr.n_steps)}
 
 
-def bench_exp1_1(points, seeds: int, loop_epochs: int) -> dict:
-    rows = []
-    for d, n in points:
-        p = 30
-        problems = [generators.sphere(n, d, p, seed=s) for s in range(seeds)]
-        budget = epoch_budget(n, p, 1.0)
-        runs, ours = run_protocol_batch(problems, budget, 1.0 / (2 * n))
-        epochs = np.array([r.n_steps for r in runs])
-        loop_epoch = time_protocol_loop(problems[0], min(loop_epochs, budget))
-        flow = time_flow(problems[0], float(min(budget, 200)), 30.0)
-        rows.append({"d": d, "n": n, "p": p, "replicates": seeds, "budget": budget,
-                     "mean_epochs": float(epochs.mean()),
-                     "success": float(np.mean([r.loss[-1] <= 1 / (2 * n) for r in runs])),
-                     "ours_s_per_run": ours / seeds,
-                     "loop_s_per_epoch": loop_epoch,
-                     "loop_s_per_run": loop_epoch * float(epochs.mean()),
-                     "flow": flow})
-    return {"points": rows, "speedup": sum(r["loop_s_per_run"] for r in rows)
-            / sum(r["ours_s_per_run"] for r in rows)}
-
-
-def bench_exp2(n_values, seeds: int, loop_epochs: int) -> dict:
-    rows = []
-    for n in n_values:
-        p = published_width(n)
-        problems = [generators.orthogonal_scaled(n, 2000, p, seed=s, repo_orth=True)
-                    for s in range(seeds)]
-        budget = 10 * epoch_budget(n, p, 1.0)
-        runs, ours = run_protocol_batch(problems, budget, 1e-6 / (2 * n))
-        epochs = np.array([r.n_steps for r in runs])
-        loop_epoch = time_protocol_loop(problems[0], loop_epochs)
-        rows.append({"n": n, "d": 2000, "p": p, "replicates": seeds, "budget": budget,
-                     "mean_epochs": float(epochs.mean()),
-                     "ours_s_per_run": ours / seeds,
-                     "ours_s_per_replicate_epoch": ours / float(epochs.sum()),
-                     "gflops": flops_per_step_orthogonal(n, p) * float(epochs.sum()) / ours / 1e9,
-                     "loop_s_per_epoch": loop_epoch,
-                     "loop_s_per_run": loop_epoch * float(epochs.mean())})
-    small = generators.orthogonal_scaled(100, 2000, published_width(100), seed=0, repo_orth=True)
-    flow = time_flow(small, 200.0, 30.0)
-    return {"points": rows, "flow_n100": flow,
-            "speedup": sum(r["loop_s_per_run"] for r in rows)
-            / sum(r["ours_s_per_run"] for r in rows)}
-
-
-def estimate_exp2_grid(rows) -> dict:
-    """Full E-000-4 grid (n = 1000..2000 step 100, 500 seeds): per-run seconds interpolated
-    linearly in n from the sampled points."""
-    ns = np.array([r["n"] for r in rows], dtype=float)
-    grid = np.arange(1000, 2001, 100)
-    out = {}
-    for key in ("ours_s_per_run", "loop_s_per_run"):
-        per_run = np.interp(grid, ns, [r[key] for r in rows])
-        out[key.replace("_s_per_run", "_minutes")] = float(500 * per_run.sum() / 60)
+def bench_exp1_1(points, seeds: int, loop_epochs: int, workers: int) -> dict:
+    config = sampled_config("exp1_1", [{"d": d, "n": n, "p": 30} for d, n in points], seeds)
+    out = compare(config, workers, loop_epochs)
+    for pt in out["points"]:
+        problem = generators.sphere(pt["n"], pt["d"], pt["p"], seed=0)
+        pt["flow"] = time_flow(problem, float(min(pt["budget"], 200)), 30.0)
     return out
 
 
-def estimate_exp1_1_grid(rows) -> dict:
-    """Full E-000-2 grid: the loop's seconds per epoch modelled as c0 + c1 n d p (least
-    squares on the sampled points) times the protocol's epochs; ours as c0 + c1 n d p per
-    replicate-epoch the same way. Epochs per run at unsampled points: the budget times the
-    mean fraction of the budget used at the sampled points."""
+def bench_exp2(n_values, seeds: int, loop_epochs: int, workers: int) -> dict:
+    config = sampled_config("exp2", [{"n": n, "d": 2000, "p": "published", "repo_orth": True}
+                                     for n in n_values], seeds)
+    out = compare(config, workers, loop_epochs)
+    for pt in out["points"]:
+        pt["gflops_per_worker"] = flops_per_step_orthogonal(pt["n"], pt["p"]) * pt[
+            "mean_epochs"] / pt["ours_s_per_run"] / 1e9
+    small = generators.orthogonal_scaled(100, 2000, published_width(100), seed=0, repo_orth=True)
+    out["flow_n100"] = time_flow(small, 200.0, 30.0)
+    return out
+
+
+def estimate_exp2_grid(e2: dict) -> dict:
+    """Full E-000-4 grid (n = 1000..2000 step 100, 500 seeds): per-run seconds interpolated
+    linearly in n from the sampled points; ours shared among the workers."""
+    rows = e2["points"]
+    ns = np.array([r["n"] for r in rows], dtype=float)
+    grid = np.arange(1000, 2001, 100)
+    out = {}
+    for key, share in (("ours_s_per_run", e2["workers"]), ("loop_s_per_run", 1)):
+        per_run = np.interp(grid, ns, [r[key] for r in rows])
+        out[key.replace("_s_per_run", "_minutes")] = float(500 * per_run.sum() / 60 / share)
+    return out
+
+
+def estimate_exp1_1_grid(e1: dict) -> dict:
+    """Full E-000-2 grid: seconds per replicate-epoch modelled as c0 + c1 n d p (least squares
+    on the sampled points; the loop's and ours separately) times the protocol's epochs, ours
+    shared among the workers. Epochs per run at unsampled points: the budget times the mean
+    fraction of the budget used at the sampled points."""
+    rows = e1["points"]
     A = np.array([[1.0, r["n"] * r["d"] * r["p"]] for r in rows])
     frac = float(np.mean([r["mean_epochs"] / r["budget"] for r in rows]))
     cfg = load_config(os.path.join(ROOT, "examples", "sweeps", "exp1_1.toml"))
     total = {"loop": 0.0, "ours": 0.0}
-    for key, per_epoch in (("loop", [r["loop_s_per_epoch"] for r in rows]),
-                           ("ours", [r["ours_s_per_run"] / r["mean_epochs"] for r in rows])):
+    for key, per_epoch, share in (
+            ("loop", [r["loop_s_per_epoch"] for r in rows], 1),
+            ("ours", [r["ours_s_per_run"] / r["mean_epochs"] for r in rows], e1["workers"])):
         coef, *_ = np.linalg.lstsq(A, np.array(per_epoch), rcond=None)
         for pt in cfg.points():
             nd = pt["n"] * pt["d"] * pt["p"]
             total[key] += 20 * frac * epoch_budget(pt["n"], pt["p"], 1.0) * max(
-                coef[0] + coef[1] * nd, 0.0)
+                coef[0] + coef[1] * nd, 0.0) / share
     return {"loop_minutes": total["loop"] / 60, "ours_minutes": total["ours"] / 60,
             "fraction_of_budget_used": frac}
 
 
-def full_exp1_1() -> dict:
+def full_exp1_1(workers: int) -> dict:
+    """Our whole E-000-2 sweep as a user runs it (`gfverify sweep ... --dask-local W`)."""
+    executor = LocalExecutor() if workers == 1 else DaskExecutor(local_workers=workers)
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         res = run_sweep(os.path.join(ROOT, "examples", "sweeps", "exp1_1.toml"), tmp,
-                        progress=True)
-        return {"runs": res.computed, "minutes": (time.perf_counter() - start) / 60}
+                        progress=True, executor=executor)
+        rows = read_rows(tmp)
+        epochs = sum(r["epochs"] for r in rows)
+        flops = sum(4 * r["n"] * r["d"] * r["p"] * r["epochs"] for r in rows)
+        minutes = (time.perf_counter() - start) / 60
+        return {"runs": res.computed, "minutes": minutes, "workers": workers,
+                "epochs": epochs, "matmul_tflop": flops / 1e12,
+                "gflops": flops / (minutes * 60) / 1e9}
 
 
-def growth(reps: int, base=(1000, 100, 30)) -> dict:
-    """Seconds per replicate-epoch of batched GD (full space, B = reps) as n, d, p grow."""
+def growth(reps: int, dtype: str, base=(1000, 100, 30)) -> dict:
+    """Seconds per replicate-epoch of batched GD (full space, B = reps, one thread) as n, d
+    and p grow."""
     axes = {"n": (250, 500, 1000, 2000), "d": (50, 100, 200, 400), "p": (15, 30, 60, 120)}
     out = {}
     for axis, values in axes.items():
@@ -261,7 +321,7 @@ def growth(reps: int, base=(1000, 100, 30)) -> dict:
             n, d, p = base
             n, d, p = (v, d, p) if axis == "n" else (n, v, p) if axis == "d" else (n, d, v)
             problems = [generators.sphere(n, d, p, seed=s) for s in range(reps)]
-            gd = GradientDescent(lr=1.0, error_check=None, space="full")
+            gd = GradientDescent(lr=1.0, error_check=None, space="full", dtype=dtype)
             simulate_batch(problems, gd, [0.0, 2.0])
             sec = min(_timed(lambda pr=problems, g=gd: simulate_batch(pr, g, [0.0, GROWTH_EPOCHS]))
                       for _ in range(2)) / (reps * GROWTH_EPOCHS)
@@ -278,39 +338,43 @@ def main(argv=None) -> dict:
     parser.add_argument("--quick", action="store_true",
                         help="fewer points and replicates (a smoke run, ~1 minute)")
     parser.add_argument("--full-exp1-1", action="store_true",
-                        help="run our whole E-000-2 sweep (4,880 runs) instead of estimating it")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch intra-op threads (default 1, as the sweeps use; 0 keeps "
-                             "torch's own choice)")
+                        help="also run our whole E-000-2 sweep (4,880 runs) and time it")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="our worker processes (a Dask LocalCluster; 1 = in this process); "
+                             "default: the number of cores")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32",
+                        help="dtype of (b) and (c) (default float32, as the E-000-2 sweep)")
     parser.add_argument("--matmul-size", type=int, default=2048)
     args = parser.parse_args(argv)
-    if args.threads < 0:
-        parser.error("--threads must be >= 0")
-    if args.threads > 0:
-        torch.set_num_threads(args.threads)
+    if args.workers < 1:
+        parser.error("--workers must be >= 1")
     load_before = os.getloadavg()
     if args.quick:
-        e1 = bench_exp1_1(EXP1_1_POINTS[:2], 4, 20)
-        e2 = bench_exp2((1000,), 2, 3)
-        gr = growth(2)
+        e1 = bench_exp1_1(EXP1_1_POINTS[:2], 4, 20, args.workers)
+        e2 = bench_exp2((1000,), 2, 3, args.workers)
     else:
-        e1 = bench_exp1_1(EXP1_1_POINTS, 20, 100)
-        e2 = bench_exp2(EXP2_N, EXP2_SEEDS, 10)
-        gr = growth(8)
-    peak = matmul_gflops(args.matmul_size, torch.float64)
+        e1 = bench_exp1_1(EXP1_1_POINTS, 20, 100, args.workers)
+        e2 = bench_exp2(EXP2_N, EXP2_SEEDS, 10, args.workers)
+    with torch_threads(1):  # (b) and (c): one thread against the one-thread ceiling
+        gr = growth(2 if args.quick else 8, args.dtype)
+        peak = matmul_gflops(args.matmul_size, getattr(torch, args.dtype))
+    peak_all = matmul_gflops(args.matmul_size, getattr(torch, args.dtype))
     big = [t for g in gr.values() for t in g["points"] if t["n"] * t["d"] * t["p"] >= 1e6]
     results = {
         "speedup_exp1_1": e1["speedup"],
         "speedup_exp2": e2["speedup"],
         "exp1_1": e1, "exp2": e2,
-        "estimate_exp1_1_grid": estimate_exp1_1_grid(e1["points"]),
-        "estimate_exp2_grid": estimate_exp2_grid(e2["points"]),
-        "full_exp1_1": full_exp1_1() if args.full_exp1_1 else None,
+        "estimate_exp1_1_grid": estimate_exp1_1_grid(e1),
+        "estimate_exp2_grid": estimate_exp2_grid(e2),
+        "full_exp1_1": full_exp1_1(args.workers) if args.full_exp1_1 else None,
         "matmul_peak_gflops": peak,
+        "matmul_peak_gflops_all_threads": peak_all,
         "fraction_of_peak_ndp_ge_1e6": {
             f"n={t['n']} d={t['d']} p={t['p']}": t["gflops"] / peak for t in big},
         "growth": gr,
-        "config": {"threads": torch.get_num_threads(), "quick": args.quick},
+        "config": {"workers": args.workers, "loop_threads": LOOP_THREADS,
+                   "loop_dtype": str(LOOP_DTYPE).removeprefix("torch."), "dtype": args.dtype,
+                   "quick": args.quick},
         "load_average": {"before": load_before, "after": os.getloadavg()},
         "environment": environment(),
     }
@@ -322,11 +386,13 @@ def main(argv=None) -> dict:
 
 
 def print_table(r: dict) -> None:
-    load = r["load_average"]
-    print(f"{r['config']['threads']} torch thread(s); load average {load['before'][0]:.2f} -> "
-          f"{load['after'][0]:.2f} on {os.cpu_count()} cores; float64")
-    print("(a) seconds per replicate under the published protocol")
-    print(f"{'':22}{'loop':>10}{'batched':>10}{'ratio':>8}{'epochs':>8}{'flow (1 run)':>26}")
+    load, c = r["load_average"], r["config"]
+    print(f"load average {load['before'][0]:.2f} -> {load['after'][0]:.2f} on {os.cpu_count()} "
+          f"cores; the loop: {c['loop_dtype']}, {c['loop_threads']} torch thread(s); ours: "
+          f"{c['workers']} single-threaded worker process(es), dtype as the sweep config")
+    print("(a) seconds per replicate under the published protocol (ours: inside a worker while "
+          "all run)")
+    print(f"{'':22}{'loop':>10}{'ours':>10}{'ratio':>8}{'epochs':>8}{'flow (1 run)':>26}")
     for r_ in r["exp1_1"]["points"]:
         f = r_["flow"]
         print(f"E-000-2 d={r_['d']:<3} n={r_['n']:<5}{r_['loop_s_per_run']:>10.3f}"
@@ -338,16 +404,21 @@ def print_table(r: dict) -> None:
               f"{r_['loop_s_per_run'] / r_['ours_s_per_run']:>8.1f}{r_['mean_epochs']:>8.0f}")
     f = r["exp2"]["flow_n100"]
     print(f"E-000-4 flow at n=100: {f['seconds']:.2f} s to t={f['t_reached']:.0f} ({f['status']})")
+    for key, e in (("E-000-2", r["exp1_1"]), ("E-000-4", r["exp2"])):
+        print(f"{key} sampled points, all replicates: loop {e['loop_s']:.1f} s, ours "
+              f"{e['ours_wall_s']:.1f} s wall ({e['dtype']})")
     print(f"speedup_exp1_1 = {r['speedup_exp1_1']:.1f}x   speedup_exp2 = {r['speedup_exp2']:.1f}x")
     g1, g2 = r["estimate_exp1_1_grid"], r["estimate_exp2_grid"]
     print(f"full grids (estimated): E-000-2 loop {g1['loop_minutes']:.1f} min, ours "
           f"{g1['ours_minutes']:.1f} min; E-000-4 loop {g2['loop_minutes']:.0f} min, ours "
           f"{g2['ours_minutes']:.1f} min")
     if r["full_exp1_1"]:
-        print(f"E-000-2 full sweep measured: {r['full_exp1_1']['runs']} runs in "
-              f"{r['full_exp1_1']['minutes']:.1f} min")
-    print(f"(b) matmul peak {r['matmul_peak_gflops']:.1f} GFLOP/s; batched descent "
-          "on n d p >= 1e6:")
+        full = r["full_exp1_1"]
+        print(f"E-000-2 full sweep measured: {full['runs']} runs in {full['minutes']:.1f} min "
+              f"({full['matmul_tflop']:.1f} TFLOP in its products, {full['gflops']:.0f} GFLOP/s)")
+    print(f"(b) matmul ceiling ({c['dtype']}, {r['matmul_peak_gflops']:.1f} GFLOP/s on one "
+          f"thread, {r['matmul_peak_gflops_all_threads']:.1f} on all); batched descent on one "
+          "thread, n d p >= 1e6:")
     for k, v in r["fraction_of_peak_ndp_ge_1e6"].items():
         print(f"    {k}: {v:.0%} of peak")
     print("(c) growth of seconds per replicate-epoch (batched, full space):")

@@ -236,16 +236,11 @@ class _FullState:
         self.W, self.a = W0.clone(), a0.clone()
 
     def preactivations(self) -> torch.Tensor:
-        return tn.preactivations(self.W, self.batch.X)
+        return tn.preactivations(self.W, self.batch)
 
-    def step(self, eta: float, AGT, grad_a, active: torch.Tensor | None) -> None:
-        W_new = self.W - eta * tn.first_layer_gradient(self.batch, self.a, AGT)
-        a_new = self.a - eta * grad_a
-        if active is None:
-            self.W, self.a = W_new, a_new
-        else:
-            self.W = torch.where(active[:, None, None], W_new, self.W)
-            self.a = torch.where(active[:, None], a_new, self.a)
+    def step(self, eta: float, AG, grad_a) -> None:
+        self.W = self.W - eta * tn.first_layer_gradient(self.batch, self.a, AG)
+        self.a = self.a - eta * grad_a
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         return self.W, self.a
@@ -255,7 +250,7 @@ class _FullState:
 
 
 class _SpanState:
-    """W = W0 + C X, C stored as C^T (B, n, p): pre-activations Z0^T + G C^T, G = X X^T."""
+    """W = W0 + C X with C (B, p, n): pre-activations Z0 + C G, G = X X^T."""
 
     def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
         self.batch, self.W0, self.s = batch, W0, batch.output_factor
@@ -264,44 +259,38 @@ class _SpanState:
             # x_i = v_i e_{k_i} with distinct k_i (as x_i = c_i e_i): G = diag(v^2) and
             # <w_j, x_i> = v_i W[j, k_i]; nothing of size n x d is ever multiplied.
             cols, vals = self.columns
-            self.values = vals
-            self.Z0T = vals[:, :, None] * torch.gather(
-                W0, 2, cols[:, None, :].expand(-1, W0.shape[1], -1)).transpose(-1, -2)
-            self.G = (vals**2)[:, :, None]
+            self.Z0 = vals[:, None, :] * torch.gather(W0, 2, self._expand(cols))
+            self.G = (vals**2)[:, None, :]
         else:
-            self.Z0T = tn.preactivations(W0, batch.X)
+            self.Z0 = tn.preactivations(W0, batch)
             self.G = batch.X @ batch.XT
-        self.CT = torch.zeros_like(self.Z0T)
+        self.C = torch.zeros_like(self.Z0)
         self.a = a0.clone()
+
+    def _expand(self, cols: torch.Tensor) -> torch.Tensor:
+        return cols[:, None, :].expand(-1, self.W0.shape[1], -1)
 
     def preactivations(self) -> torch.Tensor:
         if self.columns is not None:
-            return self.Z0T + self.G * self.CT
-        return self.Z0T + self.G @ self.CT
+            return self.Z0 + self.G * self.C
+        return self.Z0 + self.C @ self.G
 
-    def step(self, eta: float, AGT, grad_a, active: torch.Tensor | None) -> None:
-        # dL/dW = C_grad X with C_grad^T = s a_j AGT: the step stays in the span.
-        CT_new = self.CT - (eta * self.s) * AGT * self.a[:, None, :]
-        a_new = self.a - eta * grad_a
-        if active is None:
-            self.CT, self.a = CT_new, a_new
-        else:
-            self.CT = torch.where(active[:, None, None], CT_new, self.CT)
-            self.a = torch.where(active[:, None], a_new, self.a)
+    def step(self, eta: float, AG, grad_a) -> None:
+        # dL/dW = C_grad X with C_grad = s a_j AG: the step stays in the span.
+        self.C = self.C - (eta * self.s) * AG * self.a[:, :, None]
+        self.a = self.a - eta * grad_a
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         if self.columns is not None:
             cols, vals = self.columns
-            update = (self.CT * vals[:, :, None]).transpose(-1, -2)  # (B, p, n)
-            W = self.W0.scatter_add(2, cols[:, None, :].expand(-1, self.W0.shape[1], -1), update)
-            return W, self.a
-        return self.W0 + (self.batch.XT @ self.CT).transpose(-1, -2), self.a
+            return self.W0.scatter_add(2, self._expand(cols), self.C * vals[:, None, :]), self.a
+        return self.W0 + self.C @ self.batch.X, self.a
 
     def select(self, rows: torch.Tensor) -> _SpanState:
         new = object.__new__(_SpanState)
         new.batch, new.s = self.batch.select(rows), self.s
-        new.W0, new.Z0T, new.G = self.W0[rows], self.Z0T[rows], self.G[rows]
-        new.CT, new.a = self.CT[rows], self.a[rows]
+        new.W0, new.Z0, new.G = self.W0[rows], self.Z0[rows], self.G[rows]
+        new.C, new.a = self.C[rows], self.a[rows]
         new.columns = None if self.columns is None else tuple(c[rows] for c in self.columns)
         return new
 
@@ -336,8 +325,7 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
     next_save, last = 0, int(steps[-1])
     losses = np.full((B, last + 1), np.nan)
     for k in range(last + 1):
-        ZT = state.preactivations()
-        h, AGT, grad_a = tn.gradient_terms(state.batch, state.a, ZT)
+        h, AG, grad_a = tn.gradient_terms(state.batch, state.a, state.preactivations())
         loss = np.full(B, np.nan)
         loss[alive] = tn.loss_from_outputs(state.batch, h).to(torch.float64).numpy()
         losses[alive, k] = loss[alive]
@@ -354,9 +342,9 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
             saved_W[alive[~stay], next_save:] = W_now[gone][:, None]
             saved_a[alive[~stay], next_save:] = a_now[gone][:, None]
             rows = torch.from_numpy(np.flatnonzero(stay))
-            state, AGT, grad_a = state.select(rows), AGT[rows], grad_a[rows]
+            state, AG, grad_a = state.select(rows), AG[rows], grad_a[rows]
             alive = alive[stay]
-        state.step(eta, AGT, grad_a, None)
+        state.step(eta, AG, grad_a)
     if next_save < len(steps):  # the loop ended early: the rest repeat the last state
         W_last, a_last = state.weights()
         saved_W[alive, next_save:] = W_last[:, None]

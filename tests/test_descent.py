@@ -65,9 +65,9 @@ def test_torch_formulas_equal_network_formulas(loss, parametrization):
     batch = tn.TorchBatch.from_problems(problems, torch.float64)
     W = torch.from_numpy(np.stack([q.W0 for q in problems]))
     a = torch.from_numpy(np.stack([q.a0 for q in problems]))
-    ZT = tn.preactivations(W, batch.X)  # sample-major (B, n, p)
-    assert ZT[0, 0, 0] == 0.0 and ZT[1, 0, 0] == 0.0
-    h = tn.outputs_from_preactivations(batch, a, ZT)
+    Z = tn.preactivations(W, batch)  # neuron-major (B, p, n)
+    assert Z[0, 0, 0] == 0.0 and Z[1, 0, 0] == 0.0
+    h = tn.outputs_from_preactivations(batch, a, Z)
     loss_values = tn.loss_from_outputs(batch, h).numpy()
     g = tn.loss_derivative(batch, h).numpy()
     gW, ga = tn.gradient(batch, W, a)
