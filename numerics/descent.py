@@ -250,7 +250,13 @@ class _FullState:
 
 
 class _SpanState:
-    """W = W0 + C X with C (B, p, n): pre-activations Z0 + C G, G = X X^T."""
+    """W = W0 + C X with C (B, p, n): pre-activations Z0 + C G, G = X X^T.
+
+    A step works in place: the pre-activations go into one (B, p, n) buffer (which
+    `numerics.torch_network.gradient_terms` turns into A g) and C is updated in place,
+    so no array of that size is allocated per step (on one-hot data, where a step is a
+    few passes over such arrays, allocation was most of its time).
+    """
 
     def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
         self.batch, self.W0, self.s = batch, W0, batch.output_factor
@@ -265,6 +271,7 @@ class _SpanState:
             self.Z0 = tn.preactivations(W0, batch)
             self.G = batch.X @ batch.XT
         self.C = torch.zeros_like(self.Z0)
+        self.Z = torch.empty_like(self.Z0)
         self.a = a0.clone()
 
     def _expand(self, cols: torch.Tensor) -> torch.Tensor:
@@ -272,12 +279,12 @@ class _SpanState:
 
     def preactivations(self) -> torch.Tensor:
         if self.columns is not None:
-            return self.Z0 + self.G * self.C
-        return self.Z0 + self.C @ self.G
+            return torch.addcmul(self.Z0, self.G, self.C, out=self.Z)
+        return torch.baddbmm(self.Z0, self.C, self.G, out=self.Z)
 
     def step(self, eta: float, AG, grad_a) -> None:
         # dL/dW = C_grad X with C_grad = s a_j AG: the step stays in the span.
-        self.C = self.C - (eta * self.s) * AG * self.a[:, :, None]
+        self.C.addcmul_(AG, self.a[:, :, None], value=-(eta * self.s))
         self.a = self.a - eta * grad_a
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
@@ -291,6 +298,7 @@ class _SpanState:
         new.batch, new.s = self.batch.select(rows), self.s
         new.W0, new.Z0, new.G = self.W0[rows], self.Z0[rows], self.G[rows]
         new.C, new.a = self.C[rows], self.a[rows]
+        new.Z = torch.empty_like(new.C)
         new.columns = None if self.columns is None else tuple(c[rows] for c in self.columns)
         return new
 
