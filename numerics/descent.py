@@ -229,14 +229,15 @@ class _Descent:
 
 
 class _FullState:
-    """theta = (W, a) stored as is."""
+    """theta = (W, a) stored as is; the pre-activations go into one reused (B, p, n) buffer."""
 
     def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
         self.batch = batch
         self.W, self.a = W0.clone(), a0.clone()
+        self.Z = torch.empty((W0.shape[0], W0.shape[1], batch.n), dtype=W0.dtype)
 
     def preactivations(self) -> torch.Tensor:
-        return tn.preactivations(self.W, self.batch)
+        return tn.preactivations(self.W, self.batch, out=self.Z)
 
     def step(self, eta: float, AG, grad_a) -> None:
         self.W = self.W - eta * tn.first_layer_gradient(self.batch, self.a, AG)

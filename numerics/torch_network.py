@@ -84,9 +84,9 @@ def _stack(arrays, dtype: torch.dtype) -> torch.Tensor:
     return torch.from_numpy(np.stack(arrays)).to(dtype)
 
 
-def preactivations(W: torch.Tensor, batch: TorchBatch) -> torch.Tensor:
-    """Z[b, j, i] = <w_j, x_i>, neuron-major (B, p, n): W @ X^T."""
-    return W @ batch.XT
+def preactivations(W: torch.Tensor, batch: TorchBatch, out: torch.Tensor | None = None):
+    """Z[b, j, i] = <w_j, x_i>, neuron-major (B, p, n): W @ X^T (into ``out`` if given)."""
+    return torch.matmul(W, batch.XT, out=out)
 
 
 def outputs_from_preactivations(batch: TorchBatch, a: torch.Tensor, Z: torch.Tensor):

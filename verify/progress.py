@@ -7,11 +7,20 @@ import time
 
 
 class Progress:
-    """``with Progress(total, "label") as bar: ... bar.advance()``."""
+    """``with Progress(total, "label") as bar: ... bar.advance()``.
+
+    The ETA assumes the remaining items cost what the finished ones did on average,
+    unless ``work`` (the total estimated cost, any unit) is given and each ``advance``
+    says the ``work`` it finished: then the ETA is the elapsed time scaled by the
+    remaining work (a sweep whose largest instances come last is otherwise
+    predicted to end far too soon).
+    """
 
     def __init__(self, total: int, label: str, stream=None, width: int = 28,
-                 enabled: bool = True):
+                 enabled: bool = True, work: float | None = None):
         self.enabled = enabled
+        self.work_total = work if work is not None and work > 0 else None
+        self.work_done = 0.0
         self.total = max(int(total), 1)
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
@@ -30,8 +39,9 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
 
-    def advance(self, k: int = 1) -> None:
+    def advance(self, k: int = 1, work: float = 0.0) -> None:
         self.done = min(self.done + k, self.total)
+        self.work_done += work
         self._draw()
 
     def _draw(self) -> None:
@@ -39,7 +49,11 @@ class Progress:
             return
         elapsed = time.perf_counter() - self.start
         rate = self.done / elapsed if elapsed > 0 and self.done else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        if self.work_total is not None:
+            left = max(self.work_total - self.work_done, 0.0)
+            eta = elapsed * left / self.work_done if self.work_done > 0 else float("nan")
+        else:
+            eta = (self.total - self.done) / rate if rate > 0 else float("nan")
         filled = int(self.width * self.done / self.total)
         bar = "#" * filled + "." * (self.width - filled)
         eta_text = "?" if eta != eta else f"{eta:.0f}s"

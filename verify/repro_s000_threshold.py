@@ -24,7 +24,7 @@ from verify.figures import pyplot, save_png
 from verify.reference import ReferenceMissing, threshold_runs
 from verify.reproduction import Reproduction
 from verify.scaling import binomial_interval
-from verify.sweep import load_config, plan, read_rows, run_sweep
+from verify.sweep import load_config, plan, read_rows, row_key, run_sweep
 
 CONFIG = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "exp1_1.toml"
 QUICK_D = (10, 20, 30, 40)
@@ -48,7 +48,7 @@ def protocol_rows(store: Path, full_config) -> list[dict]:
     generator, grid point, seed set and method options (config hash) as the protocol."""
     keys = {key for b in plan(full_config) for key in b.keys()}
     return [r for r in read_rows(store)
-            if (r["generator"], r["params"], r["seed"], r["config_hash"]) in keys]
+            if row_key(r) in keys]
 
 
 def logistic_threshold(n: np.ndarray, hits: np.ndarray, trials: np.ndarray) -> float:

@@ -145,6 +145,17 @@ class Batch:
         gen = getattr(generators, self.generator)
         return [gen(seed=seed, **_call_values(self.params)) for seed in self.seeds]
 
+    def cost(self) -> float:
+        """Estimated work of the batch, for the progress bar's ETA: per trajectory, steps x
+        n x d x p for gradient descent (the budget; early stops make it an upper bound),
+        t_max x n x p for the flow. Sizes the grid does not fix count as 1."""
+        size = math.prod(int(self.params.get(k, 1)) for k in ("n", "p"))
+        if self.method == "gd":
+            per_run = self.options["epochs"] * size * int(self.params.get("d", 1))
+        else:
+            per_run = float(self.options["t_max"]) * size
+        return len(self.seeds) * float(per_run)
+
     def keys(self) -> list[tuple]:
         """The recipe of each trajectory (generator, parameters, seed, method hash)."""
         params = json.dumps(self.params, sort_keys=True)
@@ -553,6 +564,11 @@ def _row(batch: Batch, seed: int, problem, traj, versions: str) -> dict:
     }
 
 
+def row_key(row: dict) -> tuple:
+    """A stored row's recipe, as `Batch.keys` lists it."""
+    return (row["generator"], row["params"], row["seed"], row["config_hash"])
+
+
 def connect(results_dir) -> sqlite3.Connection:
     """Open (creating if needed) the sweep store in ``results_dir``."""
     results_dir = Path(results_dir)
@@ -623,14 +639,16 @@ def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
         computed = 0
         names = ", ".join(COLUMN_NAMES)
         marks = ", ".join(f":{c}" for c in COLUMN_NAMES)
+        cost = {key: b.cost() / len(b.seeds) for b in todo for key in b.keys()}
         with (executor or LocalExecutor()) as ex, \
-                Progress(remaining, label, stream=stream, enabled=progress and bool(todo)) as bar:
+                Progress(remaining, label, stream=stream, enabled=progress and bool(todo),
+                         work=sum(cost.values())) as bar:
             for rows in ex.map_unordered(compute_batch, todo):
                 with conn:  # one transaction per batch
                     conn.executemany(
                         f"INSERT OR REPLACE INTO trajectories ({names}) VALUES ({marks})", rows)
                 computed += len(rows)
-                bar.advance(len(rows))
+                bar.advance(len(rows), work=sum(cost.get(row_key(r), 0.0) for r in rows))
     finally:
         conn.close()
     return SweepResult(total=total, stored_before=before, computed=computed,
