@@ -20,9 +20,11 @@ Measured side by side in one run, on this machine:
     machine). From the same measurements the script estimates the full grids'
     wall times (E-000-2: 4,880 runs; E-000-4: 5,500 runs); ``--full-exp1-1`` also
     runs our whole E-000-2 sweep and times it.
-(b) this machine's matmul ceiling (a large square matmul, one thread) and the
-    fraction of it the batched descent attains on one thread (FLOPs counted per
-    step) on configurations with n d p >= 1e6;
+(b) this machine's matmul ceiling (a large square matmul, one thread, on the best of
+    the GEMM libraries torch has: its matmul (MKL) and oneDNN) and the fraction of it
+    the batched descent attains on one thread (FLOPs counted per step) on
+    configurations with n d p >= 1e6, next to what the step's two products alone
+    attain at those sizes;
 (c) how our time per replicate-epoch grows with n, d and p (fitted exponents).
 
     python bench/run.py [--json OUT] [--quick] [--full-exp1-1] [--workers W] [--dtype D]
@@ -42,6 +44,7 @@ import numpy as np
 import torch
 
 from numerics import generators
+from numerics import torch_network as tn
 from numerics.descent import GradientDescent
 from numerics.flow import ExactFlow
 from numerics.problem import Problem
@@ -130,11 +133,42 @@ def best_time(fn, repeats: int) -> float:
     return min(times)
 
 
-def matmul_gflops(size: int, dtype: torch.dtype, repeats: int = 3) -> float:
+def matmul_gflops(size: int, dtype: torch.dtype, repeats: int = 3) -> dict:
+    """GFLOP/s of a size^2 product on each GEMM library torch has here: ``blas`` (torch's
+    matmul: MKL in the PyPI wheels) and, for float32, ``onednn`` (prepacked, as the descent
+    uses it). This machine's ceiling is the best of them."""
     gen = torch.Generator().manual_seed(0)
     A = torch.rand((size, size), generator=gen, dtype=dtype)
     B = torch.rand((size, size), generator=gen, dtype=dtype)
-    return 2 * size**3 / best_time(lambda: A @ B, repeats) / 1e9
+    out = {"blas": 2 * size**3 / best_time(lambda: A @ B, repeats) / 1e9}
+    if dtype == torch.float32 and tn.onednn_available():
+        packed = torch.ops.mkldnn._reorder_linear_weight(B.T.contiguous(), size)
+        out["onednn"] = 2 * size**3 / best_time(
+            lambda: tn._onednn_linear(A, packed, "none"), repeats) / 1e9
+    return out
+
+
+def products_gflops(n: int, d: int, p: int, reps: int, dtype: str) -> float:
+    """GFLOP/s of a step's two products alone (W X^T and (A g) X for ``reps`` replicates),
+    on the library `GradientDescent` picks for these sizes: the ceiling of a step here."""
+    torch_dtype = tn.DTYPES[dtype]
+    gen = torch.Generator().manual_seed(0)
+    X = torch.rand((reps, n, d), generator=gen, dtype=torch_dtype)
+    W = torch.rand((reps, p, d), generator=gen, dtype=torch_dtype)
+    AG = torch.rand((reps, p, n), generator=gen, dtype=torch_dtype)
+    batch = tn.TorchBatch(X=X, y=X[:, :, 0], loss="square", loss_scale=X[:, :1, 0],
+                          output_factor=1.0, flow_factor=1.0)
+    packed = (tn.PackedSamples(X, p)
+              if tn.resolve_gemm("auto", torch_dtype, n, d, p) == "onednn" else None)
+
+    def products():
+        if packed is None:
+            tn.preactivations(W, batch)
+        else:
+            packed.relu_preactivations(W)
+        tn.first_layer_products(batch, AG, packed)
+
+    return 4 * reps * n * d * p / best_time(products, 5) / 1e9
 
 
 
@@ -326,7 +360,9 @@ def growth(reps: int, dtype: str, base=(1000, 100, 30)) -> dict:
             sec = min(_timed(lambda pr=problems, g=gd: simulate_batch(pr, g, [0.0, GROWTH_EPOCHS]))
                       for _ in range(2)) / (reps * GROWTH_EPOCHS)
             times.append({"n": n, "d": d, "p": p, "s_per_replicate_epoch": sec,
-                          "gflops": flops_per_step(n, d, p) / sec / 1e9})
+                          "gflops": flops_per_step(n, d, p) / sec / 1e9,
+                          "gemm": tn.resolve_gemm("auto", tn.DTYPES[dtype], n, d, p),
+                          "products_gflops": products_gflops(n, d, p, reps, dtype)})
         fit = fit_power_law([t[axis] for t in times], [t["s_per_replicate_epoch"] for t in times])
         out[axis] = {"points": times, "exponent": fit.exponent, "interval": [fit.lo, fit.hi]}
     return out
@@ -357,8 +393,9 @@ def main(argv=None) -> dict:
         e2 = bench_exp2(EXP2_N, EXP2_SEEDS, 10, args.workers)
     with torch_threads(1):  # (b) and (c): one thread against the one-thread ceiling
         gr = growth(2 if args.quick else 8, args.dtype)
-        peak = matmul_gflops(args.matmul_size, getattr(torch, args.dtype))
-    peak_all = matmul_gflops(args.matmul_size, getattr(torch, args.dtype))
+        ceilings = matmul_gflops(args.matmul_size, getattr(torch, args.dtype))
+    peak = max(ceilings.values())
+    ceilings_all = matmul_gflops(args.matmul_size, getattr(torch, args.dtype))
     big = [t for g in gr.values() for t in g["points"] if t["n"] * t["d"] * t["p"] >= 1e6]
     results = {
         "speedup_exp1_1": e1["speedup"],
@@ -368,9 +405,13 @@ def main(argv=None) -> dict:
         "estimate_exp2_grid": estimate_exp2_grid(e2),
         "full_exp1_1": full_exp1_1(args.workers) if args.full_exp1_1 else None,
         "matmul_peak_gflops": peak,
-        "matmul_peak_gflops_all_threads": peak_all,
+        "matmul_gflops_by_library": ceilings,
+        "matmul_peak_gflops_all_threads": max(ceilings_all.values()),
         "fraction_of_peak_ndp_ge_1e6": {
             f"n={t['n']} d={t['d']} p={t['p']}": t["gflops"] / peak for t in big},
+        "fraction_of_products_alone_ndp_ge_1e6": {
+            f"n={t['n']} d={t['d']} p={t['p']}": t["gflops"] / t["products_gflops"]
+            for t in big},
         "growth": gr,
         "config": {"workers": args.workers, "loop_threads": LOOP_THREADS,
                    "loop_dtype": str(LOOP_DTYPE).removeprefix("torch."), "dtype": args.dtype,
@@ -416,11 +457,17 @@ def print_table(r: dict) -> None:
         full = r["full_exp1_1"]
         print(f"E-000-2 full sweep measured: {full['runs']} runs in {full['minutes']:.1f} min "
               f"({full['matmul_tflop']:.1f} TFLOP in its products, {full['gflops']:.0f} GFLOP/s)")
-    print(f"(b) matmul ceiling ({c['dtype']}, {r['matmul_peak_gflops']:.1f} GFLOP/s on one "
-          f"thread, {r['matmul_peak_gflops_all_threads']:.1f} on all); batched descent on one "
-          "thread, n d p >= 1e6:")
+    libs = ", ".join(f"{k} {v:.0f}" for k, v in r["matmul_gflops_by_library"].items())
+    print(f"(b) matmul ceiling ({c['dtype']}, one thread: {r['matmul_peak_gflops']:.1f} GFLOP/s, "
+          f"the best of {libs}; {r['matmul_peak_gflops_all_threads']:.1f} on all threads); "
+          "batched descent on one thread, n d p >= 1e6:")
+    points = {f"n={t['n']} d={t['d']} p={t['p']}": t for g in r["growth"].values()
+              for t in g["points"]}
     for k, v in r["fraction_of_peak_ndp_ge_1e6"].items():
-        print(f"    {k}: {v:.0%} of peak")
+        t = points[k]
+        print(f"    {k}: {t['gflops']:.0f} GFLOP/s ({t['gemm']}), {v:.0%} of the ceiling; "
+              f"its two products alone {t['products_gflops']:.0f} GFLOP/s "
+              f"({r['fraction_of_products_alone_ndp_ge_1e6'][k]:.0%} of that)")
     print("(c) growth of seconds per replicate-epoch (batched, full space):")
     for axis, g in r["growth"].items():
         print(f"    {axis}: exponent {g['exponent']:.2f} [{g['interval'][0]:.2f}, "

@@ -76,6 +76,11 @@ class GradientDescent:
         space: ``"full"`` (W itself), ``"span"`` (W = W0 + C X) or ``"auto"``
             (span when n < d or when every sample is a multiple of its own canonical
             vector).
+        gemm: the library of a full-space step's two products (W X^T and (A g) X):
+            ``"blas"`` (torch's batched matmul), ``"onednn"`` (oneDNN, one call per
+            replicate on prepacked samples; float32 only) or ``"auto"`` (oneDNN for
+            float32 when n d p >= `numerics.torch_network.ONEDNN_MIN_NDP`, where it
+            is faster). The library used is in each Trajectory's ``provenance["gemm"]``.
     """
 
     lr: float
@@ -83,6 +88,7 @@ class GradientDescent:
     stop_loss: float | None = None
     error_check: int | None = 2
     space: str = "auto"
+    gemm: str = "auto"
 
     name = "gradient_descent"
 
@@ -110,6 +116,11 @@ class GradientDescent:
             )
         if self.space not in SPACES:
             raise MethodError(f"space: {self.space!r} is not one of {SPACES}.")
+        if self.gemm not in tn.GEMMS:
+            raise MethodError(f"gemm: {self.gemm!r} is not one of {tn.GEMMS}.")
+        if self.gemm == "onednn" and self.dtype != "float32":
+            raise MethodError("gemm: 'onednn' takes float32 only; set dtype='float32' "
+                              "or gemm='auto'.")
 
     def options(self) -> dict:
         return {
@@ -118,6 +129,7 @@ class GradientDescent:
             "stop_loss": self.stop_loss,
             "error_check": self.error_check,
             "space": self.space,
+            "gemm": self.gemm,
         }
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
@@ -156,12 +168,30 @@ class GradientDescent:
         batch = tn.TorchBatch.from_problems(problems, dtype)
         W0 = torch.from_numpy(np.stack([q.W0 for q in problems])).to(dtype)
         a0 = torch.from_numpy(np.stack([q.a0 for q in problems])).to(dtype)
-        n, d = problems[0].n, problems[0].d
+        n, d, p = problems[0].n, problems[0].d, problems[0].p
+        eta = self.lr * batch.flow_factor
         # span when it is cheaper: n < d, or one-hot orthogonal samples (O(np) per step)
-        use_span = self.space == "span" or (
-            self.space == "auto" and (n < d or _one_hot_columns(batch.X) is not None))
-        state = (_SpanState if use_span else _FullState)(batch, W0, a0)
-        return _descend(state, batch, self.lr * batch.flow_factor, steps, stop_loss, halt_steps)
+        if self.space == "span" or (
+                self.space == "auto" and (n < d or _one_hot_columns(batch.X) is not None)):
+            return _descend(_SpanState(batch, W0, a0), batch, eta, steps, stop_loss, halt_steps)
+        try:
+            gemm = tn.resolve_gemm(self.gemm, dtype, n, d, p)
+        except ValueError as exc:
+            raise MethodError(str(exc)) from None
+        if gemm == "blas":
+            return _descend(_FullState(batch, W0, a0), batch, eta, steps, stop_loss, halt_steps)
+        # oneDNN: the replicates descend in groups small enough for their packed samples
+        # to stay in cache from one step to the next (each replicate's products are its
+        # own calls, so grouping does not change its numbers)
+        size = tn.onednn_group_size(n, d)
+        parts = []
+        for lo in range(0, len(problems), size):
+            rows = torch.arange(lo, min(lo + size, len(problems)))
+            group = batch.select(rows)
+            state = _FullState(group, W0[rows], a0[rows], tn.PackedSamples(group.X, p))
+            halt = None if halt_steps is None else halt_steps[lo:lo + size]
+            parts.append(_descend(state, group, eta, steps, stop_loss, halt))
+        return _Descent.concatenate(parts, gemm="onednn")
 
     def _trajectory(self, problems, run, b, times, companion, wall) -> Trajectory:
         k = run.n_saved[b]
@@ -192,7 +222,7 @@ class GradientDescent:
             n_steps=int(run.n_steps[b]),
             step_loss=run.losses[b, : int(run.n_steps[b]) + 1].copy(),
             wall_time=wall,
-            provenance=environment(),
+            provenance=dict(environment(), gemm=run.gemm),
         )
 
 
@@ -226,28 +256,49 @@ class _Descent:
     stop_step: np.ndarray  # (B,) early stop on stop_loss
     halt_step: np.ndarray  # (B,) frozen at a prescribed step (companions)
     fail_step: np.ndarray  # (B,) non-finite loss
+    gemm: str = "blas"  # the library of the full-space products
+
+    @classmethod
+    def concatenate(cls, parts: list[_Descent], gemm: str) -> _Descent:
+        """Runs of consecutive groups of replicates, as one run (losses padded with nan)."""
+        width = max(part.losses.shape[1] for part in parts)
+        losses = [np.pad(part.losses, ((0, 0), (0, width - part.losses.shape[1])),
+                         constant_values=np.nan) for part in parts]
+        joined = {f.name: np.concatenate([getattr(part, f.name) for part in parts])
+                  for f in dataclasses.fields(cls) if f.name not in ("losses", "gemm")}
+        return cls(losses=np.concatenate(losses), gemm=gemm, **joined)
 
 
 class _FullState:
-    """theta = (W, a) stored as is; the pre-activations go into one reused (B, p, n) buffer."""
+    """theta = (W, a) stored as is; relu(W X^T) goes into one reused (B, p, n) buffer.
 
-    def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
-        self.batch = batch
+    With ``packed`` samples the two products of a step run on oneDNN
+    (`numerics.torch_network.PackedSamples`), else on torch's batched matmul.
+    """
+
+    def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor,
+                 packed: tn.PackedSamples | None = None):
+        self.batch, self.packed = batch, packed
         self.W, self.a = W0.clone(), a0.clone()
         self.Z = torch.empty((W0.shape[0], W0.shape[1], batch.n), dtype=W0.dtype)
 
-    def preactivations(self) -> torch.Tensor:
-        return tn.preactivations(self.W, self.batch, out=self.Z)
+    def rectified_preactivations(self) -> torch.Tensor:
+        if self.packed is not None:
+            return self.packed.relu_preactivations(self.W, out=self.Z)
+        return tn.preactivations(self.W, self.batch, out=self.Z).clamp_min_(0.0)
 
     def step(self, eta: float, AG, grad_a) -> None:
-        self.W = self.W - eta * tn.first_layer_gradient(self.batch, self.a, AG)
-        self.a = self.a - eta * grad_a
+        # W_j -= eta a_j (AG X)_j first (at the old a), then a -= eta dL/da; in place
+        products = tn.first_layer_products(self.batch, AG, self.packed)
+        self.W.addcmul_(products, self.a.unsqueeze(2), value=-eta)
+        self.a.add_(grad_a, alpha=-eta)
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         return self.W, self.a
 
     def select(self, rows: torch.Tensor) -> _FullState:
-        return _FullState(self.batch.select(rows), self.W[rows], self.a[rows])
+        packed = None if self.packed is None else self.packed.select(rows)
+        return _FullState(self.batch.select(rows), self.W[rows], self.a[rows], packed)
 
 
 class _SpanState:
@@ -260,7 +311,7 @@ class _SpanState:
     """
 
     def __init__(self, batch: tn.TorchBatch, W0: torch.Tensor, a0: torch.Tensor):
-        self.batch, self.W0, self.s = batch, W0, batch.output_factor
+        self.batch, self.W0 = batch, W0
         self.columns = _one_hot_columns(batch.X)
         if self.columns is not None:
             # x_i = v_i e_{k_i} with distinct k_i (as x_i = c_i e_i): G = diag(v^2) and
@@ -278,15 +329,17 @@ class _SpanState:
     def _expand(self, cols: torch.Tensor) -> torch.Tensor:
         return cols[:, None, :].expand(-1, self.W0.shape[1], -1)
 
-    def preactivations(self) -> torch.Tensor:
+    def rectified_preactivations(self) -> torch.Tensor:
         if self.columns is not None:
-            return torch.addcmul(self.Z0, self.G, self.C, out=self.Z)
-        return torch.baddbmm(self.Z0, self.C, self.G, out=self.Z)
+            Z = torch.addcmul(self.Z0, self.G, self.C, out=self.Z)
+        else:
+            Z = torch.baddbmm(self.Z0, self.C, self.G, out=self.Z)
+        return Z.clamp_min_(0.0)
 
     def step(self, eta: float, AG, grad_a) -> None:
-        # dL/dW = C_grad X with C_grad = s a_j AG: the step stays in the span.
-        self.C.addcmul_(AG, self.a[:, :, None], value=-(eta * self.s))
-        self.a = self.a - eta * grad_a
+        # dL/dW = C_grad X with C_grad = a_j AG: the step stays in the span.
+        self.C.addcmul_(AG, self.a[:, :, None], value=-eta)
+        self.a.add_(grad_a, alpha=-eta)
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         if self.columns is not None:
@@ -296,7 +349,7 @@ class _SpanState:
 
     def select(self, rows: torch.Tensor) -> _SpanState:
         new = object.__new__(_SpanState)
-        new.batch, new.s = self.batch.select(rows), self.s
+        new.batch = self.batch.select(rows)
         new.W0, new.Z0, new.G = self.W0[rows], self.Z0[rows], self.G[rows]
         new.C, new.a = self.C[rows], self.a[rows]
         new.Z = torch.empty_like(new.C)
@@ -329,16 +382,20 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
     fail_step = np.full(B, -1, dtype=np.int64)
     halt_step = np.full(B, -1, dtype=np.int64)
     halt = None if halt_steps is None else np.asarray(halt_steps, dtype=np.int64)
+    halt_at = set() if halt is None else set(halt.tolist())
     active = np.ones(B, dtype=bool)
     alive = np.arange(B)  # the replicates (original indices) still in ``state``, in order
     next_save, last = 0, int(steps[-1])
     losses = np.full((B, last + 1), np.nan)
     for k in range(last + 1):
-        h, AG, grad_a = tn.gradient_terms(state.batch, state.a, state.preactivations())
-        loss = np.full(B, np.nan)
-        loss[alive] = tn.loss_from_outputs(state.batch, h).to(torch.float64).numpy()
-        losses[alive, k] = loss[alive]
-        finished = _finish(k, loss, active, stop_loss, halt, stop_step, fail_step, halt_step)
+        live_loss, AG, grad_a = tn.rectified_gradient_terms(state.batch, state.a,
+                                                            state.rectified_preactivations())
+        live = live_loss.numpy()  # the loss of the replicates in ``alive``
+        losses[alive, k] = live
+        # all finite, none below stop_loss, no halt now: nothing to decide (the usual step)
+        finished = not (np.isfinite(live.sum()) and (stop_loss is None or live.min() >= stop_loss)
+                        and k not in halt_at) and _finish(
+            k, live, alive, active, stop_loss, halt, stop_step, fail_step, halt_step)
         while next_save < len(steps) and steps[next_save] == k:
             saved_W[alive, next_save], saved_a[alive, next_save] = state.weights()
             next_save += 1
@@ -374,8 +431,11 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
     )
 
 
-def _finish(k, loss, active, stop_loss, halt, stop_step, fail_step, halt_step) -> bool:
-    """Deactivate replicates that fail, reach stop_loss or their halt step at step k."""
+def _finish(k, live, alive, active, stop_loss, halt, stop_step, fail_step, halt_step) -> bool:
+    """Deactivate the replicates ``alive`` (losses ``live``) that fail, reach stop_loss or
+    their halt step at step k."""
+    loss = np.full(len(active), np.nan)
+    loss[alive] = live
     rules = [(~np.isfinite(loss), fail_step)]
     if stop_loss is not None:
         rules.append((loss < stop_loss, stop_step))

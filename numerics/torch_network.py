@@ -13,6 +13,15 @@ order 30, n and d in the hundreds to thousands) the two products in this
 orientation, Z = W X^T and (A g) X, ran 1.4 to 2.2 times faster here than the
 sample-major X W^T and X^T (A g)^T (single thread, float32 and float64; see
 `bench/run.py`).
+
+The two products can run on either of the GEMM libraries torch ships on x86
+(`GEMMS`): ``"blas"`` is torch's batched matmul (MKL in the PyPI wheels), ``"onednn"``
+calls oneDNN (MKL-DNN) once per replicate with that replicate's X and X^T prepacked
+(`PackedSamples`, float32 only). On the AMD machine this project is benchmarked on,
+MKL runs AVX2 kernels (about 110 GFLOP/s on a 2048^2 float32 product, one thread)
+where oneDNN's JIT uses AVX-512 (about 250 GFLOP/s); on a step's skinny products
+oneDNN is 1.5-2x faster once n d p >= 1e6 and slower below, where its fixed cost of
+about 10 us a call dominates (`ONEDNN_MIN_NDP`; measured by `bench/run.py`).
 """
 
 from __future__ import annotations
@@ -29,6 +38,15 @@ from numerics.problem import Problem
 from numerics.simulate import check_batch
 
 DTYPES = {"float64": torch.float64, "float32": torch.float32}
+GEMMS = ("auto", "blas", "onednn")
+# "auto" takes oneDNN from this many n d p per replicate on (below it the ~10 us a
+# call costs more than the faster kernel saves: bench/run.py, section (b)).
+ONEDNN_MIN_NDP = 1_000_000
+# On oneDNN, replicates descend in groups whose packed samples (X and X^T, 8 n d bytes a
+# replicate) take at most this much, so that they stay in cache between steps: at
+# n = 2800, d = 100, p = 30, with a second process doing the same, groups of 4 ran at
+# 142 GFLOP/s a process against 118 for all 20 at once.
+ONEDNN_GROUP_BYTES = 5 * 2**20
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,7 +104,7 @@ def _stack(arrays, dtype: torch.dtype) -> torch.Tensor:
 
 def preactivations(W: torch.Tensor, batch: TorchBatch, out: torch.Tensor | None = None):
     """Z[b, j, i] = <w_j, x_i>, neuron-major (B, p, n): W @ X^T (into ``out`` if given)."""
-    return torch.matmul(W, batch.XT, out=out)
+    return torch.bmm(W, batch.XT, out=out)
 
 
 def outputs_from_preactivations(batch: TorchBatch, a: torch.Tensor, Z: torch.Tensor):
@@ -96,55 +114,150 @@ def outputs_from_preactivations(batch: TorchBatch, a: torch.Tensor, Z: torch.Ten
 
 def loss_from_outputs(batch: TorchBatch, h: torch.Tensor) -> torch.Tensor:
     """L per replicate, shape (B,)."""
-    y, scale = batch.y, batch.loss_scale[:, 0]
-    if batch.loss == "square":
-        return scale * 0.5 * torch.mean((y - h) ** 2, dim=-1)
-    margins = y * h
-    if batch.loss == "exponential":
-        return scale * torch.sum(torch.exp(-margins), dim=-1)
-    return scale * torch.sum(torch.logaddexp(torch.zeros_like(margins), -margins), dim=-1)
+    return loss_and_derivative(batch, h)[0]
 
 
 def loss_derivative(batch: TorchBatch, h: torch.Tensor) -> torch.Tensor:
     """g_i = dL/dh(x_i), shape (B, n)."""
+    return loss_and_derivative(batch, h)[1]
+
+
+def loss_and_derivative(batch: TorchBatch, h: torch.Tensor, factor: float = 1.0):
+    """(L per replicate (B,), factor * g with g_i = dL/dh(x_i) (B, n)) from the outputs h
+    (B, n)."""
     y, scale = batch.y, batch.loss_scale
-    if batch.loss == "square":
-        return -scale * (y - h) / batch.n
+    if batch.loss == "square":  # L = scale/(2n) |r|^2, g = -scale r / n, r = y - h
+        r = y - h
+        loss = torch.linalg.vecdot(r, r).mul_(0.5 / batch.n * scale[:, 0])
+        return loss, r.mul_(scale * (-factor / batch.n))
     margins = y * h
     if batch.loss == "exponential":
-        return -scale * y * torch.exp(-margins)
+        terms = torch.exp(-margins)
+        return scale[:, 0] * terms.sum(dim=-1), (-factor) * scale * y * terms
+    zeros = torch.zeros_like(margins)
+    loss = scale[:, 0] * torch.logaddexp(zeros, -margins).sum(dim=-1)
     # d/dm log(1 + e^{-m}) = -1 / (1 + e^{m}), written stably
-    return -scale * y * torch.exp(-torch.logaddexp(torch.zeros_like(margins), margins))
+    return loss, (-factor) * scale * y * torch.exp(-torch.logaddexp(zeros, margins))
 
 
 def gradient_terms(batch: TorchBatch, a: torch.Tensor, Z: torch.Tensor):
     """Everything one descent step needs, from the pre-activations Z (B, p, n).
 
-    Returns ``(h, AG, grad_a)``: outputs (B, n), AG[b, j, i] = A_ji g_i, and
-    dL/da (B, p). The first-layer gradient is dL/dW_j = s a_j sum_i A_ji g_i x_i
-    (`first_layer_gradient`); in the span of the data its coefficients are
-    s a_j AG. Z is overwritten (AG is Z's storage): relu(Z) is formed in place,
-    then its strict mask relu(Z) > 0 (1 where Z > 0, 0 where Z <= 0:
-    relu'(0) = 0) once the sums over samples (matrix products) have read it, so a
-    step allocates no (B, p, n) array here.
+    Returns ``(L, AG, grad_a)``: the loss per replicate (B,), AG[b, j, i] = s A_ji g_i
+    (s the output factor), and dL/da (B, p). The first-layer gradient is
+    dL/dW_j = a_j sum_i AG_ji x_i (`first_layer_gradient`); in the span of the data its
+    coefficients are a_j AG. Z is overwritten (AG is Z's storage): relu(Z) is formed in
+    place, then `rectified_gradient_terms` takes over, so a step allocates no (B, p, n)
+    array here.
     """
+    return rectified_gradient_terms(batch, a, Z.clamp_min_(0.0))
+
+
+def rectified_gradient_terms(batch: TorchBatch, a: torch.Tensor, relu_Z: torch.Tensor):
+    """`gradient_terms` from relu(Z) (B, p, n), which is overwritten by AG: its strict
+    mask relu(Z) > 0 (1 where Z > 0, 0 where Z <= 0: relu'(0) = 0) times s g, formed once
+    the sums over samples (matrix products) have read relu(Z). A step calls this once,
+    so it is written in few operations (each costs ~1-2 us of overhead in torch)."""
     s = batch.output_factor
-    relu_Z = Z.clamp_min_(0.0)
-    h = s * (a[:, None, :] @ relu_Z)[:, 0, :]
-    g = loss_derivative(batch, h)
-    # sum_i g_i A_ji Z_ji, as g^T relu(Z)^T: a row vector times a transposed view ran ~15x
-    # faster here than relu(Z) @ g (a strided matrix-vector product).
-    grad_a = s * (g[:, None, :] @ relu_Z.transpose(-1, -2))[:, 0, :]
-    AG = relu_Z.gt_(0.0).mul_(g[:, None, :])  # 1 where Z > 0 (relu(Z) > 0); gt_ ~2x sign_
-    return h, AG, grad_a
+    h = torch.bmm(a.unsqueeze(1), relu_Z).squeeze_(1)
+    if s != 1.0:
+        h.mul_(s)
+    loss, sg = loss_and_derivative(batch, h, factor=s)
+    # dL/da_j = sum_i s g_i relu(Z_ji), as (s g)^T relu(Z)^T: a row vector times a
+    # transposed view ran ~15x faster here than relu(Z) @ g (a strided matrix-vector product)
+    grad_a = torch.bmm(sg.unsqueeze(1), relu_Z.transpose(-1, -2)).squeeze_(1)
+    AG = relu_Z.gt_(0.0).mul_(sg.unsqueeze(1))  # 1 where Z > 0 (relu(Z) > 0); gt_ ~2x sign_
+    return loss, AG, grad_a
 
 
-def first_layer_gradient(batch: TorchBatch, a: torch.Tensor, AG: torch.Tensor):
-    """dL/dW (B, p, d) = s * a_j * sum_i A_ji g_i x_i, from AG @ X."""
-    return (AG @ batch.X).mul_(batch.output_factor * a[:, :, None])
+def first_layer_gradient(batch: TorchBatch, a: torch.Tensor, AG: torch.Tensor,
+                         packed: PackedSamples | None = None):
+    """dL/dW (B, p, d) = a_j * sum_i AG_ji x_i, from AG @ X (by oneDNN if the samples are
+    ``packed``)."""
+    return first_layer_products(batch, AG, packed).mul_(a.unsqueeze(2))
+
+
+def first_layer_products(batch: TorchBatch, AG: torch.Tensor,
+                         packed: PackedSamples | None = None) -> torch.Tensor:
+    """AG @ X (B, p, d), by oneDNN if the samples are ``packed``."""
+    return torch.bmm(AG, batch.X) if packed is None else packed.first_layer_products(AG)
 
 
 def gradient(batch: TorchBatch, W: torch.Tensor, a: torch.Tensor):
     """(dL/dW, dL/da) at (W, a), as `numerics.network.gradient`."""
     _, AG, grad_a = gradient_terms(batch, a, preactivations(W, batch))
     return first_layer_gradient(batch, a, AG), grad_a
+
+
+# -- oneDNN products ------------------------------------------------------------------
+
+
+@functools.cache
+def onednn_available() -> bool:
+    """Whether this torch has oneDNN's packed linear and it computes W X^T (checked once,
+    on a small product, against torch's matmul)."""
+    if not torch.backends.mkldnn.is_available():
+        return False
+    try:
+        gen = torch.Generator().manual_seed(0)
+        W, X = torch.rand((3, 5), generator=gen), torch.rand((7, 5), generator=gen)
+        out = _onednn_linear(W, torch.ops.mkldnn._reorder_linear_weight(X, 3), "relu")
+    except (AttributeError, RuntimeError, NotImplementedError):
+        return False
+    return bool(torch.allclose(out, torch.relu(W @ X.T), rtol=1e-5, atol=1e-6))
+
+
+def resolve_gemm(gemm: str, dtype: torch.dtype, n: int, d: int, p: int) -> str:
+    """The library a full-space step's products run on: ``"blas"`` or ``"onednn"``."""
+    if gemm == "blas":
+        return "blas"
+    usable = dtype == torch.float32 and onednn_available()
+    if gemm == "onednn":
+        if not usable:
+            why = ("it takes float32 only" if dtype != torch.float32
+                   else "this torch build has no working oneDNN")
+            raise ValueError(f"gemm: 'onednn' is not usable here ({why}); use 'auto' or 'blas'.")
+        return "onednn"
+    return "onednn" if usable and n * d * p >= ONEDNN_MIN_NDP else "blas"
+
+
+def onednn_group_size(n: int, d: int) -> int:
+    """Replicates per group on oneDNN (`ONEDNN_GROUP_BYTES`), at least 1."""
+    return max(1, ONEDNN_GROUP_BYTES // (8 * n * d))
+
+
+def _onednn_linear(inputs: torch.Tensor, packed_weight: torch.Tensor, post: str):
+    """inputs @ weight^T for a weight prepacked by ``_reorder_linear_weight``; ``post`` is
+    oneDNN's fused post-op (``"none"`` or ``"relu"``)."""
+    return torch.ops.mkldnn._linear_pointwise(inputs, packed_weight, None, post, [], "")
+
+
+class PackedSamples:
+    """Each replicate's X (n, d) and X^T (d, n), packed once into oneDNN's layout.
+
+    A step's two products then run as one oneDNN call per replicate each:
+    relu(W X^T), with the relu fused into the product, and AG X. float32 only.
+    """
+
+    def __init__(self, X: torch.Tensor, p: int, _packed=None):
+        if _packed is not None:
+            self.rows, self.columns = _packed
+            return
+        reorder = torch.ops.mkldnn._reorder_linear_weight
+        self.rows = [reorder(x.contiguous(), p) for x in X]  # weight X_b: W_b X_b^T
+        self.columns = [reorder(x.T.contiguous(), p) for x in X]  # weight X_b^T: AG_b X_b
+
+    def relu_preactivations(self, W: torch.Tensor, out: torch.Tensor | None = None):
+        """relu(W X^T) (B, p, n), into ``out`` if given."""
+        return torch.stack([_onednn_linear(w, x, "relu") for w, x in zip(W, self.rows,
+                                                                        strict=True)], out=out)
+
+    def first_layer_products(self, AG: torch.Tensor) -> torch.Tensor:
+        """AG X (B, p, d)."""
+        return torch.stack([_onednn_linear(g, x, "none") for g, x in zip(AG, self.columns,
+                                                                        strict=True)])
+
+    def select(self, rows: torch.Tensor) -> PackedSamples:
+        keep = rows.tolist()
+        return PackedSamples(None, 0, _packed=([self.rows[k] for k in keep],
+                                               [self.columns[k] for k in keep]))

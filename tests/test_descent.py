@@ -187,6 +187,67 @@ def test_float32_is_close_to_float64():
     assert single.options["dtype"] == "float32" and single.status is Status.SUCCESS
 
 
+# -- the products on oneDNN ------------------------------------------------------------------
+
+needs_onednn = pytest.mark.skipif(not tn.onednn_available(), reason="no oneDNN in this torch")
+
+
+def test_auto_takes_onednn_for_large_float32_products_only():
+    big, small = (1000, 100, 10), (100, 10, 30)
+    expected = "onednn" if tn.onednn_available() else "blas"
+    assert tn.resolve_gemm("auto", torch.float32, *big) == expected
+    assert tn.resolve_gemm("auto", torch.float32, *small) == "blas"
+    assert tn.resolve_gemm("auto", torch.float64, *big) == "blas"
+    assert tn.resolve_gemm("blas", torch.float32, *big) == "blas"
+    with pytest.raises(ValueError, match="^gemm: 'onednn'.*float32"):
+        tn.resolve_gemm("onednn", torch.float64, *small)
+
+
+@needs_onednn
+def test_onednn_products_agree_with_batched_matmul_and_float64():
+    problems = [generators.sphere(40, 10, 8, seed) for seed in (0, 1, 2)]
+    t_eval = np.array([0.0, 100.0, 400.0])
+    runs = {gemm: simulate_batch(problems, GradientDescent(lr=1.0, dtype="float32",
+                                                           stop_loss=0.05, gemm=gemm), t_eval)
+            for gemm in ("onednn", "blas")}
+    double = simulate_batch(problems, GradientDescent(lr=1.0, stop_loss=0.05), t_eval)
+    assert {tr.provenance["gemm"] for tr in runs["onednn"]} == {"onednn"}
+    assert {tr.provenance["gemm"] for tr in runs["blas"]} == {"blas"}
+    stops = [tr.stop_time for tr in runs["onednn"]]
+    assert None in stops and set(stops) != {None}  # early stops, and runs to the end
+    for fast, blas, exact in zip(runs["onednn"], runs["blas"], double, strict=True):
+        assert not np.array_equal(fast.activation[0], fast.activation[-1])
+        assert fast.stop_time == blas.stop_time == exact.stop_time
+        # float32 round-off (6e-8), amplified over <= 400 steps at lr = 1: measured up to
+        # 3.4e-5 on oneDNN and 2.2e-5 on batched matmul (a wrong product would be O(1))
+        assert 0 < state_gap(fast, exact) < 2e-4 and state_gap(blas, exact) < 2e-4
+        assert np.allclose(fast.step_loss, exact.step_loss, rtol=1e-3)  # measured 2.5e-4
+        # the step-halving companion ran on oneDNN too, and estimates the same step error
+        assert fast.companion.provenance["gemm"] == "onednn"
+        assert fast.error_estimate == pytest.approx(exact.error_estimate, rel=1e-3)
+
+
+@needs_onednn
+def test_onednn_groups_leave_each_replicates_numbers_unchanged(monkeypatch):
+    """Replicates descend in groups sized by ONEDNN_GROUP_BYTES; a replicate's products are
+    its own oneDNN calls, so its numbers are the same in any group, or alone."""
+    problems = [generators.sphere(40, 10, 8, seed) for seed in (0, 1, 2, 3, 4)]
+    method = GradientDescent(lr=1.0, dtype="float32", stop_loss=0.05, gemm="onednn")
+    t_eval = np.array([0.0, 50.0, 300.0])
+    runs = {}
+    for budget in (1, 2 * 8 * 40 * 10, 10 * 2**20):  # groups of 1, 2 and all 5
+        monkeypatch.setattr(tn, "ONEDNN_GROUP_BYTES", budget)
+        runs[budget] = simulate_batch(problems, method, t_eval)
+    alone = [simulate(q, method, t_eval) for q in problems]
+    for k, reference in enumerate(alone):
+        for grouped in runs.values():
+            tr = grouped[k]
+            assert tr.problem is problems[k] and tr.stop_time == reference.stop_time
+            assert np.array_equal(tr.W, reference.W) and np.array_equal(tr.a, reference.a)
+            assert np.array_equal(tr.step_loss, reference.step_loss)
+            assert np.array_equal(tr.companion.W, reference.companion.W)
+
+
 # -- conserved quantities (CF-2) ------------------------------------------------------------
 
 
@@ -260,6 +321,8 @@ def test_divergent_step_is_reported_as_nonfinite():
         ({"lr": 0.1, "error_check": 1}, "error_check"),
         ({"lr": 0.1, "error_check": 2.5}, "error_check"),
         ({"lr": 0.1, "space": "dual"}, "space"),
+        ({"lr": 0.1, "gemm": "cublas"}, "gemm"),
+        ({"lr": 0.1, "gemm": "onednn"}, "gemm"),  # float64 (the default dtype)
     ],
 )
 def test_bad_options_name_the_option(options, named):

@@ -171,3 +171,28 @@ def test_cli_scheduler_address(tmp_path, capsys, scheduler):
     out = capsys.readouterr().out
     assert "4 computed" in out and f"dask scheduler {scheduler}" in out
     assert len(sweep.read_rows(results)) == 4
+
+
+def _page_faults_of_large_allocations() -> int:
+    """Minor page faults of 100 allocate-touch-free cycles of a 1 MiB array, in this process."""
+    import resource
+
+    import numpy as np
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(100):
+        np.ones(2**17)  # 1 MiB, every page touched, freed at once
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc malloc thresholds")
+def test_workers_keep_freed_memory_instead_of_unmapping_it():
+    """Dask's MALLOC_TRIM_THRESHOLD_ makes every 1 MiB allocation a fresh mapping (256 page
+    faults); once the executor has connected, the worker reuses freed memory."""
+    import distributed
+
+    with local_cluster(1) as one, distributed.Client(one) as client:
+        assert next(iter(client.run(_page_faults_of_large_allocations).values())) > 100 * 200
+        with DaskExecutor(address=one.scheduler_address):
+            faults = client.run(_page_faults_of_large_allocations)
+        assert next(iter(faults.values())) < 1000

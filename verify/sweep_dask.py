@@ -14,11 +14,20 @@ this machine). Dask is imported only when the executor is used: install it with
 ``pip install 'gfverify[dask]'``. The client connects on entry; a local cluster
 starts with the first batch, so resuming a complete sweep starts none. On exit, also
 after Ctrl-C, the tasks not yet finished are cancelled and the client and cluster closed.
+
+Dask starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which fixes glibc's
+malloc thresholds: every allocation over 128 KiB is then mapped from the kernel and
+unmapped when freed, and a descent step, which allocates arrays of that size, spent a
+third of its time in page faults (0.90 s against 0.62 s for 100 steps of 20 replicates
+at n = 2800, d = 100, p = 30). `KeepFreedMemory`, registered on every worker the
+client reaches (also those that join later), sets the thresholds back up.
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import sys
 
 from verify.cli import UsageError
 
@@ -49,6 +58,39 @@ def local_cluster(workers: int):
     return distributed.LocalCluster(
         n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, silence_logs=logging.ERROR)
+
+
+# glibc mallopt parameters and the values `KeepFreedMemory` sets
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+MMAP_THRESHOLD = 32 * 2**20  # the largest glibc's own dynamic threshold would reach
+TRIM_THRESHOLD = 128 * 2**20
+
+
+def keep_freed_memory() -> bool:
+    """Raise glibc's mmap and trim thresholds in this process (Linux with glibc only);
+    True if they were set."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc (e.g. musl)
+        return False
+    return bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+                and libc.mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+
+
+def _worker_plugin():
+    distributed = require_dask()
+
+    class KeepFreedMemory(distributed.WorkerPlugin):
+        """On each worker: `keep_freed_memory`."""
+
+        name = "gfverify-keep-freed-memory"
+
+        def setup(self, worker) -> None:
+            keep_freed_memory()
+
+    return KeepFreedMemory()
 
 
 class DaskExecutor:
@@ -96,6 +138,7 @@ class DaskExecutor:
             else:
                 self.cluster = local_cluster(self.local_workers)
                 self.client = distributed.Client(self.cluster)
+            self.client.register_plugin(_worker_plugin())
         except BaseException:
             self._close()
             raise
