@@ -51,8 +51,16 @@ from numerics.problem import Problem
 from numerics.provenance import environment
 from numerics.simulate import simulate, simulate_batch
 from verify.scaling import fit_power_law
-from verify.sweep import (LocalExecutor, compute_batch, epoch_budget, load_config, plan,
-                          published_width, read_rows, run_sweep)
+from verify.sweep import (
+    LocalExecutor,
+    compute_batch,
+    epoch_budget,
+    load_config,
+    plan,
+    published_width,
+    read_rows,
+    run_sweep,
+)
 from verify.sweep_dask import DaskExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
