@@ -15,11 +15,12 @@ Measured side by side in one run, on this machine:
       0.01-scaled Q-good initialisation, 10 x budget, stop at sum r^2 < 1e-6).
     The loop is timed on a block of epochs and multiplied by the epochs the
     protocol runs there (the same for both: same stop rule, same start); ours is
-    the wall time of all sampled batches together. ``speedup_exp1_1`` and
-    ``speedup_exp2`` are the loop's total seconds over ours (both using the whole
-    machine). From the same measurements the script estimates the full grids'
-    wall times (E-000-2: 4,880 runs; E-000-4: 5,500 runs); ``--full-exp1-1`` also
-    runs our whole E-000-2 sweep and times it.
+    the wall time of all sampled batches together. Then (not with ``--quick``) our
+    whole E-000-2 sweep (4,880 runs) runs as a user runs it, and the loop is timed
+    at every one of its 244 grid points. ``speedup_exp1_1`` is the loop's seconds
+    over ours on that whole grid (on the sampled points with ``--quick``);
+    ``speedup_exp2`` the same on E-000-4's sampled points, from which the whole
+    E-000-4 grid (5,500 runs) is also estimated. Both sides use the whole machine.
 (b) this machine's matmul ceiling (a large square matmul, one thread, on the best of
     the GEMM libraries torch has: its matmul (MKL) and oneDNN) and the fraction of it
     the batched descent attains on one thread (FLOPs counted per step) on
@@ -27,7 +28,7 @@ Measured side by side in one run, on this machine:
     attain at those sizes;
 (c) how our time per replicate-epoch grows with n, d and p (fitted exponents).
 
-    python bench/run.py [--json OUT] [--quick] [--full-exp1-1] [--workers W] [--dtype D]
+    python bench/run.py [--json OUT] [--quick] [--workers W] [--dtype D]
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ from verify.scaling import fit_power_law
 from verify.sweep import (
     LocalExecutor,
     compute_batch,
-    epoch_budget,
     load_config,
     plan,
     published_width,
@@ -68,7 +68,7 @@ EXP1_1_POINTS = ((10, 50), (10, 100), (40, 400), (40, 1000), (70, 700), (70, 196
                  (100, 2800))  # (d, n), p = 30, from the published grid
 EXP2_N = (1000, 1500, 2000)
 EXP2_SEEDS = 25
-GROWTH_EPOCHS = 30
+GROWTH_EPOCHS = 60
 # The published loop as it runs: torch's default dtype and thread count (it sets neither).
 LOOP_DTYPE = torch.float32
 LOOP_THREADS = torch.get_num_threads()
@@ -141,7 +141,7 @@ def best_time(fn, repeats: int) -> float:
     return min(times)
 
 
-def matmul_gflops(size: int, dtype: torch.dtype, repeats: int = 3) -> dict:
+def matmul_gflops(size: int, dtype: torch.dtype, repeats: int = 5) -> dict:
     """GFLOP/s of a size^2 product on each GEMM library torch has here: ``blas`` (torch's
     matmul: MKL in the PyPI wheels) and, for float32, ``onednn`` (prepacked, as the descent
     uses it). This machine's ceiling is the best of them."""
@@ -176,7 +176,7 @@ def products_gflops(n: int, d: int, p: int, reps: int, dtype: str) -> float:
             packed.relu_preactivations(W)
         tn.first_layer_products(batch, AG, packed)
 
-    return 4 * reps * n * d * p / best_time(products, 5) / 1e9
+    return 4 * reps * n * d * p / best_time(products, 15) / 1e9
 
 
 
@@ -314,42 +314,43 @@ def estimate_exp2_grid(e2: dict) -> dict:
     return out
 
 
-def estimate_exp1_1_grid(e1: dict) -> dict:
-    """Full E-000-2 grid: seconds per replicate-epoch modelled as c0 + c1 n d p (least squares
-    on the sampled points; the loop's and ours separately) times the protocol's epochs, ours
-    shared among the workers. Epochs per run at unsampled points: the budget times the mean
-    fraction of the budget used at the sampled points."""
-    rows = e1["points"]
-    A = np.array([[1.0, r["n"] * r["d"] * r["p"]] for r in rows])
-    frac = float(np.mean([r["mean_epochs"] / r["budget"] for r in rows]))
-    cfg = load_config(os.path.join(ROOT, "examples", "sweeps", "exp1_1.toml"))
-    total = {"loop": 0.0, "ours": 0.0}
-    for key, per_epoch, share in (
-            ("loop", [r["loop_s_per_epoch"] for r in rows], 1),
-            ("ours", [r["ours_s_per_run"] / r["mean_epochs"] for r in rows], e1["workers"])):
-        coef, *_ = np.linalg.lstsq(A, np.array(per_epoch), rcond=None)
-        for pt in cfg.points():
-            nd = pt["n"] * pt["d"] * pt["p"]
-            total[key] += 20 * frac * epoch_budget(pt["n"], pt["p"], 1.0) * max(
-                coef[0] + coef[1] * nd, 0.0) / share
-    return {"loop_minutes": total["loop"] / 60, "ours_minutes": total["ours"] / 60,
-            "fraction_of_budget_used": frac}
-
-
-def full_exp1_1(workers: int) -> dict:
-    """Our whole E-000-2 sweep as a user runs it (`gfverify sweep ... --dask-local W`)."""
+def full_exp1_1(workers: int, loop_epochs: int = 30) -> dict:
+    """Our whole E-000-2 sweep as a user runs it (`gfverify sweep ... --dask-local W`),
+    against the published loop over the same grid: the loop's seconds per epoch are timed
+    at every grid point (seed 0, ``loop_epochs`` epochs) and multiplied by the epochs the
+    protocol ran there (ours: same start, same stop rule)."""
     executor = LocalExecutor() if workers == 1 else DaskExecutor(local_workers=workers)
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         res = run_sweep(os.path.join(ROOT, "examples", "sweeps", "exp1_1.toml"), tmp,
                         progress=True, executor=executor)
+        wall = time.perf_counter() - start
         rows = read_rows(tmp)
-        epochs = sum(r["epochs"] for r in rows)
-        flops = sum(4 * r["n"] * r["d"] * r["p"] * r["epochs"] for r in rows)
-        minutes = (time.perf_counter() - start) / 60
-        return {"runs": res.computed, "minutes": minutes, "workers": workers,
-                "epochs": epochs, "matmul_tflop": flops / 1e12,
-                "gflops": flops / (minutes * 60) / 1e9}
+    epochs: dict[tuple[int, int], list[int]] = {}
+    for r in rows:
+        epochs.setdefault((r["d"], r["n"]), []).append(r["epochs"])
+    loop_s = 0.0
+    for (d, n), runs in epochs.items():
+        per_epoch = time_protocol_loop(generators.sphere(n, d, 30, seed=0),
+                                       min(loop_epochs, max(runs)))
+        loop_s += per_epoch * sum(runs)
+    flops = sum(4 * r["n"] * r["d"] * r["p"] * r["epochs"] for r in rows)
+    return {"runs": res.computed, "minutes": wall / 60, "workers": workers,
+            "epochs": sum(r["epochs"] for r in rows), "matmul_tflop": flops / 1e12,
+            "gflops": flops / wall / 1e9, "loop_minutes": loop_s / 60, "speedup": loop_s / wall}
+
+
+def per_step_seconds(problems, method) -> float:
+    """Seconds per replicate-step of ``method`` in steady state: runs of SHORT and
+    SHORT + GROWTH_EPOCHS steps (best of 3 each) differ by GROWTH_EPOCHS steps and by
+    nothing else (setup, packing, saving the states are the same in both)."""
+    short = 2
+
+    def best(steps: int) -> float:
+        return min(_timed(lambda: simulate_batch(problems, method, [0.0, float(steps)]))
+                   for _ in range(3))
+
+    return (best(short + GROWTH_EPOCHS) - best(short)) / (len(problems) * GROWTH_EPOCHS)
 
 
 def growth(reps: int, dtype: str, base=(1000, 100, 30)) -> dict:
@@ -365,8 +366,7 @@ def growth(reps: int, dtype: str, base=(1000, 100, 30)) -> dict:
             problems = [generators.sphere(n, d, p, seed=s) for s in range(reps)]
             gd = GradientDescent(lr=1.0, error_check=None, space="full", dtype=dtype)
             simulate_batch(problems, gd, [0.0, 2.0])
-            sec = min(_timed(lambda pr=problems, g=gd: simulate_batch(pr, g, [0.0, GROWTH_EPOCHS]))
-                      for _ in range(2)) / (reps * GROWTH_EPOCHS)
+            sec = per_step_seconds(problems, gd)
             times.append({"n": n, "d": d, "p": p, "s_per_replicate_epoch": sec,
                           "gflops": flops_per_step(n, d, p) / sec / 1e9,
                           "gemm": tn.resolve_gemm("auto", tn.DTYPES[dtype], n, d, p),
@@ -381,8 +381,6 @@ def main(argv=None) -> dict:
     parser.add_argument("--json", metavar="OUT", help="also write the results as JSON")
     parser.add_argument("--quick", action="store_true",
                         help="fewer points and replicates (a smoke run, ~1 minute)")
-    parser.add_argument("--full-exp1-1", action="store_true",
-                        help="also run our whole E-000-2 sweep (4,880 runs) and time it")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="our worker processes (a Dask LocalCluster; 1 = in this process); "
                              "default: the number of cores")
@@ -396,9 +394,11 @@ def main(argv=None) -> dict:
     if args.quick:
         e1 = bench_exp1_1(EXP1_1_POINTS[:2], 4, 20, args.workers)
         e2 = bench_exp2((1000,), 2, 3, args.workers)
+        full = None
     else:
         e1 = bench_exp1_1(EXP1_1_POINTS, 20, 100, args.workers)
         e2 = bench_exp2(EXP2_N, EXP2_SEEDS, 10, args.workers)
+        full = full_exp1_1(args.workers)
     with torch_threads(1):  # (b) and (c): one thread against the one-thread ceiling
         gr = growth(2 if args.quick else 8, args.dtype)
         ceilings = matmul_gflops(args.matmul_size, getattr(torch, args.dtype))
@@ -406,12 +406,12 @@ def main(argv=None) -> dict:
     ceilings_all = matmul_gflops(args.matmul_size, getattr(torch, args.dtype))
     big = [t for g in gr.values() for t in g["points"] if t["n"] * t["d"] * t["p"] >= 1e6]
     results = {
-        "speedup_exp1_1": e1["speedup"],
+        # the whole grid (a full run), or the sampled points (--quick)
+        "speedup_exp1_1": full["speedup"] if full else e1["speedup"],
         "speedup_exp2": e2["speedup"],
         "exp1_1": e1, "exp2": e2,
-        "estimate_exp1_1_grid": estimate_exp1_1_grid(e1),
         "estimate_exp2_grid": estimate_exp2_grid(e2),
-        "full_exp1_1": full_exp1_1(args.workers) if args.full_exp1_1 else None,
+        "full_exp1_1": full,
         "matmul_peak_gflops": peak,
         "matmul_gflops_by_library": ceilings,
         "matmul_peak_gflops_all_threads": max(ceilings_all.values()),
@@ -456,15 +456,18 @@ def print_table(r: dict) -> None:
     for key, e in (("E-000-2", r["exp1_1"]), ("E-000-4", r["exp2"])):
         print(f"{key} sampled points, all replicates: loop {e['loop_s']:.1f} s, ours "
               f"{e['ours_wall_s']:.1f} s wall ({e['dtype']})")
-    print(f"speedup_exp1_1 = {r['speedup_exp1_1']:.1f}x   speedup_exp2 = {r['speedup_exp2']:.1f}x")
-    g1, g2 = r["estimate_exp1_1_grid"], r["estimate_exp2_grid"]
-    print(f"full grids (estimated): E-000-2 loop {g1['loop_minutes']:.1f} min, ours "
-          f"{g1['ours_minutes']:.1f} min; E-000-4 loop {g2['loop_minutes']:.0f} min, ours "
-          f"{g2['ours_minutes']:.1f} min")
-    if r["full_exp1_1"]:
-        full = r["full_exp1_1"]
-        print(f"E-000-2 full sweep measured: {full['runs']} runs in {full['minutes']:.1f} min "
-              f"({full['matmul_tflop']:.1f} TFLOP in its products, {full['gflops']:.0f} GFLOP/s)")
+    full = r["full_exp1_1"]
+    if full:
+        print(f"E-000-2 whole grid ({full['runs']} runs): ours {full['minutes']:.2f} min measured "
+              f"({full['matmul_tflop']:.1f} TFLOP in its products, {full['gflops']:.0f} GFLOP/s); "
+              f"the loop {full['loop_minutes']:.1f} min (timed at every grid point x the "
+              "protocol's epochs)")
+    g2 = r["estimate_exp2_grid"]
+    print(f"E-000-4 whole grid (estimated from the sampled points): loop "
+          f"{g2['loop_minutes']:.0f} min, ours {g2['ours_minutes']:.1f} min")
+    print(f"speedup_exp1_1 = {r['speedup_exp1_1']:.1f}x "
+          f"({'whole grid' if full else 'sampled points'})   "
+          f"speedup_exp2 = {r['speedup_exp2']:.1f}x (sampled points)")
     libs = ", ".join(f"{k} {v:.0f}" for k, v in r["matmul_gflops_by_library"].items())
     print(f"(b) matmul ceiling ({c['dtype']}, one thread: {r['matmul_peak_gflops']:.1f} GFLOP/s, "
           f"the best of {libs}; {r['matmul_peak_gflops_all_threads']:.1f} on all threads); "

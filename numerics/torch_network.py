@@ -44,8 +44,9 @@ GEMMS = ("auto", "blas", "onednn")
 ONEDNN_MIN_NDP = 1_000_000
 # On oneDNN, replicates descend in groups whose packed samples (X and X^T, 8 n d bytes a
 # replicate) take at most this much, so that they stay in cache between steps: at
-# n = 2800, d = 100, p = 30, with a second process doing the same, groups of 4 ran at
-# 142 GFLOP/s a process against 118 for all 20 at once.
+# n = 2800, d = 100, p = 30, with a second process doing the same (as in a sweep on both
+# cores), groups of 2 (this budget) ran at 112 GFLOP/s a process, 4 at 104, 9 at 99,
+# and 1 at 70 (the fixed cost of a step no longer shared).
 ONEDNN_GROUP_BYTES = 5 * 2**20
 
 
@@ -239,25 +240,24 @@ class PackedSamples:
     relu(W X^T), with the relu fused into the product, and AG X. float32 only.
     """
 
-    def __init__(self, X: torch.Tensor, p: int, _packed=None):
-        if _packed is not None:
-            self.rows, self.columns = _packed
-            return
-        reorder = torch.ops.mkldnn._reorder_linear_weight
+    def __init__(self, X: torch.Tensor, p: int):
+        reorder = torch.ops.mkldnn._reorder_linear_weight  # p: the rows of the inputs
         self.rows = [reorder(x.contiguous(), p) for x in X]  # weight X_b: W_b X_b^T
         self.columns = [reorder(x.T.contiguous(), p) for x in X]  # weight X_b^T: AG_b X_b
 
     def relu_preactivations(self, W: torch.Tensor, out: torch.Tensor | None = None):
         """relu(W X^T) (B, p, n), into ``out`` if given."""
-        return torch.stack([_onednn_linear(w, x, "relu") for w, x in zip(W, self.rows,
-                                                                        strict=True)], out=out)
+        return torch.stack([_onednn_linear(w, x, "relu")
+                            for w, x in zip(W, self.rows, strict=True)], out=out)
 
     def first_layer_products(self, AG: torch.Tensor) -> torch.Tensor:
         """AG X (B, p, d)."""
-        return torch.stack([_onednn_linear(g, x, "none") for g, x in zip(AG, self.columns,
-                                                                        strict=True)])
+        return torch.stack([_onednn_linear(g, x, "none")
+                            for g, x in zip(AG, self.columns, strict=True)])
 
     def select(self, rows: torch.Tensor) -> PackedSamples:
+        """The replicates ``rows`` (indices into the batch axis), in that order."""
+        new = object.__new__(PackedSamples)
         keep = rows.tolist()
-        return PackedSamples(None, 0, _packed=([self.rows[k] for k in keep],
-                                               [self.columns[k] for k in keep]))
+        new.rows, new.columns = [self.rows[k] for k in keep], [self.columns[k] for k in keep]
+        return new

@@ -37,8 +37,9 @@ deterministic, so the recipe fixes the instance and its content hash).
 
 A batch (`Batch`) is a self-contained, picklable description of B trajectories:
 `compute_batch` builds the Problems from the generator and seeds and returns the
-rows, wherever it runs. `run_sweep` hands batches to an executor (by default
-this process, one batch after another; `verify.sweep_dask` for a Dask cluster)
+rows, wherever it runs. `run_sweep` hands the missing batches, largest estimated
+work first (`Batch.cost`), to an executor (by default this process, one batch after
+another; `verify.sweep_dask` for a Dask cluster)
 and writes the rows as batches finish, in this process only.
 
 Success is the published protocol's "reaches 0": a finite run whose final loss
@@ -590,7 +591,7 @@ def connect(results_dir) -> sqlite3.Connection:
 
 
 class LocalExecutor:
-    """Runs batches in this process, one after another, in plan order."""
+    """Runs batches in this process, one after another, in the order given."""
 
     name = "local"
 
@@ -630,6 +631,10 @@ def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
                             if key not in stored)
             if missing:
                 todo.append(b if missing == b.seeds else dataclasses.replace(b, seeds=missing))
+        # largest first: on parallel executors the last batches to finish are then small
+        # ones, and no worker idles while another ends a large one (a stable sort: equal
+        # costs keep the plan's order)
+        todo.sort(key=Batch.cost, reverse=True)
         remaining = sum(len(b.seeds) for b in todo)
         before = total - remaining
         label = f"sweep {config.name or config.generator}"
