@@ -116,27 +116,28 @@ def matmul_gflops(size: int, dtype: torch.dtype, repeats: int = 5) -> dict:
 
 def products_gflops(n: int, d: int, p: int, reps: int, dtype: str) -> float:
     """GFLOP/s of a step's two products alone (W X^T and (A g) X for ``reps`` replicates),
-    on the library `GradientDescent` picks for these sizes: the ceiling of a step here."""
+    on the library `GradientDescent` picks for these sizes and in its groups of replicates:
+    the ceiling of a step here."""
     torch_dtype = tn.DTYPES[dtype]
     gen = torch.Generator().manual_seed(0)
     X = torch.rand((reps, n, d), generator=gen, dtype=torch_dtype)
     W = torch.rand((reps, p, d), generator=gen, dtype=torch_dtype)
-    AG = torch.rand((reps, p, n), generator=gen, dtype=torch_dtype)
     batch = tn.TorchBatch(X=X, y=X[:, :, 0], loss="square", loss_scale=X[:, :1, 0],
                           output_factor=1.0, flow_factor=1.0)
-    packed = (tn.PackedSamples(X, p)
-              if tn.resolve_gemm("auto", torch_dtype, n, d, p) == "onednn" else None)
+    # the first product's output feeds the second, as relu(Z) feeds A g in a step
+    if tn.resolve_gemm("auto", torch_dtype, n, d, p) == "blas":
+        def products():
+            tn.first_layer_products(batch, tn.preactivations(W, batch))
+    else:
+        size = tn.onednn_group_size(n, d)
+        groups = [torch.arange(lo, min(lo + size, reps)) for lo in range(0, reps, size)]
+        packed = [tn.PackedSamples(X[rows], p) for rows in groups]
 
-    def products():
-        if packed is None:
-            tn.preactivations(W, batch)
-        else:
-            packed.relu_preactivations(W)
-        tn.first_layer_products(batch, AG, packed)
+        def products():  # one group after another, as the descent runs them
+            for rows, samples in zip(groups, packed, strict=True):
+                samples.first_layer_products(samples.relu_preactivations(W[rows]))
 
     return 4 * reps * n * d * p / best_time(products, 15) / 1e9
-
-
 
 
 def flops_per_step_orthogonal(n: int, p: int) -> int:
