@@ -110,7 +110,7 @@ def matmul_gflops(size: int, dtype: torch.dtype, repeats: int = 5) -> dict:
     if dtype == torch.float32 and tn.onednn_available():
         packed = torch.ops.mkldnn._reorder_linear_weight(B.T.contiguous(), size)
         out["onednn"] = 2 * size**3 / best_time(
-            lambda: tn._onednn_linear(A, packed, "none"), repeats) / 1e9
+            lambda: tn.onednn_linear(A, packed, "none"), repeats) / 1e9
     return out
 
 
@@ -129,8 +129,7 @@ def products_gflops(n: int, d: int, p: int, reps: int, dtype: str) -> float:
         def products():
             tn.first_layer_products(batch, tn.preactivations(W, batch))
     else:
-        size = tn.onednn_group_size(n, d)
-        groups = [torch.arange(lo, min(lo + size, reps)) for lo in range(0, reps, size)]
+        groups = tn.onednn_groups(reps, n, d)
         packed = [tn.PackedSamples(X[rows], p) for rows in groups]
 
         def products():  # one group after another, as the descent runs them

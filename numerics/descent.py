@@ -183,13 +183,11 @@ class GradientDescent:
         # oneDNN: the replicates descend in groups small enough for their packed samples
         # to stay in cache from one step to the next (each replicate's products are its
         # own calls, so grouping does not change its numbers)
-        size = tn.onednn_group_size(n, d)
         parts = []
-        for lo in range(0, len(problems), size):
-            rows = torch.arange(lo, min(lo + size, len(problems)))
+        for rows in tn.onednn_groups(len(problems), n, d):
             group = batch.select(rows)
             state = _FullState(group, W0[rows], a0[rows], tn.PackedSamples(group.X, p))
-            halt = None if halt_steps is None else halt_steps[lo:lo + size]
+            halt = None if halt_steps is None else np.asarray(halt_steps)[rows.numpy()]
             parts.append(_descend(state, group, eta, steps, stop_loss, halt))
         return _Descent.concatenate(parts, gemm="onednn")
 

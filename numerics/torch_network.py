@@ -202,7 +202,7 @@ def onednn_available() -> bool:
     try:
         gen = torch.Generator().manual_seed(0)
         W, X = torch.rand((3, 5), generator=gen), torch.rand((7, 5), generator=gen)
-        out = _onednn_linear(W, torch.ops.mkldnn._reorder_linear_weight(X, 3), "relu")
+        out = onednn_linear(W, torch.ops.mkldnn._reorder_linear_weight(X, 3), "relu")
     except (AttributeError, RuntimeError, NotImplementedError):
         return False
     return bool(torch.allclose(out, torch.relu(W @ X.T), rtol=1e-5, atol=1e-6))
@@ -222,12 +222,14 @@ def resolve_gemm(gemm: str, dtype: torch.dtype, n: int, d: int, p: int) -> str:
     return "onednn" if usable and n * d * p >= ONEDNN_MIN_NDP else "blas"
 
 
-def onednn_group_size(n: int, d: int) -> int:
-    """Replicates per group on oneDNN (`ONEDNN_GROUP_BYTES`), at least 1."""
-    return max(1, ONEDNN_GROUP_BYTES // (8 * n * d))
+def onednn_groups(count: int, n: int, d: int) -> list[torch.Tensor]:
+    """The replicates 0 .. count - 1 in consecutive groups of at most `ONEDNN_GROUP_BYTES`
+    of packed samples (at least one replicate a group), as index tensors."""
+    size = max(1, ONEDNN_GROUP_BYTES // (8 * n * d))
+    return [torch.arange(lo, min(lo + size, count)) for lo in range(0, count, size)]
 
 
-def _onednn_linear(inputs: torch.Tensor, packed_weight: torch.Tensor, post: str):
+def onednn_linear(inputs: torch.Tensor, packed_weight: torch.Tensor, post: str):
     """inputs @ weight^T for a weight prepacked by ``_reorder_linear_weight``; ``post`` is
     oneDNN's fused post-op (``"none"`` or ``"relu"``)."""
     return torch.ops.mkldnn._linear_pointwise(inputs, packed_weight, None, post, [], "")
@@ -247,12 +249,12 @@ class PackedSamples:
 
     def relu_preactivations(self, W: torch.Tensor, out: torch.Tensor | None = None):
         """relu(W X^T) (B, p, n), into ``out`` if given."""
-        return torch.stack([_onednn_linear(w, x, "relu")
+        return torch.stack([onednn_linear(w, x, "relu")
                             for w, x in zip(W, self.rows, strict=True)], out=out)
 
     def first_layer_products(self, AG: torch.Tensor) -> torch.Tensor:
         """AG X (B, p, d)."""
-        return torch.stack([_onednn_linear(g, x, "none")
+        return torch.stack([onednn_linear(g, x, "none")
                             for g, x in zip(AG, self.columns, strict=True)])
 
     def select(self, rows: torch.Tensor) -> PackedSamples:

@@ -272,3 +272,27 @@ def test_a_store_of_another_schema_is_refused_untouched(tmp_path):
     with pytest.raises(sweep.SweepStoreError, match="DIR"):
         sweep.run_sweep(_write(tmp_path, SMALL), results, progress=False)
     assert (results / sweep.DB_NAME).read_bytes() == before
+
+
+class RecordingExecutor(sweep.LocalExecutor):
+    """The local executor, recording the order in which it is handed the batches."""
+
+    def __init__(self):
+        self.order = []
+
+    def map_unordered(self, fn, items):
+        for item in items:
+            self.order.append(item)
+            yield fn(item)
+
+
+def test_batches_are_handed_out_largest_first(tmp_path):
+    """Plan order is n = 8 before n = 12; the n = 12 batches (larger budget and n) go first."""
+    executor = RecordingExecutor()
+    sweep.run_sweep(_write(tmp_path, SMALL), tmp_path / "store", progress=False,
+                    executor=executor)
+    costs = [b.cost() for b in executor.order]
+    assert [b.params["n"] for b in executor.order] == [12, 12, 8, 8]
+    assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]
+    plan_order = [b.params["n"] for b in sweep.plan(sweep.load_config(tmp_path / "sweep.toml"))]
+    assert plan_order == [8, 8, 12, 12]

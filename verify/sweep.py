@@ -147,9 +147,10 @@ class Batch:
         return [gen(seed=seed, **_call_values(self.params)) for seed in self.seeds]
 
     def cost(self) -> float:
-        """Estimated work of the batch, for the progress bar's ETA: per trajectory, steps x
-        n x d x p for gradient descent (the budget; early stops make it an upper bound),
-        t_max x n x p for the flow. Sizes the grid does not fix count as 1."""
+        """Estimated work of the batch (`run_sweep` hands out the largest first and weighs
+        the progress bar's ETA by it): per trajectory, steps x n x d x p for gradient
+        descent (the budget; early stops make it an upper bound), t_max x n x p for the
+        flow. Sizes the grid does not fix count as 1."""
         size = math.prod(int(self.params.get(k, 1)) for k in ("n", "p"))
         if self.method == "gd":
             per_run = self.options["epochs"] * size * int(self.params.get("d", 1))
