@@ -49,6 +49,7 @@ class Cartesian:
     """y = (W.ravel(), a): the default coordinates."""
 
     name = "cartesian"
+    supports_sliding = True
 
     def __init__(self, problem: Problem, rtol: float, atol_fraction: float) -> None:
         self.problem = problem
@@ -64,9 +65,9 @@ class Cartesian:
         p, d = self.problem.p, self.problem.d
         return Y[..., : self.n_w].reshape(Y.shape[:-1] + (p, d)), Y[..., self.n_w :]
 
-    def field(self, y, mask):
+    def field(self, y, mask, sliding=None):
         W, a = self._unpack(y)
-        dW, da = network.flow_field(self.problem, W, a, mask)
+        dW, da = network.flow_field(self.problem, W, a, mask, sliding)
         return np.concatenate([dW.ravel(), da])
 
     def directions(self, Y):
@@ -75,7 +76,19 @@ class Cartesian:
     def preactivations(self, Y):
         return network.preactivations(self._unpack(Y)[0], self.problem.X)
 
+    def output_weights(self, Y):
+        return self._unpack(Y)[1]
+
     def restart(self, y):
+        return y
+
+    def shift(self, y, j, idx, dz):
+        """y with w_j moved by the least change that adds ``dz`` to z_ij, i in ``idx``."""
+        y = y.copy()
+        X = self.problem.X[idx]
+        coef = np.linalg.solve(X @ X.T, dz)
+        d = self.problem.d
+        y[j * d:(j + 1) * d] += coef @ X
         return y
 
     def outputs(self, Y) -> dict:
@@ -90,6 +103,7 @@ class LogNorm:
     """y = (delta, u.ravel(), beta) over the neurons with w_j(0) != 0."""
 
     name = "lognorm"
+    supports_sliding = False
 
     def __init__(self, problem: Problem, rtol: float, atol_fraction: float) -> None:
         self.problem = problem
@@ -121,7 +135,9 @@ class LogNorm:
         out[..., self.live, :] = part
         return out
 
-    def field(self, y, mask):
+    def field(self, y, mask, sliding=None):
+        """``sliding`` is not supported here (the constraints are not linear in (u, beta)):
+        the integrator stops at a sliding mode in these coordinates."""
         delta, U, beta = self._unpack(y)
         a_w = np.zeros(self.problem.p)  # a_j ||w_j||^2 = beta_j e^{2 rho_j}
         a_w[self.live] = beta * np.exp(2.0 * (self.rho0 + delta))
@@ -186,6 +202,7 @@ class Span:
     """
 
     name = "span"
+    supports_sliding = True
 
     def __init__(self, problem: Problem, rtol: float, atol_fraction: float) -> None:
         self.problem = problem
@@ -209,10 +226,10 @@ class Span:
         C, _ = self._unpack(Y)
         return self.Z0 + C @ self.G
 
-    def field(self, y, mask):
+    def field(self, y, mask, sliding=None):
         C, a = self._unpack(y)
         coef, grad_a = network.gradient_from_preactivations(
-            self.problem, self.Z0 + C @ self.G, a, mask)
+            self.problem, self.Z0 + C @ self.G, a, mask, sliding)
         k = self.problem.flow_factor
         return np.concatenate([(-k * coef).ravel(), -k * grad_a])
 
@@ -220,7 +237,17 @@ class Span:
         C, _ = self._unpack(Y)
         return self.problem.W0 + C @ self.problem.X
 
+    def output_weights(self, Y):
+        return self._unpack(Y)[1]
+
     def restart(self, y):
+        return y
+
+    def shift(self, y, j, idx, dz):
+        """y with w_j moved by the least change that adds ``dz`` to z_ij, i in ``idx``."""
+        y = y.copy()
+        n = self.problem.n
+        y[j * n + np.asarray(idx)] += np.linalg.solve(self.G[np.ix_(idx, idx)], dz)
         return y
 
     def outputs(self, Y) -> dict:

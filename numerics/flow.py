@@ -1,4 +1,4 @@
-"""Exact gradient flow: adaptive Runge-Kutta between activation changes.
+"""Exact gradient flow: adaptive Runge-Kutta between activation changes, through sliding modes.
 
 Inside a region where the activation pattern A = 1{<w_j, x_i> > 0} is fixed,
 the flow is a polynomial ODE and an 8th-order Runge-Kutta method (scipy's
@@ -6,17 +6,28 @@ DOP853) integrates it to the requested tolerance. The pattern is held fixed
 inside each step (so the right-hand side the integrator sees is smooth); after
 every accepted step the pre-activations are checked at the step's end and at
 interior points of its dense output. At a sign change the earliest crossing is
-located by bisection on the dense output, the state is taken just past it, the
-pattern is switched and the integrator restarts there. With relu'(0) = 0 a
-neuron whose pre-activations are all <= 0 has zero velocity, so it stays dead.
+located by bisection on the dense output and the integrator restarts there.
+
+At each crossing the pairs of the neuron that sit on their surface z_ij = 0 are
+given sides by the Filippov (Clarke) velocity (numerics.sliding): a pair pushed to
+the surface from both sides *slides*: it is held on z_ij = 0 with the activation
+alpha_ij in [0, 1] that keeps it there (the minimal-norm element of -kappa dL), and
+leaves when alpha_ij reaches 0 or 1 (located like a crossing, on the dense output).
+A pair repelled from both sides has no unique continuation: the convention
+relu'(0) = 0 sends it to the inactive side, and `Trajectory.choices` records where
+and when. With relu'(0) = 0 a neuron whose pre-activations are all <= 0 has zero
+velocity, so it stays dead. ``sliding=False`` restores the earlier behaviour
+(every crossing switches the pair; a sliding mode ends the run CHATTERING).
 
 Error estimate: the same integration is repeated at a looser tolerance
 (``rtol * error_check``) and the two runs are compared at every saved time.
 
 Coordinates (``coordinates=``): ``"cartesian"`` integrates (W, a) directly;
+``"span"`` integrates W = W0 + C X (cost per step independent of d);
 ``"lognorm"`` integrates each neuron's log-norm, direction and a_j/||w_j||
 (numerics.coordinates.LogNorm) for initialisation scales far below 1e-20, and
-stores ln||w_j(t)|| in ``Trajectory.log_norms``.
+stores ln||w_j(t)|| in ``Trajectory.log_norms``; it detects sliding modes but does
+not integrate them (the run ends CHATTERING, naming the coordinates to use).
 """
 
 from __future__ import annotations
@@ -31,6 +42,8 @@ from numerics import network
 from numerics.coordinates import COORDINATES, resolve
 from numerics.problem import Problem
 from numerics.provenance import environment
+from numerics.sliding import ACTIVE, INACTIVE, SLIDING, Choice, SlidingSystem, Unresolved, \
+    classify_neuron
 from numerics.trajectory import ActivationEvent, Status, Trajectory
 
 # Relative positions inside an accepted step where signs are also inspected, so
@@ -38,6 +51,11 @@ from numerics.trajectory import ActivationEvent, Status, Trajectory
 _SIGN_CHECK_NODES = np.array([0.25, 0.5, 0.75, 1.0])
 # Bisection stops when the bracket is this many ulps of the current time.
 _CROSSING_ULPS = 8
+# A pre-activation within this many ulps of ||w_j|| ||x_i|| of zero is on its surface:
+# a regular pair is flagged only once past it, so round-off never reads as a crossing.
+_BAND_ULPS = 64
+# A one-sided rate of a pre-activation below this fraction of the two rates' size is zero.
+_RATE_RTOL = 1e-9
 
 
 class MethodError(ValueError):
@@ -55,8 +73,11 @@ class ExactFlow:
         error_check: the companion run for the error estimate uses
             ``rtol * error_check``; ``None`` skips it (error estimate = inf).
         max_steps: cap on accepted steps (per run).
-        chatter_limit: a single pair (i, j) switching more often than this marks
-            the run CHATTERING (a sliding mode, not a regular solution).
+        chatter_limit: a single pair (i, j) changing side (active, inactive,
+            sliding) more often than this marks the run CHATTERING (switching that
+            the sliding-mode solve did not resolve).
+        sliding: integrate through sliding modes (default); ``False`` switches a
+            pair at every crossing, as earlier versions did.
         coordinates: ``"auto"`` (default: ``"span"`` when n < d, else
             ``"cartesian"``), ``"cartesian"``, ``"span"`` (W = W0 + C X, cost per
             step independent of d) or ``"lognorm"`` (per-neuron ln||w_j||,
@@ -69,6 +90,7 @@ class ExactFlow:
     max_steps: int = 2_000_000
     chatter_limit: int = 200
     coordinates: str = "auto"
+    sliding: bool = True
 
     name = "exact_flow"
 
@@ -95,6 +117,7 @@ class ExactFlow:
             "max_steps": self.max_steps,
             "chatter_limit": self.chatter_limit,
             "coordinates": self.coordinates,
+            "sliding": self.sliding,
         }
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
@@ -128,37 +151,208 @@ def _as_trajectory(problem, t_eval, method, run, companion, error, wall) -> Traj
         error_estimate=error,
         companion=companion,
         events=tuple(run["events"]),
+        choices=tuple(run["choices"]),
+        filippov_mask=run["masks"],
         n_steps=run["n_steps"],
         wall_time=wall,
         provenance=environment(),
     )
 
 
+class _Segments:
+    """The state of one integration: the regime (mask, sliding sets) and what was saved.
+
+    Between two events the regime is fixed: ``mask`` (p x n, 0/1) holds the regular
+    active pairs, ``sliding`` (p x n, bool) the pairs held on z_ij = 0, and ``system``
+    their Filippov coefficients as a linear function of g (numerics.sliding).
+    """
+
+    def __init__(self, problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: float):
+        self.problem, self.opts, self.t_eval = problem, opts, t_eval
+        self.coords = COORDINATES[resolve(opts.coordinates, problem)](
+            problem, rtol, opts.atol_fraction)
+        p, n = problem.p, problem.n
+        self.G = problem.X @ problem.X.T
+        self.x_norms = np.sqrt(np.diag(self.G))
+        self.mask = network.active_mask(network.preactivations(problem.W0, problem.X))
+        self.sliding = np.zeros((p, n), dtype=bool)
+        self.system = SlidingSystem(self.G, self.mask, self.sliding)
+        self.saved = np.empty((len(t_eval), self.coords.y0.size))
+        self.saved_mask = np.empty((len(t_eval), p, n))
+        self.next_save = 0
+        if t_eval[0] == 0.0:
+            self.saved[0] = self.coords.y0
+            self.saved_mask[0] = self.mask
+            self.next_save = 1
+        self.events: list[ActivationEvent] = []
+        self.choices: list[Choice] = []
+        self.flips = np.zeros((p, n), dtype=int)
+        self.max_sliding = 0
+        self.unsupported = None  # (t, j, i) of a sliding mode the coordinates cannot hold
+
+    # -- the field and its diagnostics ---------------------------------------------------
+    def field(self, _t, y):
+        return self.coords.field(y, self.mask, self.system)
+
+    def loss_derivative(self, Y):
+        """g_i = dL/dh(x_i) at states Y (..., dim), with the segment's mask (as the field)."""
+        Z = self.coords.preactivations(Y)
+        a = self.coords.output_weights(Y)
+        h = self.problem.output_factor * np.einsum("...j,...ji->...i", a, self.mask * Z)
+        return network.loss_derivative(self.problem, h)
+
+    def filippov_mask(self, Y):
+        """mask with alpha_ij on the sliding pairs, at states Y (..., dim)."""
+        M = np.broadcast_to(self.mask, Y.shape[:-1] + self.mask.shape).copy()
+        if not self.system.empty:
+            M[..., self.system.rows, self.system.cols] = self.system.alpha(
+                self.loss_derivative(Y))
+        return M
+
+    def band(self, Y):
+        """|z_ij| below which a pre-activation counts as on its surface (round-off level)."""
+        w = np.linalg.norm(self.coords.directions(Y), axis=-1)
+        return _BAND_ULPS * np.finfo(float).eps * w[..., :, None] * self.x_norms
+
+    def flags(self, Y, zero_band: bool = False):
+        """(..., p, n) bool: regular pairs on the wrong side of their surface (beyond the
+        round-off band unless ``zero_band``) and sliding pairs whose alpha left [0, 1]."""
+        Z = self.coords.preactivations(Y)
+        band = 0.0 if zero_band else self.band(Y)
+        regular = ~self.sliding
+        on = self.mask > 0
+        out = regular & ((on & (Z < -band)) | (~on & (Z > band)))
+        if zero_band:
+            out |= regular & on & (Z == 0)
+        if not self.system.empty:
+            al = self.system.alpha(self.loss_derivative(Y))
+            out[..., self.system.rows, self.system.cols] = (al < 0) | (al > 1) | ~np.isfinite(al)
+        return out
+
+    def save(self, dense, t_upto):
+        """Store states (and Filippov masks) at every saved time up to ``t_upto``."""
+        stop = int(np.searchsorted(self.t_eval, t_upto, side="right"))
+        if stop > self.next_save:
+            Y = dense(self.t_eval[self.next_save:stop]).T
+            self.saved[self.next_save:stop] = Y
+            self.saved_mask[self.next_save:stop] = self.filippov_mask(Y)
+            self.next_save = stop
+
+    # -- events ---------------------------------------------------------------------------
+    def first_event(self, dense, candidates, lo, hi) -> float:
+        """Earliest time in (lo, hi] at which a candidate pair's event has happened.
+
+        Bisection on "some candidate has crossed zero / left [0, 1]"; returns the far end
+        of a bracket a few ulps wide, so the state there is already past the event.
+        """
+        tol = _CROSSING_ULPS * np.spacing(max(abs(hi), 1.0))
+        for _ in range(200):
+            if hi - lo <= tol:
+                break
+            mid = 0.5 * (lo + hi)
+            if np.any(self.flags(dense(mid), zero_band=True) & candidates):
+                hi = mid
+            else:
+                lo = mid
+        return float(hi)
+
+    def start(self):
+        """The initial state, with any pair that starts on its surface given its side."""
+        y = self.coords.y0.copy()
+        near = np.abs(self.coords.preactivations(y)) <= self.band(y)
+        if near.any() and self.opts.sliding and self.coords.supports_sliding:
+            y = self.resolve(y, 0.0, near)
+            if self.next_save == 1:
+                self.saved[0] = y
+                self.saved_mask[0] = self.filippov_mask(y)
+        return y
+
+    def resolve(self, y, t, flagged):
+        """Give the flagged pairs, and every pair of their neurons at a surface, their
+        sides at time t; returns the state with each such pair on its side."""
+        if not self.opts.sliding:
+            new = network.active_mask(self.coords.preactivations(y))
+            self._record(t, new, np.zeros_like(self.sliding))
+            return y
+        if not self.coords.supports_sliding:
+            new = network.active_mask(self.coords.preactivations(y))
+            for j, i in zip(*np.nonzero(flagged), strict=True):
+                up, down = self._one_sided_rates(y, j, i)
+                floor = _RATE_RTOL * (abs(up) + abs(down))  # round-off of a zero rate
+                if up > floor and down < -floor:  # attracted from both sides: sliding
+                    self.unsupported = (t, int(j), int(i))
+            self._record(t, new, self.sliding)
+            return y
+        Z = self.coords.preactivations(y)
+        near = np.abs(Z) <= self.band(y)
+        g = self.loss_derivative(y)
+        a = self.coords.output_weights(y)
+        alpha = np.full(self.sliding.shape, np.nan)
+        if not self.system.empty:
+            alpha[self.system.rows, self.system.cols] = self.system.alpha(g)
+        new_mask, new_sliding = self.mask.copy(), self.sliding.copy()
+        for j in np.unique(np.nonzero(flagged)[0]):
+            K = np.flatnonzero(self.sliding[j] | flagged[j] | near[j])
+            forced = {int(i): (ACTIVE if alpha[j, i] > 1 else INACTIVE)
+                      for i in np.flatnonzero(self.sliding[j] & flagged[j])}
+            classes, _, chosen = classify_neuron(self.G, g, float(a[j]), self.mask[j] > 0,
+                                                 K, forced)
+            self.choices.extend(Choice(t, int(j), i) for i in chosen)
+            for i, c in classes.items():
+                new_mask[j, i] = 1.0 if c == ACTIVE else 0.0
+                new_sliding[j, i] = c == SLIDING
+            y = self._consistent(y, j, K, Z[j], classes)
+        self._record(t, new_mask, new_sliding)
+        return y
+
+    def _one_sided_rates(self, y, j, i):
+        """dz_ij/dt with the pair inactive and with it active (the two sides' fields)."""
+        z = self.coords.preactivations(y)[j, i]
+        rates = []
+        for side in (0.0, 1.0):
+            mask = self.mask.copy()
+            mask[j, i] = side
+            step = self.coords.field(y, mask)  # preactivations are affine in the state
+            rates.append(self.coords.preactivations(y + step)[j, i] - z)
+        return rates
+
+    def _consistent(self, y, j, K, z, classes):
+        """Put each pair of K on its class's side: z = 0 if sliding, no wrong sign left.
+
+        The moves are at the round-off / bisection level: they remove what would
+        otherwise be seen as a new crossing at once."""
+        idx = [i for i in K if classes[int(i)] == SLIDING
+               or (classes[int(i)] == ACTIVE and z[i] < 0)
+               or (classes[int(i)] == INACTIVE and z[i] > 0)]
+        if not idx:
+            return y
+        idx = np.asarray(idx)
+        return self.coords.shift(y, j, idx, -z[idx])
+
+    def _record(self, t, new_mask, new_sliding):
+        old = np.where(self.sliding, 0, np.where(self.mask > 0, 1, -1))
+        new = np.where(new_sliding, 0, np.where(new_mask > 0, 1, -1))
+        for j, i in zip(*np.nonzero(new != old), strict=True):
+            self.events.append(ActivationEvent(float(t), int(j), int(i), int(new[j, i])))
+            self.flips[j, i] += 1
+        self.mask, self.sliding = new_mask, new_sliding
+        self.system = SlidingSystem(self.G, self.mask, self.sliding)
+        self.max_sliding = max(self.max_sliding, int(self.sliding.sum()))
+
+
 def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: float) -> dict:
-    p = problem.p
-    X = problem.X
     t_eval = np.asarray(t_eval, dtype=float)
-    coords = COORDINATES[resolve(opts.coordinates, problem)](problem, rtol, opts.atol_fraction)
-
-    saved = np.empty((len(t_eval), coords.y0.size))
-    next_save = 0
-    t0 = 0.0
-    if t_eval[0] == 0.0:
-        saved[0] = coords.y0
-        next_save = 1
-    t_end = float(t_eval[-1])
-
-    state = coords.y0.copy()
-    mask = network.active_mask(network.preactivations(problem.W0, X))
-    events: list[ActivationEvent] = []
-    flips = np.zeros((p, problem.n), dtype=int)
-    status, message, n_steps = Status.SUCCESS, "", 0
-
-    def field(_t, y):
-        return coords.field(y, mask)
-
+    run = _Segments(problem, t_eval, opts, rtol)
+    coords = run.coords
+    t0, t_end = 0.0, float(t_eval[-1])
+    try:
+        state = run.start()
+        status, message = _regime_status(run, 0.0)
+    except Unresolved as exc:
+        state, status, message = coords.y0.copy(), Status.CHATTERING, f"at t=0: {exc}"
+    n_steps = 0
     while t0 < t_end and status is Status.SUCCESS:
-        solver = DOP853(field, t0, state, t_end, rtol=coords.rtol, atol=coords.atol)
+        solver = DOP853(run.field, t0, state, t_end, rtol=coords.rtol, atol=coords.atol)
         restarted = False
         while solver.status == "running":
             msg = solver.step()
@@ -175,70 +369,53 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
             t_old, t_new = solver.t_old, solver.t
             dense = solver.dense_output()
             nodes = t_old + _SIGN_CHECK_NODES * (t_new - t_old)
-            signs = coords.preactivations(dense(nodes).T) > 0  # (nodes, p, n)
-            mismatch = signs != (mask > 0)
-            if not mismatch.any():
-                next_save = _save(dense, t_eval, next_save, t_new, saved)
+            flagged = run.flags(dense(nodes).T)  # (nodes, p, n)
+            if not flagged.any():
+                run.save(dense, t_new)
                 continue
-            k = int(np.argmax(mismatch.reshape(len(nodes), -1).any(axis=1)))
+            k = int(np.argmax(flagged.reshape(len(nodes), -1).any(axis=1)))
             lo = t_old if k == 0 else nodes[k - 1]
-            t_cross = _first_crossing(dense, coords.preactivations, mask, lo, nodes[k])
-            next_save = _save(dense, t_eval, next_save, t_cross, saved)
-            state = coords.restart(dense(t_cross))
-            new_mask = network.active_mask(coords.preactivations(state))
-            for j, i in zip(*np.nonzero(new_mask != mask), strict=True):
-                events.append(ActivationEvent(float(t_cross), int(j), int(i),
-                                              1 if new_mask[j, i] else -1))
-                flips[j, i] += 1
-            mask = new_mask
-            t0 = t_cross
-            if flips.max() > opts.chatter_limit:
-                j, i = np.unravel_index(np.argmax(flips), flips.shape)
-                status = Status.CHATTERING
-                message = (f"pair (neuron {j}, sample {i}) switched {flips[j, i]} times "
-                           f"by t={t0:.6g}")
+            t_event = run.first_event(dense, flagged[k], lo, nodes[k])
+            run.save(dense, t_event)
+            try:
+                y_event = coords.restart(dense(t_event))
+                state = run.resolve(y_event, t_event,
+                                    run.flags(y_event, zero_band=True) & flagged[k])
+            except Unresolved as exc:
+                status, message = Status.CHATTERING, f"at t={t_event:.6g}: {exc}"
+                break
+            t0 = t_event
+            status, message = _regime_status(run, t0)
             restarted = True
             break
         if not restarted:
             break
-    if status is Status.SUCCESS and next_save < len(t_eval):
+    if status is Status.SUCCESS and run.next_save < len(t_eval):
         status, message = Status.NONFINITE, "integration stopped before the last saved time"
     return {
         "coords": coords,
-        "y": saved[:next_save],
+        "y": run.saved[:run.next_save],
+        "masks": run.saved_mask[:run.next_save],
         "status": status,
         "message": message,
-        "events": events,
+        "events": run.events,
+        "choices": run.choices,
+        "max_sliding": run.max_sliding,
         "n_steps": n_steps,
     }
 
 
-def _save(dense, t_eval, next_save, t_upto, saved) -> int:
-    """Store the dense-output states at every saved time up to ``t_upto``."""
-    stop = int(np.searchsorted(t_eval, t_upto, side="right"))
-    if stop > next_save:
-        saved[next_save:stop] = dense(t_eval[next_save:stop]).T
-    return max(stop, next_save)
-
-
-def _first_crossing(dense, preactivations, mask, lo, hi) -> float:
-    """Earliest time in (lo, hi] at which some pre-activation has left ``mask``.
-
-    Bisection on "some pair has switched" (any pair may switch first, not only
-    those seen switched at ``hi``). Returns the far end of a bracket a few ulps
-    wide, so that the state there is already on the new side of the switching
-    surface. One evaluation of all pre-activations per halving, whatever the
-    number of switching pairs.
-    """
-    active = mask > 0
-    tol = _CROSSING_ULPS * np.spacing(max(abs(hi), 1.0))
-    for _ in range(200):
-        if hi - lo <= tol:
-            break
-        mid = 0.5 * (lo + hi)
-        switched = np.any((preactivations(dense(mid)) > 0) != active)
-        if switched:
-            hi = mid
-        else:
-            lo = mid
-    return float(hi)
+def _regime_status(run: _Segments, t: float) -> tuple[Status, str]:
+    """CHATTERING when a pair has switched more than ``chatter_limit`` times, or when a
+    sliding mode is met in coordinates that cannot hold it (log-norm)."""
+    if run.unsupported is not None:
+        t, j, i = run.unsupported
+        return Status.CHATTERING, (
+            f"sliding mode at t={t:.6g} (neuron {j}, sample {i}): the {run.coords.name} "
+            "coordinates do not integrate sliding modes; use coordinates='span' or "
+            "'cartesian'")
+    if run.flips.max() > run.opts.chatter_limit:
+        j, i = np.unravel_index(np.argmax(run.flips), run.flips.shape)
+        return Status.CHATTERING, (f"pair (neuron {j}, sample {i}) switched "
+                                   f"{run.flips[j, i]} times by t={t:.6g}")
+    return Status.SUCCESS, ""

@@ -56,11 +56,14 @@ def loss_derivative(problem: Problem, h: np.ndarray) -> np.ndarray:
 
 
 def gradient_from_preactivations(problem: Problem, Z: np.ndarray, a: np.ndarray,
-                                  A: np.ndarray | None = None):
+                                  A: np.ndarray | None = None, sliding=None):
     """(coef, dL/da) from the pre-activations Z = W X^T, with dL/dW = coef @ X.
 
     coef[j, i] = s a_j A[j, i] g_i: the gradient never leaves the span of the
     data, so a method that keeps W = W0 + C X only needs ``coef`` (cost p*n).
+    ``sliding`` (a numerics.sliding.SlidingSystem) adds the Filippov coefficients
+    beta_ij = alpha_ij g_i of the pairs held on z_ij = 0 (where relu(z) = 0, so
+    dL/da is unchanged): the minimal-norm element of the Clarke subdifferential.
     """
     if A is None:
         A = active_mask(Z)
@@ -69,19 +72,24 @@ def gradient_from_preactivations(problem: Problem, Z: np.ndarray, a: np.ndarray,
     g = loss_derivative(problem, h)
     AG = A * g[..., None, :]  # (p, n): g_i on active pairs
     grad_a = s * np.einsum("...ji,...ji->...j", AG, Z)
+    if sliding is not None and not sliding.empty:
+        AG = AG + sliding.beta(g)
     coef = s * a[..., :, None] * AG
     return coef, grad_a
 
 
-def gradient(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):
-    """(dL/dW, dL/da) at (W, a) with activation mask ``A``."""
-    coef, grad_a = gradient_from_preactivations(problem, preactivations(W, problem.X), a, A)
+def gradient(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None,
+             sliding=None):
+    """(dL/dW, dL/da) at (W, a) with activation mask ``A`` (and sliding pairs, if any)."""
+    coef, grad_a = gradient_from_preactivations(problem, preactivations(W, problem.X), a, A,
+                                                sliding)
     return coef @ problem.X, grad_a
 
 
-def flow_field(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):
+def flow_field(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None,
+               sliding=None):
     """The gradient-flow vector field (dW/dt, da/dt) = -kappa grad L."""
-    grad_W, grad_a = gradient(problem, W, a, A)
+    grad_W, grad_a = gradient(problem, W, a, A, sliding)
     k = problem.flow_factor
     return -k * grad_W, -k * grad_a
 

@@ -34,7 +34,8 @@ class Status(enum.Enum):
 
 @dataclass(frozen=True)
 class ActivationEvent:
-    """Pre-activation <w_j, x_i> changed sign at time t (``+1``: became active)."""
+    """Pair (neuron j, sample i) changed side at time t: ``direction`` is its new side,
+    ``+1`` active, ``-1`` inactive, ``0`` held on z_ij = 0 (a sliding mode)."""
 
     t: float
     neuron: int
@@ -82,6 +83,13 @@ class Trajectory:
     # (W, a) at every saved time as mpmath numbers, when the method computed them
     # at high precision (HighPrecisionFlow): a tuple of (W, a) object arrays.
     high_precision: tuple | None = None
+    # The activation the flow moved with at each saved time, shape (T, p, n): 1 active,
+    # 0 inactive, alpha_ij in [0, 1] on pairs held on z_ij = 0 (sliding modes; the
+    # Filippov velocity). None for methods that use the strict mask 1{z > 0}.
+    filippov_mask: np.ndarray | None = None
+    # Where the continuation was not unique (a pair repelled from both sides of its
+    # surface) and the convention relu'(0) = 0 chose the inactive side.
+    choices: tuple = ()
 
     # -- basic quantities ----------------------------------------------------------
     @cached_property
@@ -91,8 +99,37 @@ class Trajectory:
 
     @cached_property
     def activation(self) -> np.ndarray:
-        """Boolean (T, p, n): sample i activates neuron j at t_k."""
+        """Boolean (T, p, n): sample i activates neuron j at t_k (z_ij > 0; a pair held on
+        z_ij = 0 by a sliding mode is not active)."""
+        if self.filippov_mask is not None:
+            return self.filippov_mask == 1.0
         return self.preactivations > 0
+
+    @cached_property
+    def sliding(self) -> np.ndarray:
+        """Boolean (T, p, n): the pair is held on z_ij = 0 (a sliding mode) at t_k."""
+        if self.filippov_mask is None:
+            return np.zeros(self.preactivations.shape, dtype=bool)
+        events = sorted(self.events, key=lambda e: e.t)
+        out = np.zeros(self.filippov_mask.shape, dtype=bool)
+        state = np.zeros(out.shape[1:], dtype=bool)
+        times = [e.t for e in events]
+        k = 0
+        for step, t in enumerate(self.t):
+            while k < len(events) and times[k] <= t:
+                state[events[k].neuron, events[k].sample] = events[k].direction == 0
+                k += 1
+            out[step] = state
+        return out
+
+    @cached_property
+    def velocity(self) -> tuple[np.ndarray, np.ndarray]:
+        """(dW/dt, da/dt) at each saved time: -kappa times the gradient with the mask the
+        flow moved with (the minimal-norm element of the subdifferential on sliding modes),
+        the strict mask 1{z > 0} otherwise."""
+        gW, ga = network.gradient(self.problem, self.W, self.a, self.filippov_mask)
+        k = self.problem.flow_factor
+        return -k * gW, -k * ga
 
     @cached_property
     def outputs(self) -> np.ndarray:
@@ -109,11 +146,12 @@ class Trajectory:
 
     @cached_property
     def pl(self) -> np.ndarray:
-        """Local PL curvature -(dL/dt)/L = kappa ||grad L||^2 / L, from exact gradients."""
-        gW, ga = network.gradient(self.problem, self.W, self.a)
-        sq = np.sum(gW**2, axis=(-2, -1)) + np.sum(ga**2, axis=-1)
+        """Local PL curvature -(dL/dt)/L = |dtheta/dt|^2 / (kappa L), from exact gradients
+        (the Filippov velocity on sliding modes: `velocity`)."""
+        vW, va = self.velocity
+        sq = np.sum(vW**2, axis=(-2, -1)) + np.sum(va**2, axis=-1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(self.loss > 0, self.problem.flow_factor * sq / self.loss, np.nan)
+            return np.where(self.loss > 0, sq / (self.problem.flow_factor * self.loss), np.nan)
 
     @cached_property
     def neuron_norms(self) -> np.ndarray:
