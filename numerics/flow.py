@@ -42,8 +42,15 @@ from numerics import network
 from numerics.coordinates import COORDINATES, resolve
 from numerics.problem import Problem
 from numerics.provenance import environment
-from numerics.sliding import ACTIVE, INACTIVE, SLIDING, Choice, SlidingSystem, Unresolved, \
-    classify_neuron
+from numerics.sliding import (
+    ACTIVE,
+    INACTIVE,
+    SLIDING,
+    Choice,
+    SlidingSystem,
+    Unresolved,
+    classify_neuron,
+)
 from numerics.trajectory import ActivationEvent, Status, Trajectory
 
 # Relative positions inside an accepted step where signs are also inspected, so
@@ -51,8 +58,7 @@ from numerics.trajectory import ActivationEvent, Status, Trajectory
 _SIGN_CHECK_NODES = np.array([0.25, 0.5, 0.75, 1.0])
 # Bisection stops when the bracket is this many ulps of the current time.
 _CROSSING_ULPS = 8
-# A pre-activation within this many ulps of ||w_j|| ||x_i|| of zero is on its surface:
-# a regular pair is flagged only once past it, so round-off never reads as a crossing.
+# Round-off floor of the surface band (see _Segments.band), in ulps of ||w_j|| ||x_i||.
 _BAND_ULPS = 64
 # A one-sided rate of a pre-activation below this fraction of the two rates' size is zero.
 _RATE_RTOL = 1e-9
@@ -189,6 +195,8 @@ class _Segments:
         self.flips = np.zeros((p, n), dtype=int)
         self.max_sliding = 0
         self.unsupported = None  # (t, j, i) of a sliding mode the coordinates cannot hold
+        self.band_rtol = max(rtol, _BAND_ULPS * np.finfo(float).eps)
+        self.idle_events = 0  # consecutive events that changed no pair's side
 
     # -- the field and its diagnostics ---------------------------------------------------
     def field(self, _t, y):
@@ -210,9 +218,12 @@ class _Segments:
         return M
 
     def band(self, Y):
-        """|z_ij| below which a pre-activation counts as on its surface (round-off level)."""
+        """|z_ij| below which a pre-activation counts as on its surface: the integration's
+        own accuracy (rtol, or round-off if larger) relative to ||w_j|| ||x_i||. A pair
+        within it is not yet a crossing; once past it, the crossing itself is located at
+        z = 0 by bisection."""
         w = np.linalg.norm(self.coords.directions(Y), axis=-1)
-        return _BAND_ULPS * np.finfo(float).eps * w[..., :, None] * self.x_norms
+        return self.band_rtol * w[..., :, None] * self.x_norms
 
     def flags(self, Y, zero_band: bool = False):
         """(..., p, n) bool: regular pairs on the wrong side of their surface (beyond the
@@ -332,6 +343,7 @@ class _Segments:
     def _record(self, t, new_mask, new_sliding):
         old = np.where(self.sliding, 0, np.where(self.mask > 0, 1, -1))
         new = np.where(new_sliding, 0, np.where(new_mask > 0, 1, -1))
+        self.idle_events = 0 if np.any(new != old) else self.idle_events + 1
         for j, i in zip(*np.nonzero(new != old), strict=True):
             self.events.append(ActivationEvent(float(t), int(j), int(i), int(new[j, i])))
             self.flips[j, i] += 1
@@ -372,6 +384,7 @@ def _integrate(problem: Problem, t_eval: np.ndarray, opts: ExactFlow, rtol: floa
             flagged = run.flags(dense(nodes).T)  # (nodes, p, n)
             if not flagged.any():
                 run.save(dense, t_new)
+                run.idle_events = 0
                 continue
             k = int(np.argmax(flagged.reshape(len(nodes), -1).any(axis=1)))
             lo = t_old if k == 0 else nodes[k - 1]
@@ -414,6 +427,11 @@ def _regime_status(run: _Segments, t: float) -> tuple[Status, str]:
             f"sliding mode at t={t:.6g} (neuron {j}, sample {i}): the {run.coords.name} "
             "coordinates do not integrate sliding modes; use coordinates='span' or "
             "'cartesian'")
+    if run.idle_events > run.opts.chatter_limit:
+        return Status.CHATTERING, (
+            f"{run.idle_events} events in a row by t={t:.6g} changed no pair's side: a "
+            "pre-activation stays within the integration's accuracy of its surface while "
+            "the flow's side for it cannot be told apart from round-off")
     if run.flips.max() > run.opts.chatter_limit:
         j, i = np.unravel_index(np.argmax(run.flips), run.flips.shape)
         return Status.CHATTERING, (f"pair (neuron {j}, sample {i}) switched "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -90,6 +91,22 @@ class Trajectory:
     # Where the continuation was not unique (a pair repelled from both sides of its
     # surface) and the convention relu'(0) = 0 chose the inactive side.
     choices: tuple = ()
+
+    def first(self, k: int) -> Trajectory:
+        """The run (and its companion) restricted to its first ``k`` saved times; events
+        and choices after the last kept time are dropped."""
+        companion = None if self.companion is None else self.companion.first(k)
+        t_end = self.t[k - 1] if k else -np.inf
+
+        def head(arr):
+            return None if arr is None else arr[:k]
+
+        return dataclasses.replace(
+            self, t=self.t[:k], W=self.W[:k], a=self.a[:k], companion=companion,
+            events=tuple(e for e in self.events if e.t <= t_end),
+            choices=tuple(c for c in self.choices if c.t <= t_end),
+            log_norms=head(self.log_norms), high_precision=head(self.high_precision),
+            filippov_mask=head(self.filippov_mask))
 
     # -- basic quantities ----------------------------------------------------------
     @cached_property

@@ -7,7 +7,7 @@ times (its spacing is part of their error).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -76,19 +76,7 @@ def until(tr: Trajectory, t_end: float) -> Trajectory:
     float64's resolution (a PL ratio once L/L(0) is under ~1e-12, THEORY N-5): the check
     then covers [start, t_end] and says nothing about later times.
     """
-    keep = tr.t <= t_end
-    k = int(np.count_nonzero(keep))
-
-    def cut(run: Trajectory | None) -> Trajectory | None:
-        if run is None:
-            return None
-        return replace(
-            run, t=run.t[:k], W=run.W[:k], a=run.a[:k], companion=cut(run.companion),
-            events=tuple(e for e in run.events if e.t <= t_end),
-            log_norms=None if run.log_norms is None else run.log_norms[:k],
-            high_precision=None if run.high_precision is None else run.high_precision[:k])
-
-    return cut(tr)
+    return tr.first(int(np.count_nonzero(tr.t <= t_end)))
 
 
 # -- evidence for ensemble claims --------------------------------------------------------------
