@@ -476,7 +476,7 @@ SPHERE = Family(
     setting="S000",
     description="S000's weakly interacting data (G-000-iso): x_i = rho_i u_i, u_i uniform on the "
     "sphere, rho_i ~ U[1,2]; mean-field network, asymmetric init (I-000-repo). The exact flow "
-    "often meets sliding modes here (INCONCLUSIVE); --method gd does not",
+    "slides here (pre-activations held at 0, numerics.sliding)",
     params={
         "n": IntParam(2, 10, "samples", default=5),
         "p": IntParam(2, 24, "width", default=lambda v: repo_width(v["n"]),

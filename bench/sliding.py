@@ -1,0 +1,142 @@
+"""The exact flow through sliding modes on S000's published setting (sphere data, p = 30).
+
+Prints, measured in this run:
+
+1. coverage: for each (n, d) of the grid and seeds 0..S-1, the share of flows that reach
+   the horizon 2n with status SUCCESS, and the causes of the others;
+2. invariants on those runs: balance drift (max_j |c_j(T) - c_j(0)|) against the run's own
+   error estimate, and the energy identity dL/dt = -|dtheta/dt|^2 / kappa along sliding
+   segments (central differences of the saved loss, away from events);
+3. gradient descent at steps eta, eta/2, eta/4, eta/8 against the flow on one instance per
+   size: errors and the fitted order;
+4. cost: the flow against gradient descent at the largest step of the halving sequence
+   that matches the flow to 1e-3 (max relative per-neuron difference), side by side.
+
+    python bench/sliding.py                 # the acceptance grid (about an hour on 2 cores)
+    python bench/sliding.py --seeds 3 --sizes 20x10,20x400   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from numerics import ExactFlow, GradientDescent, generators, simulate
+from numerics.coordinates import relative_difference
+
+GRID = ((20, 10), (50, 20), (100, 40), (200, 40), (20, 40), (20, 400))
+P = 30
+
+
+def _run(args):
+    n, d, seed, points = args
+    problem = generators.sphere(n=n, d=d, p=P, seed=seed)
+    t = np.linspace(0.0, 2.0 * n, points)
+    start = time.perf_counter()
+    tr = simulate(problem, ExactFlow(), t)
+    wall = time.perf_counter() - start
+    out = {"n": n, "d": d, "seed": seed, "status": tr.status.name, "message": tr.message,
+           "wall": wall, "error": tr.error_estimate, "drift": tr.conservation_drift,
+           "choices": len(tr.choices), "sliding_max": int(tr.sliding.sum(axis=(1, 2)).max()),
+           "events": len(tr.events), "loss_ratio": float(tr.loss[-1] / tr.loss[0])}
+    out.update(_energy_identity(tr))
+    return out
+
+
+def _energy_identity(tr) -> dict:
+    vW, va = tr.velocity
+    speed = (np.sum(vW**2, axis=(1, 2)) + np.sum(va**2, axis=1)) / tr.problem.flow_factor
+    dL = np.gradient(tr.loss, tr.t)
+    events = np.array([e.t for e in tr.events]) if tr.events else np.array([np.inf])
+    h = tr.t[1] - tr.t[0]
+    calm = np.array([np.all(np.abs(events - t) > 2 * h) for t in tr.t])
+    pick = tr.sliding.any(axis=(1, 2)) & calm & (tr.loss / tr.loss[0] > 1e-8)
+    pick[[0, -1]] = False
+    if not pick.any():
+        return {"energy_points": 0, "energy_rel": float("nan")}
+    rel = np.abs(dL[pick] + speed[pick]) / speed[pick]
+    return {"energy_points": int(pick.sum()), "energy_rel": float(np.median(rel))}
+
+
+def coverage(sizes, seeds, points, workers) -> list[dict]:
+    jobs = [(n, d, s, points) for n, d in sizes for s in range(seeds)]
+    jobs.sort(key=lambda j: -j[0] * j[1])
+    with ProcessPoolExecutor(workers) as pool:
+        rows = list(pool.map(_run, jobs))
+    print(f"\n== coverage: sphere data, p = {P}, published init (I-000-repo), horizon 2n ==")
+    print(f"{'n':>5} {'d':>5} {'OK':>6} {'med wall s':>10} {'max drift':>10} {'max err':>9} "
+          f"{'max sliding':>11} {'choices':>7} {'energy rel (median)':>19}")
+    for n, d in sizes:
+        rs = [r for r in rows if (r["n"], r["d"]) == (n, d)]
+        ok = [r for r in rs if r["status"] == "SUCCESS"]
+        energy = [r["energy_rel"] for r in ok if r["energy_points"]]
+        print(f"{n:>5} {d:>5} {len(ok):>3}/{len(rs):<2} {np.median([r['wall'] for r in rs]):>10.1f} "
+              f"{max((r['drift'] for r in ok), default=np.nan):>10.2e} "
+              f"{max((r['error'] for r in ok), default=np.nan):>9.1e} "
+              f"{max(r['sliding_max'] for r in rs):>11} {sum(r['choices'] for r in rs):>7} "
+              f"{(np.median(energy) if energy else np.nan):>19.2e}")
+    ok = sum(r["status"] == "SUCCESS" for r in rows)
+    print(f"all: {ok}/{len(rows)} = {100 * ok / len(rows):.1f}% reach 2n with SUCCESS")
+    causes = Counter(r["status"] for r in rows if r["status"] != "SUCCESS")
+    for r in rows:
+        if r["status"] != "SUCCESS":
+            print(f"  n={r['n']} d={r['d']} seed={r['seed']}: {r['status']}: {r['message']}")
+    if causes:
+        print("  causes:", dict(causes))
+    print("balance drift is compared with the run's error estimate (relative per neuron, times "
+          "the neuron's |theta_j|^2 ~ 1..30): drift / error =",
+          f"{max(r['drift'] / max(r['error'], 1e-300) for r in rows if r['status'] == 'SUCCESS'):.2g}"
+          " at most")
+    return rows
+
+
+def descent_order(n, d, seed=0, base=4e-3):
+    problem = generators.sphere(n=n, d=d, p=P, seed=seed)
+    t = np.linspace(0.0, 2.0 * n, 21)
+    start = time.perf_counter()
+    flow = simulate(problem, ExactFlow(), t)
+    flow_wall = time.perf_counter() - start
+    steps = [base / 2**k for k in range(4)]
+    errors, loss_errors, walls = [], [], []
+    for lr in steps:
+        start = time.perf_counter()
+        gd = simulate(problem, GradientDescent(lr=lr, error_check=None), t)
+        walls.append(time.perf_counter() - start)
+        errors.append(relative_difference(gd.W, gd.a, flow.W, flow.a))
+        loss_errors.append(float(np.max(np.abs(gd.loss - flow.loss) / flow.loss[0])))
+    order = np.polyfit(np.log(steps), np.log(errors), 1)[0]
+    loss_order = np.polyfit(np.log(steps), np.log(loss_errors), 1)[0]
+    print(f"\n== n={n} d={d} seed={seed}: GD -> flow (horizon {2 * n}) ==")
+    for lr, e, le, w in zip(steps, errors, loss_errors, walls, strict=True):
+        print(f"  lr={lr:.3g}: state error {e:.3g}, loss error / L(0) {le:.3g}, wall {w:.2f} s")
+    print(f"  fitted order: state {order:.2f}, loss {loss_order:.2f}")
+    match = [w for e, w in zip(errors, walls, strict=True) if e <= 1e-3]
+    if match:
+        print(f"  cost: flow {flow_wall:.2f} s (with its companion run) against GD at the largest "
+              f"step matching it to 1e-3, {match[0]:.2f} s: ratio flow/GD = "
+              f"{flow_wall / match[0]:.2f}")
+    else:
+        print(f"  cost: flow {flow_wall:.2f} s; no step of the sequence matched it to 1e-3")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--sizes", default=",".join(f"{n}x{d}" for n, d in GRID))
+    ap.add_argument("--points", type=int, default=401)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--no-order", action="store_true")
+    args = ap.parse_args(argv)
+    sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
+    coverage(sizes, args.seeds, args.points, args.workers)
+    if not args.no_order:
+        for n, d in sizes:
+            descent_order(n, d)
+
+
+if __name__ == "__main__":
+    main()
