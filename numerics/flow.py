@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.integrate import DOP853
+from scipy.optimize import brentq
 
 from numerics import network
 from numerics.coordinates import COORDINATES, resolve
@@ -250,22 +251,52 @@ class _Segments:
             self.next_save = stop
 
     # -- events ---------------------------------------------------------------------------
+    def event_values(self, Y, pairs):
+        """Per pair of ``pairs`` (rows j, cols i), a continuous function of the state that is
+        > 0 exactly when the pair's event has happened: a regular pair is on its other side
+        (z <= 0 for an active pair, z > 0 for an inactive one), a sliding pair's alpha has
+        left [0, 1]."""
+        j, i = pairs
+        Z = self.coords.preactivations(Y)[j, i]
+        out = np.where(self.mask[j, i] > 0, -Z, Z)
+        held = self.sliding[j, i]
+        if held.any():
+            where = {(r, c): k for k, (r, c) in enumerate(zip(self.system.rows,
+                                                              self.system.cols, strict=True))}
+            al = self.system.alpha(self.loss_derivative(Y))
+            picks = [where[(r, c)] for r, c in zip(j[held], i[held], strict=True)]
+            out = out.astype(float)
+            out[held] = np.maximum(al[picks] - 1.0, -al[picks])
+        return np.where(np.isnan(out), np.inf, out)
+
     def first_event(self, dense, candidates, lo, hi) -> float:
         """Earliest time in (lo, hi] at which a candidate pair's event has happened.
 
-        Bisection on "some candidate has crossed zero / left [0, 1]"; returns the far end
-        of a bracket a few ulps wide, so the state there is already past the event.
+        Per candidate, Brent's method on its event value (see `event_values`) brackets
+        the root to a few ulps; returns the far end of the earliest bracket, so the state
+        there is already past the event.
         """
         tol = _CROSSING_ULPS * np.spacing(max(abs(hi), 1.0))
-        for _ in range(200):
-            if hi - lo <= tol:
-                break
-            mid = 0.5 * (lo + hi)
-            if np.any(self.flags(dense(mid), zero_band=True) & candidates):
-                hi = mid
-            else:
-                lo = mid
-        return float(hi)
+        pairs = np.nonzero(candidates)
+        at_lo = self.event_values(dense(lo), pairs)
+        at_hi = self.event_values(dense(hi), pairs)
+        if np.any(at_lo > 0):  # already past it at lo (within the surface band)
+            return float(min(lo + tol, hi))
+        best = hi
+        for k in np.flatnonzero(at_hi > 0):
+            pair = (pairs[0][k:k + 1], pairs[1][k:k + 1])
+
+            def value(t, pair=pair):
+                return float(self.event_values(dense(t), pair)[0])
+
+            if value(best) <= 0:
+                continue  # its event comes after the earliest found so far
+            root = brentq(value, lo, best, xtol=tol, rtol=4 * np.finfo(float).eps)
+            t = root
+            while value(t) <= 0 and t < best:  # step to the event's far side
+                t = min(t + tol, best)
+            best = min(best, t)
+        return float(best)
 
     def start(self):
         """The initial state, with any pair that starts on its surface given its side."""
@@ -348,7 +379,7 @@ class _Segments:
             self.events.append(ActivationEvent(float(t), int(j), int(i), int(new[j, i])))
             self.flips[j, i] += 1
         self.mask, self.sliding = new_mask, new_sliding
-        self.system = SlidingSystem(self.G, self.mask, self.sliding)
+        self.system = SlidingSystem(self.G, self.mask, self.sliding, self.system)
         self.max_sliding = max(self.max_sliding, int(self.sliding.sum()))
 
 

@@ -58,19 +58,24 @@ class SlidingSystem:
     into one (m x n) matrix so that one product gives every neuron's coefficients.
     """
 
-    def __init__(self, G: np.ndarray, mask: np.ndarray, sliding: np.ndarray) -> None:
+    def __init__(self, G: np.ndarray, mask: np.ndarray, sliding: np.ndarray,
+                 previous: SlidingSystem | None = None) -> None:
         self.n_neurons = mask.shape[0]
         self.rows, self.cols = np.nonzero(sliding)
         self.empty = self.rows.size == 0
-        m, n = self.rows.size, G.shape[0]
-        self.Q = np.zeros((m, n))
-        start = 0
-        for j in np.unique(self.rows):
-            S = self.cols[self.rows == j]
-            k = S.size
-            # -G_SS^{-1} G_{S,:} restricted to neuron j's active columns
-            self.Q[start:start + k] = -np.linalg.solve(G[np.ix_(S, S)], G[S] * mask[j])
-            start += k
+        self.blocks: dict[int, tuple[bytes, np.ndarray]] = {}
+        old = previous.blocks if previous is not None else {}
+        parts = []
+        for j in np.flatnonzero(sliding.any(axis=1)):
+            S = np.flatnonzero(sliding[j])
+            key = S.tobytes() + mask[j].tobytes()
+            if j in old and old[j][0] == key:  # this neuron's regime is unchanged
+                Qj = old[j][1]
+            else:  # -G_SS^{-1} G_{S,:} restricted to neuron j's active columns
+                Qj = -np.linalg.solve(G[np.ix_(S, S)], G[S] * mask[j])
+            self.blocks[int(j)] = (key, Qj)
+            parts.append(Qj)
+        self.Q = np.concatenate(parts) if parts else np.zeros((0, G.shape[0]))
 
     def beta(self, g: np.ndarray) -> np.ndarray:
         """(..., p, n) coefficients, zero off the sliding pairs; g has shape (..., n)."""

@@ -310,7 +310,8 @@ def _gd_figure(runs: list[dict], path: Path) -> None:
 # -- the report --------------------------------------------------------------------------------
 # The reproduction sections (THEORY section 5), in report order: module names, each with
 # run(out, profile, seed, show_progress, store) -> verify.reproduction.Reproduction.
-REPRODUCTIONS = ("verify.repro_s001", "verify.repro_s000_threshold", "verify.repro_s000_pl",
+REPRODUCTIONS = ("verify.repro_s001", "verify.repro_s000_threshold",
+                 "verify.repro_s000_flow_threshold", "verify.repro_s000_pl",
                  "verify.repro_s000_groups")
 
 

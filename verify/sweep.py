@@ -16,7 +16,7 @@ A sweep is declared in a TOML file (see ``examples/sweeps/smoke.toml``)::
     # Instead of one [grid], several [[grid]] tables: the sweep is their union
     # (e.g. one table per d, each with its own n range).
 
-    [method]
+    [method]                       # flow: t_max = T or "budget" (lr x the gd epoch budget),
     name = "gd"                    # "gd" (gradient descent) or "flow" (ExactFlow)
     lr = 1.0
     epochs = "budget"              # or an int; budget = int(1.5 sqrt(np) log(np) / (4 lr) + 1)
@@ -78,7 +78,7 @@ _TOP_KEYS = ("name", "generator", "seeds", "batch_size", "threads", "grid", "met
 _METHOD_KEYS = {
     "gd": ("name", "lr", "epochs", "epochs_factor", "stop_loss", "cv_threshold",
            "error_check", "dtype", "points", "kernel_rate"),
-    "flow": ("name", "t_max", "points", "rtol", "error_check"),
+    "flow": ("name", "t_max", "lr", "epochs_factor", "points", "rtol", "error_check"),
 }
 
 COLUMNS = (
@@ -422,9 +422,13 @@ def _method(table) -> dict:
     error_check = table.get("error_check", 10.0)
     if error_check is not False:
         _number(table, "error_check", error_check)
-    return {"name": "flow", "t_max": float(_number(table, "t_max", 100.0)), "points": points,
-            "rtol": float(_number(table, "rtol", 1e-10)),
+    t_max = table.get("t_max", 100.0)
+    flow = {"name": "flow", "points": points, "rtol": float(_number(table, "rtol", 1e-10)),
             "error_check": None if error_check is False else float(error_check)}
+    if t_max == "budget":  # the protocol's flow time: epoch budget at step lr, times lr
+        return {**flow, "t_max": "budget", "lr": float(_number(table, "lr", 1.0)),
+                "epochs_factor": float(_number(table, "epochs_factor", 1.0))}
+    return {**flow, "t_max": float(_number(table, "t_max", t_max))}
 
 
 # -- planning -------------------------------------------------------------------------------
@@ -438,7 +442,11 @@ def epoch_budget(n: int, p: int, lr: float) -> int:
 def resolved_options(method: dict, n: int, p: int) -> dict:
     """The method's options with the rules applied to an instance of sizes n, p."""
     if method["name"] == "flow":
-        return {k: method[k] for k in ("t_max", "points", "rtol", "error_check")}
+        out = {k: method[k] for k in ("t_max", "points", "rtol", "error_check")}
+        if out["t_max"] == "budget":
+            lr = method["lr"]
+            out["t_max"] = lr * max(1, int(method["epochs_factor"] * epoch_budget(n, p, lr)))
+        return out
     lr = method["lr"]
     if method["epochs"] == "budget":
         epochs = max(1, int(method["epochs_factor"] * epoch_budget(n, p, lr)))
