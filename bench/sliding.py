@@ -74,7 +74,8 @@ def coverage(sizes, seeds, points, workers) -> list[dict]:
         rs = [r for r in rows if (r["n"], r["d"]) == (n, d)]
         ok = [r for r in rs if r["status"] == "SUCCESS"]
         energy = [r["energy_rel"] for r in ok if r["energy_points"]]
-        print(f"{n:>5} {d:>5} {len(ok):>3}/{len(rs):<2} {np.median([r['wall'] for r in rs]):>10.1f} "
+        wall = np.median([r["wall"] for r in rs])
+        print(f"{n:>5} {d:>5} {len(ok):>3}/{len(rs):<2} {wall:>10.1f} "
               f"{max((r['drift'] for r in ok), default=np.nan):>10.2e} "
               f"{max((r['error'] for r in ok), default=np.nan):>9.1e} "
               f"{max(r['sliding_max'] for r in rs):>11} {sum(r['choices'] for r in rs):>7} "
@@ -87,10 +88,10 @@ def coverage(sizes, seeds, points, workers) -> list[dict]:
             print(f"  n={r['n']} d={r['d']} seed={r['seed']}: {r['status']}: {r['message']}")
     if causes:
         print("  causes:", dict(causes))
-    print("balance drift is compared with the run's error estimate (relative per neuron, times "
-          "the neuron's |theta_j|^2 ~ 1..30): drift / error =",
-          f"{max(r['drift'] / max(r['error'], 1e-300) for r in rows if r['status'] == 'SUCCESS'):.2g}"
-          " at most")
+    worst = max((r["drift"] / max(r["error"], 1e-300) for r in rows
+                 if r["status"] == "SUCCESS"), default=np.nan)
+    print("balance drift against the run's error estimate (relative per neuron, times the "
+          f"neuron's |theta_j|^2 ~ 1..30): drift / error = {worst:.2g} at most")
     return rows
 
 
