@@ -310,9 +310,14 @@ class Trajectory:
         return bool(np.all(np.isfinite(self.W)) and np.all(np.isfinite(self.a)))
 
     def summary(self) -> str:
+        held = ""
+        if self.filippov_mask is not None and len(self.t):
+            held = (f", {int(self.sliding.any(axis=0).sum())} pairs slid "
+                    f"({int(self.sliding[-1].sum())} held at the end), "
+                    f"{len(self.choices)} non-unique continuations")
         return (
             f"{self.method} on {self.problem.describe()}: {self.status.name}, "
             f"{len(self.t)} saved times to t={self.t[-1]:.4g}, {self.n_steps} steps, "
-            f"{len(self.events)} activation events, error estimate {self.error_estimate:.2e}, "
-            f"{self.wall_time:.2f}s"
+            f"{len(self.events)} activation events{held}, error estimate "
+            f"{self.error_estimate:.2e}, {self.wall_time:.2f}s"
         )
