@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
@@ -65,8 +65,16 @@ def _energy_identity(tr) -> dict:
 def coverage(sizes, seeds, points, workers) -> list[dict]:
     jobs = [(n, d, s, points) for n, d in sizes for s in range(seeds)]
     jobs.sort(key=lambda j: -j[0] * j[1])
+    rows = []
     with ProcessPoolExecutor(workers) as pool:
-        rows = list(pool.map(_run, jobs))
+        futures = [pool.submit(_run, job) for job in jobs]
+        for fut in as_completed(futures):  # one line per run as it ends: partial runs count
+            r = fut.result()
+            rows.append(r)
+            print(f"  run n={r['n']} d={r['d']} seed={r['seed']}: {r['status']} "
+                  f"{r['wall']:.1f} s, drift {r['drift']:.2g}, error {r['error']:.2g}, "
+                  f"sliding max {r['sliding_max']}, choices {r['choices']}, energy rel "
+                  f"{r['energy_rel']:.2g}", flush=True)
     print(f"\n== coverage: sphere data, p = {P}, published init (I-000-repo), horizon 2n ==")
     print(f"{'n':>5} {'d':>5} {'OK':>6} {'med wall s':>10} {'max drift':>10} {'max err':>9} "
           f"{'max sliding':>11} {'choices':>7} {'energy rel (median)':>19}")
