@@ -63,8 +63,9 @@ def _energy_identity(tr) -> dict:
 
 
 def coverage(sizes, seeds, points, workers) -> list[dict]:
-    jobs = [(n, d, s, points) for n, d in sizes for s in range(seeds)]
-    jobs.sort(key=lambda j: -j[0] * j[1])
+    # seed by seed (every size at seed 0 first), so that a run stopped early still covers
+    # every size
+    jobs = [(n, d, s, points) for s in range(seeds) for n, d in sizes]
     rows = []
     with ProcessPoolExecutor(workers) as pool:
         futures = [pool.submit(_run, job) for job in jobs]
