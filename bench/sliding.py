@@ -62,10 +62,10 @@ def _energy_identity(tr) -> dict:
     return {"energy_points": int(pick.sum()), "energy_rel": float(np.median(rel))}
 
 
-def coverage(sizes, seeds, points, workers) -> list[dict]:
-    # seed by seed (every size at seed 0 first), so that a run stopped early still covers
-    # every size
-    jobs = [(n, d, s, points) for s in range(seeds) for n, d in sizes]
+def coverage(sizes, seeds, points, workers, first_seed=0) -> list[dict]:
+    # seed by seed (every size at the first seed first), so that a run stopped early still
+    # covers every size
+    jobs = [(n, d, s, points) for s in range(first_seed, first_seed + seeds) for n, d in sizes]
     rows = []
     with ProcessPoolExecutor(workers) as pool:
         futures = [pool.submit(_run, job) for job in jobs]
@@ -136,13 +136,14 @@ def descent_order(n, d, seed=0, base=4e-3):
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--sizes", default=",".join(f"{n}x{d}" for n, d in GRID))
     ap.add_argument("--points", type=int, default=401)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--no-order", action="store_true")
     args = ap.parse_args(argv)
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
-    coverage(sizes, args.seeds, args.points, args.workers)
+    coverage(sizes, args.seeds, args.points, args.workers, args.first_seed)
     if not args.no_order:
         for n, d in sizes:
             descent_order(n, d)
