@@ -291,10 +291,11 @@ class _Segments:
 
             if value(best) <= 0:
                 continue  # its event comes after the earliest found so far
-            root = brentq(value, lo, best, xtol=tol, rtol=4 * np.finfo(float).eps)
-            t = root
-            while value(t) <= 0 and t < best:  # step to the event's far side
-                t = min(t + tol, best)
+            t = brentq(value, lo, best, xtol=tol, rtol=4 * np.finfo(float).eps)
+            step = tol
+            while value(t) <= 0 and t < best:  # to the event's far side, in doubling steps
+                t = min(t + step, best)  # (a grazing pair's value is flat at round-off)
+                step *= 2
             best = min(best, t)
         return float(best)
 
