@@ -261,10 +261,9 @@ class _Segments:
         out = np.where(self.mask[j, i] > 0, -Z, Z)
         held = self.sliding[j, i]
         if held.any():
-            where = {(r, c): k for k, (r, c) in enumerate(zip(self.system.rows,
-                                                              self.system.cols, strict=True))}
             al = self.system.alpha(self.loss_derivative(Y))
-            picks = [where[(r, c)] for r, c in zip(j[held], i[held], strict=True)]
+            picks = [self.system.position[(int(r), int(c))]
+                     for r, c in zip(j[held], i[held], strict=True)]
             out = out.astype(float)
             out[held] = np.maximum(al[picks] - 1.0, -al[picks])
         return np.where(np.isnan(out), np.inf, out)

@@ -76,6 +76,9 @@ class SlidingSystem:
             self.blocks[int(j)] = (key, Qj)
             parts.append(Qj)
         self.Q = np.concatenate(parts) if parts else np.zeros((0, G.shape[0]))
+        # (j, i) -> row of Q: where a sliding pair's alpha sits in `alpha`'s output
+        self.position = {(int(r), int(c)): k
+                         for k, (r, c) in enumerate(zip(self.rows, self.cols, strict=True))}
 
     def beta(self, g: np.ndarray) -> np.ndarray:
         """(..., p, n) coefficients, zero off the sliding pairs; g has shape (..., n)."""

@@ -23,7 +23,7 @@ import numpy as np
 from scipy import stats
 
 from verify.figures import pyplot, save_png
-from verify.repro_s000_threshold import logistic_threshold, protocol_rows
+from verify.repro_s000_threshold import _fmt, logistic_threshold, protocol_rows
 from verify.repro_s000_threshold import sweep_config as descent_config
 from verify.reproduction import Reproduction
 from verify.scaling import binomial_interval
@@ -170,10 +170,6 @@ def _finding(data) -> str:
     if data["total"]["pairs"] and data["total"]["mcnemar_p"] < SIGNIFICANCE:
         return "E-000-2 by the flow: " + _comparison(data)
     return ""
-
-
-def _fmt(x, spec=".0f") -> str:
-    return "-" if x is None or not math.isfinite(x) else format(x, spec)
 
 
 def _interval(p, key) -> str:
