@@ -146,6 +146,10 @@ class Problem:
     def __hash__(self) -> int:
         return hash(self.content_hash)
 
+    def __repr__(self) -> str:
+        # short on purpose: hypothesis, pytest and logs print reprs of failing examples
+        return f"Problem({self.describe()})"
+
     def describe(self) -> str:
         """One line: sizes, conventions, scale, hash, and the recorded generator."""
         lam = "" if self.init_scale is None else f", lam={self.init_scale:.3g}"

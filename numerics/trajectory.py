@@ -309,6 +309,12 @@ class Trajectory:
     def finite(self) -> bool:
         return bool(np.all(np.isfinite(self.W)) and np.all(np.isfinite(self.a)))
 
+    def __repr__(self) -> str:
+        # short on purpose (the arrays can be megabytes): sizes, method, status, problem
+        return (f"Trajectory({self.method}, {len(self.t)} saved times to "
+                f"t={float(self.t[-1]) if len(self.t) else 0.0:.4g}, {self.status.name}, "
+                f"problem {self.problem.describe()})")
+
     def summary(self) -> str:
         held = ""
         if self.filippov_mask is not None and len(self.t):

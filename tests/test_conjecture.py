@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 
@@ -11,10 +12,11 @@ import sympy as sp
 
 from theory import symbols as S
 from verify import ConjectureResult, conjecture, families
-from verify.cli import main
+from verify.cli import EXIT_INTERNAL, EXIT_UNDECIDED, main
 from verify.conjecture import MethodSpec, _Checker, _shrink, statement_of
 from verify.expressions import ExpressionError, parse_conjecture, parse_scaling
 from verify.scaling import fit_power_law
+from verify.verdict import Outcome
 
 # short horizons: lam = 1e-6 instead of down to 1e-20
 FAST = {"lam": "1e-6"}
@@ -116,6 +118,48 @@ def test_violation_inside_the_numerical_error_is_not_a_counterexample():
                         budget=2)
     assert not result.found
     assert any(i.outcome.value == "INCONCLUSIVE" for i in result.tried)
+
+
+def test_a_search_that_decides_nothing_is_undecided_not_no_counterexample(capsys, tmp_path):
+    # every instance INCONCLUSIVE (L(t) = L(0) to float64 during the plateau at lam = 1e-20)
+    argv = ["conjecture", "L(t) <= L(0)", "--family", "orthogonal", "--param", "lam=1e-20",
+            "--param", "n=2", "--param", "p=30", "--budget", "2"]
+    for extra in (["--no-plot"], ["--plot", str(tmp_path / "u.png")]):
+        assert main(argv + extra) == EXIT_UNDECIDED, extra
+        out = capsys.readouterr().out
+        assert "verdict: UNDECIDED" in out and "NO COUNTEREXAMPLE" not in out
+        assert "decided (HOLDS or VIOLATED): 0" in out
+        assert "2 x INCONCLUSIVE: the margin is within the numerical error" in out
+    assert (tmp_path / "u.png").stat().st_size > 5_000
+    # asking for no decided share at all accepts the search (and says what it decided)
+    assert main(argv + ["--no-plot", "--min-decided", "0"]) == 0
+    assert "decided (HOLDS or VIOLATED): 0" in capsys.readouterr().out
+    assert main(argv + ["--no-plot", "--min-decided", "1.5"]) == 2
+    assert "--min-decided" in capsys.readouterr().err
+
+
+def test_partly_decided_searches_need_the_share_asked_for():
+    result = conjecture(TRUE, "orthogonal", params=FAST, budget=3, seed=1)
+    assert result.decided == len(result.tried) and result.verdict == "NO COUNTEREXAMPLE"
+    inconclusive = dataclasses.replace(result.tried[0], verdict=dataclasses.replace(
+        result.tried[0].verdict, outcome=Outcome.INCONCLUSIVE, reason="chattering"))
+    mixed = dataclasses.replace(result, tried=[inconclusive, *result.tried[1:]])
+    assert mixed.verdict == "UNDECIDED" and mixed.exit_code == EXIT_UNDECIDED
+    assert mixed.undecided_reasons() == {"INCONCLUSIVE: chattering": 1}
+    assert dataclasses.replace(mixed, min_decided=0.5).exit_code == 0
+
+
+def test_an_internal_error_is_exit_4_in_one_line(capsys, monkeypatch):
+    import verify.cli as cli
+
+    def broken(args):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(cli, "_claims_command", broken)
+    assert main(["claims"]) == EXIT_INTERNAL
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: RuntimeError: simulated bug" in err
+    assert "Traceback" not in err
 
 
 def test_replay_command_reproduces_the_numbers(capsys):

@@ -1,7 +1,8 @@
 """`gfverify` command line (also `python -m verify`).
 
-Exit codes: 0 success, 1 a check found a violation (where a command checks),
-2 bad input (the message names the option and the fix).
+Exit codes (`verify.exit_codes`): 0 success / no counterexample among decided instances,
+1 a counterexample, 2 bad input (the message names the input and what is allowed),
+3 undecided, 4 internal error; 130 an interrupted sweep (resume by running it again).
 """
 
 from __future__ import annotations
@@ -9,11 +10,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
+import traceback
 
 import sympy as sp
 
-EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+from verify.exit_codes import EXIT_FOUND, EXIT_INTERNAL, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE
+
+__all__ = ["EXIT_FOUND", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNDECIDED", "EXIT_USAGE",
+           "UsageError", "build_parser", "main"]
 
 
 class UsageError(Exception):
@@ -135,6 +141,15 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `gfverify claims | head`: the reader left early
         sys.stderr.close()
         return EXIT_OK
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug of ours: never exit 1 (the code for a counterexample)
+        if os.environ.get("GFVERIFY_DEBUG"):
+            traceback.print_exc()
+        print(f"internal error: {type(exc).__name__}: {exc} (a gfverify bug; rerun with "
+              f"GFVERIFY_DEBUG=1 for the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

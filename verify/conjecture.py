@@ -48,6 +48,7 @@ from theory.claim import Claim, Kind, Provenance, Source
 from verify import families as fam_mod
 from verify import measures
 from verify.check import check, evaluate, relation_margins
+from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.expressions import ExpressionError, Parsed, parse_conjecture
 from verify.figures import pyplot, save_png
 from verify.verdict import Outcome, Verdict
@@ -418,7 +419,15 @@ def _shrink(checker: _Checker, found: Instance, budget: int) -> tuple[Instance, 
 # -- the result ----------------------------------------------------------------------------------
 @dataclass
 class ConjectureResult:
-    """What a search found. ``exit_code``: 0 no counterexample, 1 a counterexample."""
+    """What a search found.
+
+    ``decided``: instances whose verdict is HOLDS or VIOLATED. The verdict is
+    COUNTEREXAMPLE when one is VIOLATED; otherwise NO COUNTEREXAMPLE only when at least
+    ``min_decided`` of the instances tried were decided (all, by default), and UNDECIDED
+    when fewer were (INCONCLUSIVE: the margin within numerical error, or a run that did
+    not reach its horizon; INAPPLICABLE: an assumption of the statement not met).
+    ``exit_code``: `verify.exit_codes` (0, 1, or 3 for UNDECIDED).
+    """
 
     statement: str
     family: str
@@ -435,6 +444,9 @@ class ConjectureResult:
     plot_path: Path | None = None
     fixed: dict = field(default_factory=dict)
     unbuildable: list = field(default_factory=list)
+    min_decided: float = 1.0
+    plot_skipped: str = ""
+    shown: Instance | None = None
     _trajectory: Trajectory | None = None
     _claim: Claim | None = None
 
@@ -443,12 +455,37 @@ class ConjectureResult:
         return self.counterexample is not None
 
     @property
+    def decided(self) -> int:
+        return sum(i.outcome in (Outcome.HOLDS, Outcome.VIOLATED) for i in self.tried)
+
+    @property
+    def undecided(self) -> bool:
+        """No counterexample, and fewer than ``min_decided`` of the instances decided."""
+        if self.found:
+            return False
+        return not self.tried or self.decided < self.min_decided * len(self.tried)
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.found else 0
+        if self.found:
+            return EXIT_FOUND
+        return EXIT_UNDECIDED if self.undecided else EXIT_OK
 
     @property
     def verdict(self) -> str:
-        return "COUNTEREXAMPLE" if self.found else "NO COUNTEREXAMPLE"
+        if self.found:
+            return "COUNTEREXAMPLE"
+        return "UNDECIDED" if self.undecided else "NO COUNTEREXAMPLE"
+
+    def undecided_reasons(self) -> dict[str, int]:
+        """How often each reason was given for an instance that was not decided."""
+        out: dict[str, int] = {}
+        for inst in self.tried:
+            if inst.outcome in (Outcome.INCONCLUSIVE, Outcome.INAPPLICABLE):
+                why = inst.verdict.reason or "the margin is within the numerical error"
+                key = f"{inst.outcome.value}: {why.split(' with ')[0]}"
+                out[key] = out.get(key, 0) + 1
+        return out
 
     @property
     def counts(self) -> dict[str, int]:
@@ -475,7 +512,13 @@ class ConjectureResult:
                  f"   seed: {self.seed}",
                  f"verdict: {self.verdict}"]
         counts = ", ".join(f"{v} {k}" for k, v in self.counts.items() if v)
-        lines.append(f"instances tried: {len(self.tried)} ({counts})")
+        lines.append(f"instances tried: {len(self.tried)} ({counts or 'none'}), decided "
+                     f"(HOLDS or VIOLATED): {self.decided}")
+        if self.undecided:
+            need = math.ceil(self.min_decided * len(self.tried)) if self.tried else 1
+            lines.append(f"undecided: {self.decided} of {len(self.tried)} decided, "
+                         f"{need} needed (min_decided = {self.min_decided:g}); nothing is "
+                         f"claimed about this statement")
         shown = self.counterexample if self.found else self.worst
         if self.found:
             c = self.counterexample
@@ -486,20 +529,22 @@ class ConjectureResult:
         elif shown is not None:
             lines.append(f"worst margin: {shown.margin:.4g} (relative "
                          f"{shown.relative_margin:.3g}, numerical error "
-                         f"{shown.error:.2g}) on an instance that {shown.outcome.value}:")
+                         f"{shown.error:.2g}) on an instance where it is {shown.outcome.value}:")
             lines += _instance_lines(shown)
             lines.append(f"replay: {self.replay_command}")
-        inconclusive = [i for i in self.tried if i.outcome is Outcome.INCONCLUSIVE]
-        if inconclusive:
-            why = inconclusive[0].verdict.reason or "the margin is within the numerical error"
-            lines.append(f"inconclusive on {len(inconclusive)} instance(s), e.g. "
-                         f"{inconclusive[0].describe()}: {why}")
+        reasons = self.undecided_reasons()
+        if reasons:
+            lines.append("not decided:")
+            lines += [f"  {n} x {why}" for why, n in sorted(reasons.items(),
+                                                            key=lambda kv: -kv[1])]
         if self.unbuildable:
             params, why = self.unbuildable[0]
             lines.append(f"draws the family could not build: {len(self.unbuildable)} (e.g. "
                          f"{params}: {why})")
         if self.plot_path is not None:
             lines.append(f"plot: {self.plot_path}")
+        elif self.plot_skipped:
+            lines.append(f"plot: not written ({self.plot_skipped})")
         return "\n".join(lines)
 
     def plot(self, path) -> Path:
@@ -526,7 +571,7 @@ def _plot(result: ConjectureResult, path: Path) -> None:
     plt = pyplot()
 
     tr, claim = result._trajectory, result._claim
-    inst = result.counterexample or result.worst
+    inst = result.counterexample or result.shown
     if tr is None or claim is None or inst is None:
         raise ConjectureError("nothing to plot: no instance was checked")
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
@@ -584,7 +629,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                budget: int = DEFAULT_BUDGET, seed: int = 0, method: str = "flow",
                lr: float | None = None, t_max: float | None = None,
                points: int = DEFAULT_POINTS, shrink_budget: int = DEFAULT_SHRINK_BUDGET,
-               plot: str | Path | None = None) -> ConjectureResult:
+               plot: str | Path | None = None, min_decided: float = 1.0) -> ConjectureResult:
     """Search ``family`` for a counterexample to a statement; shrink the one found.
 
     ``expr_or_callable``: a statement in the vocabulary (``"L(t) <= L(0)*exp(-t/n)"``) or
@@ -594,7 +639,12 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     ``budget``: instances hypothesis draws; ``seed``: its seed (same seed, same search).
     ``method``: ``"flow"`` (exact gradient flow) or ``"gd"`` (gradient descent, step
     ``lr``). ``t_max`` overrides the family's horizon. ``plot``: write the PNG there.
+    ``min_decided``: the share of the instances tried that must be decided (HOLDS or
+    VIOLATED) for NO COUNTEREXAMPLE; with fewer the verdict is UNDECIDED.
     """
+    if (isinstance(min_decided, bool) or not isinstance(min_decided, (int, float))
+            or not 0.0 <= min_decided <= 1.0):
+        raise ConjectureError(f"--min-decided: a share in [0, 1], got {min_decided!r}")
     if mode not in MODES:
         raise ConjectureError(f"mode: {mode!r} is not one of {MODES}")
     if mode == "at_t":
@@ -606,6 +656,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
         raise ConjectureError(f"--budget: a positive number of instances, got {budget!r}")
     if isinstance(points, bool) or not isinstance(points, int) or points < 2:
         raise ConjectureError(f"--points: at least 2 saved times, got {points!r}")
+    if isinstance(shrink_budget, bool) or not isinstance(shrink_budget, int) or shrink_budget < 0:
+        raise ConjectureError(f"--shrink-budget: a number of runs >= 0, got {shrink_budget!r}")
     spec = MethodSpec(method, lr)
     spec.method()  # fail early if the method is unavailable
     if spec.name == "gd" and at_t is not None:
@@ -630,9 +682,13 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
         result = ConjectureResult(statement=statement.text, family=fam.name, mode=mode,
                                   at_t=at_t, method=spec, budget=budget, seed=seed, tried=tried,
                                   counterexample=found, first_found=first, shrink_trials=trials,
-                                  fixed=fixed, unbuildable=checker.unbuildable)
+                                  fixed=fixed, unbuildable=checker.unbuildable,
+                                  min_decided=float(min_decided))
         shown = found or result.worst or (tried[0] if tried else None)
-        if shown is not None:
+        result.shown = shown
+        if shown is None:
+            result.plot_skipped = "no instance could be built" if plot is not None else ""
+        else:
             result._trajectory = checker.trajectory(shown)
             result._claim = statement.claim(mode, at_t, float(result._trajectory.t[-1]),
                                             _first_positive(result._trajectory))

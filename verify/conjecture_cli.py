@@ -1,7 +1,9 @@
 """`gfverify conjecture ...` and `gfverify families`: the command-line side of conjectures.
 
-Exit codes: 0 no counterexample (or a scaling exponent inside its interval),
-1 a counterexample (or an exponent outside), 2 bad input.
+Exit codes (`verify.exit_codes`): 0 no counterexample among the decided instances (or a
+scaling exponent inside its interval), 1 a counterexample (or an exponent outside), 2 bad
+input, 3 undecided (fewer instances decided than --min-decided asks, or no fit), 4 an
+internal error.
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ def register(subparsers) -> None:
     con.add_argument("--lr", type=float, default=None, help="gradient-descent step (gd only)")
     con.add_argument("--t-max", type=float, default=None, help="simulation horizon")
     con.add_argument("--points", type=int, default=None, help="saved times per run")
+    con.add_argument("--min-decided", type=float, default=None, metavar="SHARE",
+                     help="share of the instances tried that must be decided (HOLDS or "
+                          "VIOLATED) for NO COUNTEREXAMPLE; fewer gives UNDECIDED, exit 3 "
+                          "(default 1: all)")
     con.add_argument("--shrink-budget", type=int, default=None,
                      help="simulations allowed for shrinking (default 40)")
     con.add_argument("--plot", default=None,
@@ -120,6 +126,8 @@ def _conjecture_command(args) -> int:
             kwargs["points"] = args.points
         if args.shrink_budget is not None:
             kwargs["shrink_budget"] = args.shrink_budget
+        if args.min_decided is not None:
+            kwargs["min_decided"] = args.min_decided
         result = conjecture(
             args.expr, args.family, params=params, mode=mode, at_t=args.at_t,
             budget=20 if args.budget is None else args.budget, seed=args.seed,
@@ -154,6 +162,9 @@ def _scaling(args, params) -> int:
                          "t = oo (the asymptotic window)")
     if args.budget is not None:
         raise UsageError("--budget: not used with --scaling (use --n and --reps)")
+    if args.min_decided is not None:
+        raise UsageError("--min-decided: not used with --scaling (its fit says INCONCLUSIVE, "
+                         "exit 3, when too few runs are decided)")
     kwargs = {}
     if args.n is not None:
         kwargs["ns"] = _sizes(args.n)

@@ -151,7 +151,10 @@ class ScalingResult:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.verdict == "REJECTED" else 0
+        from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
+
+        return {"REJECTED": EXIT_FOUND, "INCONCLUSIVE": EXIT_UNDECIDED}.get(self.verdict,
+                                                                             EXIT_OK)
 
     def report(self) -> str:
         st = self.statement
