@@ -22,6 +22,8 @@ class ProblemError(ValueError):
 
 
 def _frozen_array(name: str, value: Any, ndim: int) -> np.ndarray:
+    if np.iscomplexobj(value):
+        raise ProblemError(f"{name}: complex values are not allowed; pass real numbers.")
     try:
         arr = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -74,6 +76,8 @@ class Problem:
             raise ProblemError(f"X: needs at least one sample and one feature, got {X.shape}.")
         if y.shape != (n,):
             raise ProblemError(f"y: expected shape ({n},) to match X's {n} rows, got {y.shape}.")
+        if W0.shape[0] == 0:
+            raise ProblemError("W0: needs at least one neuron (one row), got 0.")
         if W0.shape[1] != d:
             raise ProblemError(
                 f"W0: expected shape (p, {d}) (one row per neuron, {d} features as X), "
@@ -145,6 +149,9 @@ class Problem:
 
     def __hash__(self) -> int:
         return hash(self.content_hash)
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis/IPython: the short repr
+        printer.text(repr(self))
 
     def __repr__(self) -> str:
         # short on purpose: hypothesis, pytest and logs print reprs of failing examples

@@ -309,6 +309,9 @@ class Trajectory:
     def finite(self) -> bool:
         return bool(np.all(np.isfinite(self.W)) and np.all(np.isfinite(self.a)))
 
+    def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis/IPython: the short repr
+        printer.text(repr(self))
+
     def __repr__(self) -> str:
         # short on purpose (the arrays can be megabytes): sizes, method, status, problem
         return (f"Trajectory({self.method}, {len(self.t)} saved times to "

@@ -194,13 +194,20 @@ class _Context:
                 raise _Missing(name)
         symbols = sorted(flat.free_symbols, key=lambda s: s.name)
         fn = sp.lambdify(symbols, flat, modules="numpy")
+        def real(args: dict) -> np.ndarray:
+            try:
+                out = np.broadcast_to(fn(*(args[s.name] for s in symbols)), (T,))
+            except (ZeroDivisionError, OverflowError) as exc:
+                raise CheckError(f"{sp.sstr(expr)} is undefined on instance "
+                                 f"{self.tr.problem.describe()} ({exc})") from None
+            if np.iscomplexobj(out) and np.any(np.imag(out) != 0):
+                raise CheckError(f"{sp.sstr(expr)} is not real on instance "
+                                 f"{self.tr.problem.describe()}")
+            return np.real(out).astype(float)
+
         with np.errstate(all="ignore"):
-            fine = np.broadcast_to(fn(*(args_fine[s.name] for s in symbols)), (T,)).astype(float)
-            comp = None
-            if has_comp:
-                comp = np.broadcast_to(
-                    fn(*(args_comp[s.name] for s in symbols)), (T,)
-                ).astype(float)
+            fine = real(args_fine)
+            comp = real(args_comp) if has_comp else None
             roundoff = np.zeros(T)
             for s in symbols:
                 if s.name in roundoffs and not fine_only:

@@ -51,10 +51,13 @@ def claim_figures(rows: list[dict], out_dir: Path) -> dict[str, Path]:
             warnings.warn(f"{row.get('claim')}: unknown figure type {data.get('type')!r}",
                           stacklevel=2)
             continue
-        path = figure_path(out_dir, str(row.get("claim", "claim")))
+        key = str(row.get("claim", "claim"))
+        if row.get("data") == "published":
+            key += " (published data)"
+        path = figure_path(out_dir, key)
         try:
             fig = draw(row, data)
-            out[str(row.get("claim"))] = save_png(fig, path)
+            out[key] = save_png(fig, path)
         except Exception as exc:  # noqa: BLE001  (one bad figure must not sink a report)
             pyplot().close("all")
             warnings.warn(f"{row.get('claim')}: figure not drawn: {exc!r}", stacklevel=2)

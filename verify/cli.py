@@ -2,7 +2,8 @@
 
 Exit codes (`verify.exit_codes`): 0 success / no counterexample among decided instances,
 1 a counterexample, 2 bad input (the message names the input and what is allowed),
-3 undecided, 4 internal error; 130 an interrupted sweep (resume by running it again).
+3 undecided, 4 internal error, 5 a report whose verification suite failed; 130 interrupted
+(a sweep resumes when run again).
 """
 
 from __future__ import annotations
@@ -16,10 +17,18 @@ import traceback
 
 import sympy as sp
 
-from verify.exit_codes import EXIT_FOUND, EXIT_INTERNAL, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE
+from verify.exit_codes import (
+    EXIT_FOUND,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_SUITE_FAILED,
+    EXIT_UNDECIDED,
+    EXIT_USAGE,
+)
 
-__all__ = ["EXIT_FOUND", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNDECIDED", "EXIT_USAGE",
-           "UsageError", "build_parser", "main"]
+__all__ = ["EXIT_FOUND", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_SUITE_FAILED",
+           "EXIT_UNDECIDED", "EXIT_USAGE", "UsageError", "build_parser", "main"]
 
 
 class UsageError(Exception):
@@ -77,9 +86,11 @@ def _report_command(args) -> int:
     for row in result.table:
         print(f"  {row['claim']:<10} {row['verdict']:<13} {row['instances']} instances")
     if result.suite is not None:
-        print(f"verification suite: {len(result.suite['claims'])} claims, "
-              f"{result.suite['summary']}, mutants caught {result.suite['mutants_caught']}/"
-              f"{len(result.suite['mutants'])}")
+        from verify.mutants import summary_line
+
+        print(f"verification suite: {len(result.suite['claims'])} verdict rows, "
+              f"{result.suite['summary'] or 'no summary'}, "
+              f"{summary_line(result.suite['mutant_score'])}")
     for run in result.reproduction["runs"]:
         print(f"E-002-1 GD, loss_scale {run['loss_scale']:g}: mid-drops at iterations "
               f"{run['mid_drops'][0]} / {run['mid_drops'][1]} (paper ~5000 / ~11000)")
@@ -87,6 +98,29 @@ def _report_command(args) -> int:
         print(f"{rep.experiment}: {rep.title} ({rep.wall_time:.1f} s)")
         for finding in rep.findings:
             print(f"  finding: {finding}")
+    if result.suite is not None and not result.suite["ok"]:
+        from verify.report import suite_failure
+
+        print(f"error: {suite_failure(result.suite)}", file=sys.stderr)
+        return EXIT_SUITE_FAILED
+    return EXIT_OK
+
+
+def _findings_command(args) -> int:
+    from verify import findings as F
+
+    try:
+        found, profile = F.load(args.verdicts)
+        if args.readme:
+            changed = F.update_readme(args.readme, found, profile)
+            print(f"{args.readme}: findings block {'rewritten' if changed else 'unchanged'} "
+                  f"({len(F.distinct(found))} findings, profile {profile or '?'})")
+        else:
+            print(F.markdown(found, profile), end="")
+    except F.FindingError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"--readme {args.readme}: {exc.strerror or exc}") from None
     return EXIT_OK
 
 
@@ -113,6 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
                           "there are read, not recomputed (e.g. a full `gfverify sweep "
                           "examples/sweeps/exp1_1.toml --results DIR`)")
     rep.set_defaults(run=_report_command)
+
+    fi = sub.add_parser("findings", help="the findings a suite run measured (from its "
+                                         "verdicts.json), or rewrite the README's block")
+    fi.add_argument("verdicts", help="verdicts.json of `gfverify report` or of "
+                                     "`pytest verify --verify-json PATH`")
+    fi.add_argument("--readme", default=None, metavar="PATH",
+                    help="rewrite the generated findings block of this README")
+    fi.set_defaults(run=_findings_command)
 
     cl = sub.add_parser("claims", help="list the catalogue's claims")
     cl.add_argument("--paper", default=None, help="S000, S001, S002 (default: all)")
@@ -143,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug of ours: never exit 1 (the code for a counterexample)
         if os.environ.get("GFVERIFY_DEBUG"):
             traceback.print_exc()

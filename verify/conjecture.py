@@ -41,12 +41,13 @@ import numpy as np
 import sympy as sp
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings, target
 from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import Unsatisfiable
 
 from numerics import ExactFlow, Problem, ProblemError, Trajectory, simulate
 from theory import symbols as S
 from theory.claim import Claim, Kind, Provenance, Source
 from verify import families as fam_mod
-from verify import measures
+from verify import limits, measures
 from verify.check import check, evaluate, relation_margins
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.expressions import ExpressionError, Parsed, parse_conjecture
@@ -88,6 +89,32 @@ class Statement:
                   "as_t_to_inf": (sp.Float(t_end), sp.Float(t_end))}[mode]
         return Claim(id="conjecture", title=self.text, kind=Kind.POINTWISE, source=source,
                      statement=rel, window=window)
+
+    def require_defined(self, problem: Problem) -> None:
+        """Refuse, before simulating, a statement whose instance-only parts (1/(n - 2),
+        log(lam - 1), ...) are not finite real numbers on this instance."""
+        if self.parsed is None:
+            return
+        exprs = [self.parsed.relation] + ([self.parsed.event] if self.parsed.event else [])
+        inst = measures.instance_values(problem)
+        seen: set = set()
+        for expr in exprs:
+            for sub in sp.preorder_traversal(expr):
+                if (sub in seen or not isinstance(sub, sp.Expr) or sub.is_Atom
+                        or sub.atoms(sp.core.function.AppliedUndef)
+                        or any(s.name in ("t", "t_conv") for s in sub.free_symbols)):
+                    continue
+                seen.add(sub)
+                try:
+                    values = {s: inst[s.name] for s in sub.free_symbols}
+                except (KeyError, ValueError):
+                    continue  # not an instance quantity here: check() will say so
+                value = sub.xreplace({s: sp.Float(float(v)) for s, v in values.items()})
+                value = sp.N(value)
+                if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I) or not value.is_real:
+                    at = ", ".join(f"{s.name}={float(v):.4g}" for s, v in values.items())
+                    raise ConjectureError(f"conjecture: {sp.sstr(sub)} is not a finite real "
+                                          f"number at {at} ({problem.describe()})")
 
     def fixed_times(self) -> list[float]:
         """Times the statement reads a quantity at (L(0), L(5)): they must be saved."""
@@ -163,6 +190,8 @@ class MethodSpec:
             raise ConjectureError(f"--method: {self.name!r} is not one of {METHODS}")
         if self.lr is not None and not (math.isfinite(self.lr) and self.lr > 0):
             raise ConjectureError(f"--lr: must be a positive number, got {self.lr!r}")
+        if self.lr is not None and self.name != "gd":
+            raise ConjectureError("--lr: only used with --method gd (the exact flow has no step)")
 
     @property
     def step(self) -> float:
@@ -270,7 +299,12 @@ class _Checker:
         return self.trajectories[self.key(inst.params)]
 
     def _check(self, params: dict) -> Instance:
+        try:
+            limits.problem_size(params)
+        except limits.LimitError as exc:
+            raise ConjectureError(str(exc)) from None
         problem = self.family.make(params)
+        self.statement.require_defined(problem)
         horizon = self.family.horizon(problem, params)
         extra = self.statement.fixed_times()
         if self.mode == "at_t":
@@ -377,6 +411,11 @@ def _search(checker: _Checker, budget: int, seed: int) -> tuple[list[Instance], 
         hypothesis_seed(seed)(probe)()
     except _Found as found:
         return tried, found.instance
+    except Unsatisfiable:
+        why = (f"; e.g. {checker.unbuildable[0][0]}: {checker.unbuildable[0][1]}"
+               if checker.unbuildable else "")
+        raise ConjectureError(f"--param: the family {checker.family.name!r} could not build "
+                              f"any instance with these parameters{why}") from None
     return tried, None
 
 
@@ -658,6 +697,22 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
         raise ConjectureError(f"--points: at least 2 saved times, got {points!r}")
     if isinstance(shrink_budget, bool) or not isinstance(shrink_budget, int) or shrink_budget < 0:
         raise ConjectureError(f"--shrink-budget: a number of runs >= 0, got {shrink_budget!r}")
+    if t_max is not None and not (isinstance(t_max, (int, float)) and math.isfinite(t_max)
+                                  and t_max > 0):
+        raise ConjectureError(f"--t-max: a positive finite time, got {t_max!r}")
+    try:
+        limits.at_most("--budget", budget, "budget")
+        limits.at_most("--shrink-budget", shrink_budget, "budget")
+        limits.at_most("--points", points, "points")
+        horizon_given = t_max if t_max is not None else (params or {}).get("horizon")
+        if horizon_given is not None:
+            h = float(horizon_given)
+            limits.at_most("--t-max", h, "horizon")
+            if method == "gd":
+                limits.at_most("--t-max / --lr (gradient-descent steps)",
+                               h / (lr or DEFAULT_GD_LR), "gd_steps")
+    except (TypeError, ValueError) as exc:
+        raise ConjectureError(str(exc)) from None
     spec = MethodSpec(method, lr)
     spec.method()  # fail early if the method is unavailable
     if spec.name == "gd" and at_t is not None:

@@ -9,7 +9,9 @@ internal error.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from verify import limits
 from verify.cli import EXIT_OK, UsageError
 
 _EPILOG = """\
@@ -97,7 +99,27 @@ def _sizes(text: str) -> list[int]:
         raise UsageError(f"--n: expected integers separated by commas, got {text!r}") from None
     if len(sizes) < 2 or min(sizes) < 1:
         raise UsageError(f"--n: at least two positive sizes, got {text!r}")
+    try:
+        limits.at_most("--n", max(sizes), "size")
+    except limits.LimitError as exc:
+        raise UsageError(str(exc)) from None
     return sizes
+
+
+def _plot_path(args, default: str) -> str | None:
+    """The PNG to write, or None; its directory must exist (nothing is created)."""
+    if args.no_plot:
+        if args.plot is not None:
+            raise UsageError("--plot/--no-plot: give one of them")
+        return None
+    path = Path(args.plot or default)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"--plot {path}: the directory {parent} does not exist (create it "
+                         f"first; gfverify writes only the file)")
+    if path.is_dir():
+        raise UsageError(f"--plot {path}: is a directory; give a file name ending in .png")
+    return str(path)
 
 
 def _conjecture_command(args) -> int:
@@ -132,7 +154,7 @@ def _conjecture_command(args) -> int:
             args.expr, args.family, params=params, mode=mode, at_t=args.at_t,
             budget=20 if args.budget is None else args.budget, seed=args.seed,
             method=args.method, lr=args.lr, t_max=args.t_max,
-            plot=None if args.no_plot else (args.plot or "conjecture.png"), **kwargs)
+            plot=_plot_path(args, "conjecture.png"), **kwargs)
     except (ConjectureError, FamilyError) as exc:
         raise UsageError(str(exc)) from None
     print(result.report())
@@ -177,7 +199,7 @@ def _scaling(args, params) -> int:
     result = scaling_conjecture(
         args.scaling, args.family, params=params, seed=args.seed, method=args.method,
         lr=args.lr, t_max=args.t_max, jobs=args.jobs,
-        plot=None if args.no_plot else (args.plot or "scaling.png"), **kwargs)
+        plot=_plot_path(args, "scaling.png"), **kwargs)
     print(result.report())
     return result.exit_code
 

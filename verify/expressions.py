@@ -170,6 +170,8 @@ class _Reader:
                 raise ExpressionError(f"the comparison {symbol!r} is not allowed; "
                                       "use <=, <, >=, > or ==")
             right = self.expression(right_node)
+            for side, side_node in ((left, node.left if not parts else None), (right, right_node)):
+                _require_real(side, side_node)
             parts.append(rel(left, right, evaluate=False))
             left = right
         return parts[0] if len(parts) == 1 else sp.And(*parts)
@@ -192,7 +194,12 @@ class _Reader:
         if isinstance(value, complex):
             raise ExpressionError(f"complex numbers are not allowed (got {value!r})")
         if isinstance(value, int):
-            return sp.Integer(value) if abs(value) <= MAX_EXACT_INT else sp.Float(float(value))
+            if abs(value) <= MAX_EXACT_INT:
+                return sp.Integer(value)
+            if abs(value) > 1e300:
+                raise ExpressionError(f"the number {str(value)[:12]}... ({len(str(value))} "
+                                      "digits) is too large: at most 1e300")
+            return sp.Float(float(value))
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise ExpressionError(f"the number {value!r} is not finite")
@@ -309,11 +316,27 @@ class _Reader:
             raise ExpressionError("first(...) takes one argument, an event such as "
                                   "L(t) <= 1e-8*L(0)")
         event = self.statement(node.args[0])
+        if event.has(S.t_conv):
+            raise ExpressionError("first(...) cannot be nested: the event must compare "
+                                  "quantities of t, e.g. first(L(t) <= 1e-8*L(0))")
         for rel in (event.args if isinstance(event, sp.And) else (event,)):
             if not isinstance(rel, (sp.Le, sp.Lt, sp.Ge, sp.Gt)):
                 raise ExpressionError("the event in first(...) must use <=, <, >= or >")
         self.event = event
         return S.t_conv
+
+
+def _require_real(expr: sp.Basic, node: ast.AST | None) -> None:
+    """Refuse a side that is not a real number wherever it is defined (log(-1) = i pi,
+    sqrt(-lam) with lam > 0, 1/0): its imaginary part would be silently dropped."""
+    bad = None
+    if expr.has(sp.I):
+        bad = "is not a real number (it has an imaginary part)"
+    elif expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        bad = "is not finite"
+    if bad:
+        text = ast.unparse(node) if node is not None else sp.sstr(expr)
+        raise ExpressionError(f"{text!r} {bad}; both sides must be finite real numbers")
 
 
 def _parse_tree(text: str) -> ast.AST:

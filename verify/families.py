@@ -56,6 +56,11 @@ def _round_sig(x: float) -> float:
     return float(f"{x:.{_SIG_DIGITS - 1}e}")
 
 
+# the theory of small initialisations needs a scale below 1 (at 1 the two-point horizon,
+# 3.6 (-ln lam)/..., is zero)
+_SMALL_SCALE = (0.0, 0.5)
+
+
 # -- typed parameters ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class IntParam:
@@ -421,7 +426,7 @@ TWO_POINT = Family(
     "loss, balanced init at scale lam",
     params={
         "p": IntParam(10, 60, "width", default=60),
-        "lam": FloatParam(1e-20, 1e-4, "initialisation scale",
+        "lam": FloatParam(1e-20, 1e-4, "initialisation scale", limits=_SMALL_SCALE,
                           default=lambda v: 1e-6 / math.sqrt(v["p"]), default_text="1e-6/sqrt(p)"),
         "seed": _seed_param(),
     },
@@ -441,7 +446,8 @@ ORTHOGONAL = Family(
         "p": IntParam(30, 60, "width", default=60),
         "d": IntParam(2, 8, "input dimension", default=lambda v: v["n"], default_text="n",
                       ge="n"),
-        "lam": FloatParam(1e-20, 1e-6, "initialisation scale", default=1e-12),
+        "lam": FloatParam(1e-20, 1e-6, "initialisation scale", default=1e-12,
+                          limits=_SMALL_SCALE),
         "seed": _seed_param(),
     },
     build=lambda n, p, d, lam, seed: generators.orthonormal(n=n, d=d, p=p, lam=lam, seed=seed),
@@ -499,8 +505,10 @@ SEPARABLE = Family(
         "n": IntParam(2, 8, "samples", default=4, limits=(2, None)),
         "h": IntParam(2, 30, "width (S001's h; the vocabulary's p)", default=10),
         "d": IntParam(2, 6, "input dimension (S001's D)", default=3, limits=(2, None)),
-        "mu": FloatParam(0.01, 0.9, "separation mu of the data", default=0.1),
-        "eps": FloatParam(1e-8, 1e-2, "initialisation scale", default=1e-4),
+        "mu": FloatParam(0.01, 0.9, "separation mu of the data", default=0.1,
+                         limits=(0.0, 1.0)),
+        "eps": FloatParam(1e-8, 1e-2, "initialisation scale", default=1e-4,
+                          limits=_SMALL_SCALE),
         "loss": ChoiceParam(("exponential", "logistic"), "loss", default="exponential"),
         "seed": _seed_param(),
     },

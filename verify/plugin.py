@@ -16,6 +16,8 @@ import re
 import pytest
 from hypothesis import settings
 
+from verify import findings as findings_mod
+from verify import mutants as mutants_mod
 from verify.profiles import get_profile, register_hypothesis_profiles
 from verify.table import VerdictLog, format_table, markdown_table
 
@@ -70,18 +72,26 @@ def pytest_terminal_summary(terminalreporter, config):
         return
     log: VerdictLog = config._gfverify_log
     table = log.table()
-    if not table and not log.mutants:
+    if not table and not log.mutants and not log.findings:
         return
     terminalreporter.section("gfverify verdicts")
     for line in format_table(table):
         terminalreporter.write_line(line)
-    if log.mutants:
-        caught = sum(m["caught"] for m in log.mutants)
-        terminalreporter.write_line(f"mutants caught {caught}/{len(log.mutants)}")
+    score = mutants_mod.score(log.mutants)
+    terminalreporter.write_line(mutants_mod.summary_line(score))
+    found = findings_mod.distinct([findings_mod.Finding.from_dict(d) for d in log.findings])
+    if found:
+        terminalreporter.write_line(f"findings measured in this run ({len(found)}; texts in "
+                                    f"--verify-json and the report):")
+        for f in found:
+            terminalreporter.write_line(f"  {f.line()}")
     if config.getoption("--verify-json"):
+        profile = config._gfverify_profile.name
         with open(config.getoption("--verify-json"), "w") as fh:
-            fh.write(_compact_numbers(json.dumps({"claims": table, "mutants": log.mutants},
-                                                 indent=2)))
+            fh.write(_compact_numbers(json.dumps(
+                {"profile": profile, "claims": table, "mutants": log.mutants,
+                 "mutant_score": score, "findings": [f.to_dict() for f in found]},
+                indent=2)))
     if config.getoption("--verify-md"):
         with open(config.getoption("--verify-md"), "w") as fh:
             fh.write(markdown_table(table))

@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +31,9 @@ import sympy as sp
 import theory
 from numerics import generators
 from numerics.provenance import environment
-from verify import families
+from verify import families, limits
+from verify import findings as findings_mod
+from verify import mutants as mutants_mod
 from verify.check import check
 from verify.claim_figures import claim_figures
 from verify.evidence import s002_trajectory
@@ -124,7 +125,7 @@ def _fmt(x) -> str:
     return "" if x is None else f"{x:.4g}"
 
 
-VERDICT_HEADER = ["claim", "kind", "instances", "HOLDS", "VIOLATED", "INAPPLICABLE",
+VERDICT_HEADER = ["claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "INAPPLICABLE",
                   "INCONCLUSIVE", "verdict", "worst margin", "where"]
 
 
@@ -136,7 +137,8 @@ def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
         margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
         if r["tolerance"] is not None and margin:
             margin += f" (err {r['tolerance']:.1g})"
-        rows.append([r["claim"], r["kind"], str(r["instances"]), str(r["HOLDS"]),
+        data = "published" if r.get("data") == "published" else "sim"
+        rows.append([r["claim"], r["kind"], data, str(r["instances"]), str(r["HOLDS"]),
                      str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
                      r["verdict"], margin, r["where"]])
     notes = [f"{r['claim']}: {n} x {reason}" for r in table
@@ -145,26 +147,24 @@ def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
 
 
 # -- the verification suite ------------------------------------------------------------------
-_CLAIM_ID = re.compile(r"S\d{3}-[A-Z]+\d+[a-z]?")
 _PERCENT = re.compile(r"\[\s*(\d+)%\]")
 
 
 class SuiteRun:
     """``pytest verify`` in a subprocess (so the report's process stays clean), started at
     once so that it runs while the report simulates; `result` waits for it and collects
-    its verdict table (``--verify-json``), the mutants and the expected findings (the
-    reasons of the strict xfails, read from ``--junitxml``)."""
+    its verdict table, the mutants scored against the declared roster and the findings
+    measured by the run (all from ``--verify-json``; `verify.findings`)."""
 
     def __init__(self, profile: str, show_progress: bool = True) -> None:
         verify_dir = Path(__file__).resolve().parent
         self.start = time.perf_counter()
         self.tmp = tempfile.TemporaryDirectory(prefix="gfverify-suite-")
         self.vjson = Path(self.tmp.name) / "verdicts.json"
-        self.junit = Path(self.tmp.name) / "junit.xml"
         self.out = open(Path(self.tmp.name) / "stdout.txt", "w+")  # noqa: SIM115
         self.cmd = [sys.executable, "-m", "pytest", str(verify_dir), "-q", "-p",
                     "no:cacheprovider", f"--verify-profile={profile}",
-                    f"--verify-json={self.vjson}", f"--junitxml={self.junit}"]
+                    f"--verify-json={self.vjson}"]
         if show_progress:
             print("running the verification suite (pytest verify) in the background ...",
                   file=sys.stderr, flush=True)
@@ -194,12 +194,11 @@ class SuiteRun:
             self.out.seek(0)
             stdout = self.out.read()
             data = (json.loads(self.vjson.read_text()) if self.vjson.exists()
-                    else {"claims": [], "mutants": []})
-            findings = _xfail_findings(self.junit) if self.junit.exists() else []
+                    else {"claims": [], "mutants": [], "findings": []})
         finally:
             self.out.close()
             self.tmp.cleanup()
-        return _suite_dict(self.cmd, returncode, stdout, data, findings, self.start)
+        return _suite_dict(self.cmd, returncode, stdout, data, self.start)
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -214,31 +213,29 @@ def run_suite(profile: str, show_progress: bool = True) -> dict:
     return SuiteRun(profile, show_progress).result(show_progress)
 
 
-def _suite_dict(cmd, returncode, stdout, data, findings, start) -> dict:
+def _suite_dict(cmd, returncode, stdout, data, start) -> dict:
     summary = next((ln.strip("= ") for ln in reversed(stdout.splitlines())
                     if re.search(r"\d+ (passed|failed)", ln)), "")
     mutants = data.get("mutants", [])
-    return {"command": " ".join(["pytest", "verify"] + cmd[5:-2]), "exit_code": returncode,
+    score = mutants_mod.score(mutants)
+    failed = [ln.split(" - ")[0].removeprefix("FAILED ").removeprefix("ERROR ").strip()
+              for ln in stdout.splitlines() if ln.startswith(("FAILED ", "ERROR "))]
+    return {"command": " ".join(["pytest", "verify"] + cmd[5:-1]), "exit_code": returncode,
+            "ok": returncode == 0, "failed_tests": failed,
             "summary": summary, "claims": data.get("claims", []), "mutants": mutants,
-            "mutants_caught": sum(m["caught"] for m in mutants), "findings": findings,
-            "wall_time": time.perf_counter() - start}
+            "mutant_score": score, "mutants_caught": score["caught"],
+            "findings": data.get("findings", []), "wall_time": time.perf_counter() - start}
 
 
-def _xfail_findings(junit: Path) -> list[dict]:
-    """One entry per distinct xfail reason: the reason, the claims its tests name, the count."""
-    by_reason: dict[str, dict] = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        for sk in case.findall("skipped"):
-            if sk.get("type") != "pytest.xfail":
-                continue
-            reason = sk.get("message", "")
-            name = f"{case.get('classname', '')}::{case.get('name', '')}"
-            entry = by_reason.setdefault(reason, {"reason": reason, "claims": [], "tests": []})
-            entry["tests"].append(name)
-            for cid in _CLAIM_ID.findall(name + " " + reason):
-                if cid not in entry["claims"]:
-                    entry["claims"].append(cid)
-    return list(by_reason.values())
+def suite_failure(suite_result: dict | None) -> str:
+    """One paragraph when the suite failed or crashed (empty when it passed or did not run)."""
+    if suite_result is None or suite_result["ok"]:
+        return ""
+    tests = suite_result.get("failed_tests", [])
+    named = f": {', '.join(tests[:6])}{', ...' if len(tests) > 6 else ''}" if tests else ""
+    return (f"THE VERIFICATION SUITE FAILED (pytest exit code {suite_result['exit_code']}, "
+            f"{suite_result['summary'] or 'no summary: it crashed'}){named}. Its table below "
+            f"is incomplete; rerun `{suite_result['command']}` to see why.")
 
 
 # -- E-002-1: the two-point example by gradient descent ---------------------------------------
@@ -326,9 +323,23 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     selects sections by module name (default: all of REPRODUCTIONS)."""
     prof = get_profile(profile)
     if instances is not None and instances < 0:
-        raise ValueError(f"instances: must be >= 0, got {instances}")
+        raise ValueError(f"--instances: must be >= 0, got {instances}")
+    limits.at_most("--instances", instances or 0, "budget")
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out}: is a file; the report needs a directory (created if "
+                         f"missing)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".gfverify-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
+    if store is not None:
+        from verify.sweep import connect
+
+        connect(store).close()  # a bad --results store is refused before any work
     start = time.perf_counter()
     suite_run = SuiteRun(profile, show_progress) if suite else None
     store = Path(store) if store is not None else out / "store"
@@ -414,6 +425,8 @@ def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, g
     rows, notes = verdict_rows(table)
     b: list[tuple] = [
         ("h", 1, "gfverify bound-checking report"),
+        *([("p", "**" + suite_failure(suite_result) + "**")] if suite_failure(suite_result)
+          else []),
         ("p", f"Profile `{profile}`, seed {seed}, generated "
               f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC in {wall:.1f} s."),
         ("p", "Each claim is checked on exact gradient-flow trajectories (DOP853 between "
@@ -477,36 +490,33 @@ def _suite_blocks(suite_result, others=()) -> list[tuple]:
             b += [("h", 2, "Findings"), ("list", repro_findings)]
         return b
     rows, notes = verdict_rows(suite_result["claims"])
+    score = suite_result["mutant_score"]
     b += [("p", f"`{suite_result['command']}`: {suite_result['summary'] or 'no summary'} "
                 f"(exit code {suite_result['exit_code']}, "
                 f"{suite_result['wall_time']:.0f} s). One row per claim: instances checked, "
                 "outcome counts, and the instance (content hash and seed) and time where the "
-                "margin was smallest."),
+                "margin was smallest. Rows marked `published` were decided on data the "
+                "papers' authors published, not on our simulations, and are counted apart."),
           ("table", VERDICT_HEADER, rows),
-          ("p", f"mutants caught {suite_result['mutants_caught']}/"
-                f"{len(suite_result['mutants'])} (deliberately wrong variants of the claims "
-                "that the checks must reject)")]
+          ("p", mutants_mod.summary_line(score) + " (deliberately wrong variants of the "
+                "claims that the checks must reject; the roster is "
+                "`verify/mutant_roster.txt`)")]
     if notes:
         b += [("p", "Why instances were not decided:"), ("list", notes)]
     b.append(("h", 2, "Findings"))
-    if suite_result["findings"]:
-        b.append(("p", "Expected failures of the suite (strict xfails): each records a "
-                       "statement that does not hold as published, or only with a caveat."))
-        b.append(("list", [_finding_line(f) for f in suite_result["findings"]]))
+    found = findings_mod.distinct([findings_mod.Finding.from_dict(d)
+                                   for d in suite_result["findings"]])
+    if found:
+        b.append(("p", "Measured by this run of the suite (each test asserts that its finding "
+                       "reproduces, and builds the text from its own numbers):"))
+        b.append(("list", [f.markdown()[2:] for f in found]))
     else:
-        b.append(("p", "No expected failures were reported."))
+        b.append(("p", "The suite recorded no findings."))
     if repro_findings:
         b.append(("p", "From the reproductions of the papers' experiments (evidence in their "
                        "sections below):"))
         b.append(("list", repro_findings))
     return b
-
-
-def _finding_line(f: dict) -> str:
-    tests = sorted({t.split("::")[-1].split("[")[0] for t in f["tests"]})
-    n = len(f["tests"])
-    claims = f"{', '.join(f['claims'])}; " if f["claims"] else ""
-    return f"{claims}`{', '.join(tests)}` ({n} test{'s' if n > 1 else ''}): {f['reason']}"
 
 
 def _repro_blocks(repro, gd_figure) -> list[tuple]:
@@ -532,8 +542,21 @@ def _repro_blocks(repro, gd_figure) -> list[tuple]:
     ]
 
 
+def _catalogue_status(r: dict) -> str:
+    margin = ("" if r["worst_margin"] is None else
+              f"; worst margin {r['worst_margin']:.3g}"
+              + ("" if r["tolerance"] is None else f" (err {r['tolerance']:.1g})")
+              + f" at {r['where']}")
+    data = " of published data" if r.get("data") == "published" else ""
+    return (f"verdict {r['verdict']} on {r['instances']} instances{data} (HOLDS "
+            f"{r['HOLDS']}, VIOLATED {r['VIOLATED']}, INAPPLICABLE "
+            f"{r['INAPPLICABLE']}, INCONCLUSIVE {r['INCONCLUSIVE']}){margin}")
+
+
 def _catalogue_blocks(suite_result, claim_figs=None) -> list[tuple]:
-    row_of = {r["claim"]: r for r in (suite_result or {}).get("claims", [])}
+    rows_of: dict[str, list[dict]] = {}
+    for r in (suite_result or {}).get("claims", []):
+        rows_of.setdefault(r["claim"], []).append(r)
     b: list[tuple] = [("h", 2, "Catalogue"),
                       ("p", "Every claim of the catalogue (`gfverify claims`), grouped by "
                             "paper: source, statement, flags, and the suite's verdict.")]
@@ -541,15 +564,8 @@ def _catalogue_blocks(suite_result, claim_figs=None) -> list[tuple]:
     for paper in sorted({c.paper for c in all_claims}):
         b.append(("h", 3, paper))
         for c in (c for c in all_claims if c.paper == paper):
-            if c.checkable and c.id in row_of:
-                r = row_of[c.id]
-                margin = ("" if r["worst_margin"] is None else
-                          f"; worst margin {r['worst_margin']:.3g}"
-                          + ("" if r["tolerance"] is None else f" (err {r['tolerance']:.1g})")
-                          + f" at {r['where']}")
-                status = (f"verdict {r['verdict']} on {r['instances']} instances (HOLDS "
-                          f"{r['HOLDS']}, VIOLATED {r['VIOLATED']}, INAPPLICABLE "
-                          f"{r['INAPPLICABLE']}, INCONCLUSIVE {r['INCONCLUSIVE']}){margin}")
+            if c.checkable and c.id in rows_of:
+                status = "; ".join(_catalogue_status(r) for r in rows_of[c.id])
             elif c.checkable:
                 status = "verdict not run"
             else:
@@ -559,8 +575,10 @@ def _catalogue_blocks(suite_result, claim_figs=None) -> list[tuple]:
             b.append(("math", c.latex()))
             if c.flags:
                 b.append(("list", [f"flag: {flag}" for flag in c.flags]))
-            if claim_figs and c.id in claim_figs:
-                b.append(("img", claim_figs[c.id],
-                          f"{c.id}: the measured quantity against the claim on the instance "
-                          "with the worst margin (or the fit against the claimed law)"))
+            for key in (c.id, f"{c.id} (published data)"):
+                if claim_figs and key in claim_figs:
+                    b.append(("img", claim_figs[key],
+                              f"{key}: the measured quantity against the claim on the "
+                              "instance with the worst margin (or the fit against the "
+                              "claimed law)"))
     return b

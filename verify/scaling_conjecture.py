@@ -38,6 +38,7 @@ from numerics import Trajectory
 from theory import symbols as S
 from theory.claim import Claim, Kind, Provenance, Source
 from verify import families as fam_mod
+from verify import limits
 from verify.check import CheckError, evaluate
 from verify.conjecture import ConjectureError, MethodSpec, run_instance
 from verify.expressions import ExpressionError, ScalingStatement, parse_scaling
@@ -255,6 +256,14 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
         raise ConjectureError(f"--reps: a positive number of repetitions, got {reps!r}")
     if len(ns) * reps < 3:
         raise ConjectureError("--n/--reps: the fit needs at least 3 runs")
+    try:
+        limits.at_most("--n", max(ns), "size")
+        limits.at_most("--n/--reps (runs)", len(ns) * reps, "budget")
+        limits.at_most("--points", points, "points")
+        if t_max is not None:
+            limits.at_most("--t-max", t_max, "horizon")
+    except limits.LimitError as exc:
+        raise ConjectureError(str(exc)) from None
     spec = MethodSpec(method, lr)
     spec.method()
     fam = fam_mod.get(family) if isinstance(family, str) else family
@@ -272,7 +281,8 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
         for r in range(reps):
             try:
                 values = narrowed.defaults(n=n, seed=seed + r)
-            except fam_mod.FamilyError as exc:
+                limits.problem_size(values)
+            except (fam_mod.FamilyError, limits.LimitError) as exc:
                 raise ConjectureError(str(exc)) from None
             jobs_args.append((fam.name, fixed, values, text, spec, points))
     if jobs > 1:

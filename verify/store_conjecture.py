@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from verify.scaling import FitError, PowerLawFit, fit_power_law
-from verify.sweep import COLUMNS, read_rows
+from verify.sweep import COLUMNS, SweepStoreError, read_rows
 
 SIZES = ("n", "d", "p")
 NUMERIC = tuple(name for name, kind in COLUMNS if kind.startswith(("REAL", "INTEGER"))
@@ -111,6 +111,8 @@ def stored_scaling(law: str, results_dir, where=None) -> StoredScaling:
     filters = parse_where(where) if not isinstance(where, dict) else where
     try:
         rows = read_rows(results_dir)
+    except SweepStoreError as exc:
+        raise StoreConjectureError(str(exc)) from None
     except FileNotFoundError as exc:
         raise StoreConjectureError(f"--results: {exc}") from None
     rows = [r for r in rows if all(str(r[k]) == v for k, v in filters.items())]

@@ -66,6 +66,7 @@ import torch
 
 from numerics import ExactFlow, GradientDescent, generators, network, simulate_batch
 from numerics.provenance import environment
+from verify import limits
 from verify.measures_s000 import average_rate, terminal_rate
 from verify.progress import Progress
 
@@ -255,6 +256,8 @@ def parse_config(data: dict) -> SweepConfig:
     else:
         grids = [_grid(gen, tables, "grid")]
     method = _method(data["method"])
+    total = len(seeds) * sum(math.prod(len(v) for v in g.values()) for g in grids)
+    _at_most("grid x seeds", total)
     cfg = SweepConfig(generator=gen, grids=grids, seeds=seeds, method=method, name=name,
                       batch_size=batch_size, threads=threads, source=data)
     # every grid point must build (the generator validates its own parameters)
@@ -280,6 +283,7 @@ def _seeds(value) -> list[int]:
     if isinstance(value, int):
         if value < 1:
             raise SweepConfigError(f"seeds: a count must be >= 1, got {value}.")
+        _at_most("seeds", value)
         return list(range(value))
     if isinstance(value, str):
         lo, sep, hi = value.partition("..")
@@ -289,6 +293,7 @@ def _seeds(value) -> list[int]:
             a = b = -1
         if not sep or a < 0 or b < a:
             raise SweepConfigError(f"seeds: expected 'a..b' with 0 <= a <= b, got {value!r}.")
+        _at_most("seeds", b - a + 1)
         return list(range(a, b + 1))
     if isinstance(value, list) and value and all(
         isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value
@@ -313,7 +318,17 @@ def integer_range(text: str, where: str) -> list[int]:
     a, b, step = int(m[1]), int(m[2]), int(m[3] or 1)
     if b < a or step < 1:
         raise SweepConfigError(f"{where}: range {text!r} needs a <= b and step >= 1.")
+    _at_most(where, (b - a) // step + 1)
     return list(range(a, b + 1, step))
+
+
+def _at_most(where: str, count: int) -> None:
+    """Refuse a sweep with more rows than the work limit (`verify.limits`), counted before
+    any list is built."""
+    try:
+        limits.at_most(f"{where} (rows of the sweep)", count, "sweep_points")
+    except limits.LimitError as exc:
+        raise SweepConfigError(str(exc)) from None
 
 
 def published_width(n: int, eps: float = 0.05) -> int:
@@ -580,23 +595,49 @@ def row_key(row: dict) -> tuple:
 
 
 def connect(results_dir) -> sqlite3.Connection:
-    """Open (creating if needed) the sweep store in ``results_dir``."""
+    """Open (creating if needed) the sweep store in ``results_dir``. A directory that cannot
+    hold a store (a file, unwritable, a corrupted database) is a `SweepStoreError` naming
+    the path, raised before anything is written."""
     results_dir = Path(results_dir)
-    results_dir.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(results_dir / DB_NAME, timeout=30.0)
-    have = [r[1] for r in conn.execute("PRAGMA table_info(trajectories)")]
-    if have and tuple(have) != COLUMN_NAMES:  # checked before anything is written
+    try:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(results_dir / DB_NAME, timeout=30.0)
+    except (OSError, sqlite3.Error) as exc:
+        raise _store_error(results_dir, exc) from None
+    try:
+        have = [r[1] for r in conn.execute("PRAGMA table_info(trajectories)")]
+        if have and tuple(have) != COLUMN_NAMES:  # checked before anything is written
+            raise SweepStoreError(
+                f"DIR: {results_dir / DB_NAME} was written by another version of gfverify "
+                f"(columns differ from schema {SCHEMA_VERSION}); use a new --results "
+                f"directory.")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        cols = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
+        with conn:
+            conn.execute(f"CREATE TABLE IF NOT EXISTS trajectories ({cols}, "
+                         "PRIMARY KEY (instance_hash, config_hash))")
+    except sqlite3.Error as exc:
         conn.close()
-        raise SweepStoreError(
-            f"DIR: {results_dir / DB_NAME} was written by another version of gfverify "
-            f"(columns differ from schema {SCHEMA_VERSION}); use a new --results directory.")
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    cols = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
-    with conn:
-        conn.execute(f"CREATE TABLE IF NOT EXISTS trajectories ({cols}, "
-                     "PRIMARY KEY (instance_hash, config_hash))")
+        raise _store_error(results_dir, exc) from None
+    except SweepStoreError:
+        conn.close()
+        raise
     return conn
+
+
+def _store_error(results_dir: Path, exc: Exception) -> SweepStoreError:
+    path = Path(results_dir)
+    if path.exists() and not path.is_dir():
+        why = "is a file, not a directory"
+    elif isinstance(exc, sqlite3.DatabaseError) and "not a database" in str(exc):
+        why = f"holds a {DB_NAME} that is not a readable database (corrupted?)"
+    elif isinstance(exc, PermissionError) or "readonly" in str(exc) or "read-only" in str(exc):
+        why = "is not writable"
+    else:
+        why = f"cannot hold a store ({getattr(exc, 'strerror', None) or exc})"
+    return SweepStoreError(f"--results {path}: {why}; a store is a directory holding "
+                           f"{DB_NAME} (and, while in use, its -wal and -shm files)")
 
 
 class LocalExecutor:
@@ -674,15 +715,29 @@ def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
 
 
 def read_rows(results_dir) -> list[dict]:
-    """Every stored row, ordered by sweep, grid parameters and seed."""
+    """Every stored row, ordered by sweep, grid parameters and seed. A read-only store (or
+    one on read-only media) is read as it is; a corrupted one is a `SweepStoreError`."""
     path = Path(results_dir) / DB_NAME
     if not path.is_file():
         raise FileNotFoundError(f"DIR: no sweep store {path}; run `gfverify sweep` first.")
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
-    try:
-        cur = conn.execute(
-            f"SELECT {', '.join(COLUMN_NAMES)} FROM trajectories "
-            "ORDER BY sweep, generator, n, d, p, params, method, options, seed, instance_hash")
-        return [dict(zip(COLUMN_NAMES, r, strict=True)) for r in cur]
-    finally:
-        conn.close()
+    query = (f"SELECT {', '.join(COLUMN_NAMES)} FROM trajectories "
+             "ORDER BY sweep, generator, n, d, p, params, method, options, seed, instance_hash")
+    last: Exception | None = None
+    # mode=ro needs to create the WAL's -shm file; where it cannot (a read-only directory),
+    # immutable=1 reads the database file as it is (nobody may write it meanwhile)
+    for flags in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(f"file:{path}?{flags}", uri=True, timeout=30.0)
+        except sqlite3.Error as exc:
+            last = exc
+            continue
+        try:
+            cur = conn.execute(query)
+            return [dict(zip(COLUMN_NAMES, r, strict=True)) for r in cur]
+        except sqlite3.DatabaseError as exc:
+            last = exc
+            if "not a database" in str(exc) or "malformed" in str(exc):
+                break
+        finally:
+            conn.close()
+    raise _store_error(Path(results_dir), last)

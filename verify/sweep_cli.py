@@ -16,9 +16,7 @@ import json
 import math
 import sys
 
-from verify.cli import EXIT_OK, UsageError
-
-EXIT_INTERRUPTED = 130
+from verify.cli import EXIT_INTERRUPTED, EXIT_OK, UsageError
 
 
 def register(subparsers) -> None:
@@ -87,11 +85,11 @@ def _sweep_command(args) -> int:
 
 
 def _results_command(args) -> int:
-    from verify.sweep import COLUMN_NAMES, read_rows
+    from verify.sweep import COLUMN_NAMES, SweepStoreError, read_rows
 
     try:
         rows = read_rows(args.dir)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, SweepStoreError) as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
         out = []

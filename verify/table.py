@@ -14,6 +14,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from verify.findings import DATA_KINDS, Finding
 from verify.verdict import Outcome, Verdict
 
 
@@ -24,12 +25,26 @@ class VerdictLog:
     rows: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
     kinds: dict[str, str] = field(default_factory=dict)
     mutants: list[dict] = field(default_factory=list)
+    findings: list[dict] = field(default_factory=list)
 
-    def record(self, verdict: Verdict, kind: str = "") -> Verdict:
+    def __repr__(self) -> str:  # short: hypothesis prints the fixtures of a failing example
+        return (f"VerdictLog({sum(map(len, self.rows.values()))} verdicts on "
+                f"{len(self.rows)} claims, {len(self.mutants)} mutants)")
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis's printer: the short repr
+        printer.text(repr(self))
+
+    def record(self, verdict: Verdict, kind: str = "", data: str = "simulated") -> Verdict:
+        """Record a verdict (each of its instances is a row). ``data="published"`` marks a
+        verdict decided on a published CSV: shown in its own row, never counted among the
+        instances we simulated."""
+        if data not in DATA_KINDS:
+            raise ValueError(f"data: {data!r} is not one of {DATA_KINDS}")
         members = verdict.instances or (verdict,)
         rows = self.rows[verdict.claim_id]
         for v in members:
             row = _row(v)
+            row["data"] = data
             if v.figure_data is not None:
                 # with the outcome on that instance (the row's verdict is over all of them)
                 row["figure"] = {**v.figure_data, "outcome": v.outcome.value}
@@ -44,35 +59,52 @@ class VerdictLog:
                              "outcome": verdict.outcome.value})
         return verdict
 
+    def finding(self, finding: Finding, verdict: Verdict | None = None, kind: str = "") -> Finding:
+        """Record a finding (measured by the calling test); with ``verdict``, also record the
+        verdict it rests on in the table (VIOLATED rows stay visible there)."""
+        if verdict is not None:
+            self.record(verdict, kind, data=finding.data)
+        self.findings.append(finding.to_dict())
+        return finding
+
     def merge(self, payload: dict) -> None:
         for cid, rows in payload["rows"].items():
             self.rows[cid].extend(rows)
             _keep_worst_figure(self.rows[cid])
         self.kinds.update(payload["kinds"])
         self.mutants.extend(payload["mutants"])
+        self.findings.extend(payload.get("findings", []))
 
     def payload(self) -> dict:
-        return {"rows": dict(self.rows), "kinds": self.kinds, "mutants": self.mutants}
+        return {"rows": dict(self.rows), "kinds": self.kinds, "mutants": self.mutants,
+                "findings": self.findings}
 
     def table(self) -> list[dict]:
+        """One row per claim and kind of data (our simulations; published data)."""
         out = []
         for cid in sorted(self.rows):
-            rows = self.rows[cid]
-            counts = {o.value: sum(r["outcome"] == o.value for r in rows) for o in Outcome}
-            worst = _worst(rows)
-            out.append({
-                "claim": cid,
-                "kind": self.kinds.get(cid, ""),
-                "instances": len(rows),
-                **counts,
-                "verdict": _overall(counts),
-                "worst_margin": worst["margin"] if worst else None,
-                "tolerance": worst["tolerance"] if worst else None,
-                "where": worst["where"] if worst else "",
-                "reasons": _reasons(rows),
-                "figure": worst.get("figure") if worst else None,
-            })
+            for data in DATA_KINDS:
+                rows = [r for r in self.rows[cid] if r.get("data", "simulated") == data]
+                if rows:
+                    out.append(self._table_row(cid, data, rows))
         return out
+
+    def _table_row(self, cid: str, data: str, rows: list[dict]) -> dict:
+        counts = {o.value: sum(r["outcome"] == o.value for r in rows) for o in Outcome}
+        worst = _worst(rows)
+        return {
+            "claim": cid,
+            "kind": self.kinds.get(cid, ""),
+            "data": data,
+            "instances": len(rows),
+            **counts,
+            "verdict": _overall(counts),
+            "worst_margin": worst["margin"] if worst else None,
+            "tolerance": worst["tolerance"] if worst else None,
+            "where": worst["where"] if worst else "",
+            "reasons": _reasons(rows),
+            "figure": worst.get("figure") if worst else None,
+        }
 
 
 def _row(v: Verdict) -> dict:
@@ -92,11 +124,14 @@ def _worst(rows: list[dict]) -> dict | None:
 
 
 def _keep_worst_figure(rows: list[dict]) -> None:
-    """Drop the figure data of every row but the one `_worst` picks (the table's ``where``)."""
-    worst = _worst(rows)
-    for r in rows:
-        if r is not worst:
-            r.pop("figure", None)
+    """Drop the figure data of every row but the one `_worst` picks (the table's ``where``),
+    per kind of data (each has its own table row)."""
+    for data in DATA_KINDS:
+        group = [r for r in rows if r.get("data", "simulated") == data]
+        worst = _worst(group)
+        for r in group:
+            if r is not worst:
+                r.pop("figure", None)
 
 
 def _reasons(rows: list[dict]) -> dict[str, int]:
@@ -116,15 +151,19 @@ def _overall(counts: dict[str, int]) -> str:
     return "-"
 
 
+def _data_cell(r: dict) -> str:
+    return "published" if r.get("data") == "published" else "sim"
+
+
 def format_table(table: list[dict]) -> list[str]:
-    head = ("claim", "kind", "inst", "HOLDS", "VIOL", "INAPP", "INCONC", "verdict",
+    head = ("claim", "kind", "data", "inst", "HOLDS", "VIOL", "INAPP", "INCONC", "verdict",
             "worst margin", "where")
     lines = [head]
     for r in table:
         margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
         if r["tolerance"] is not None and margin:
             margin += f" (err {r['tolerance']:.1g})"
-        lines.append((r["claim"], r["kind"], str(r["instances"]), str(r["HOLDS"]),
+        lines.append((r["claim"], r["kind"], _data_cell(r), str(r["instances"]), str(r["HOLDS"]),
                       str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
                       r["verdict"], margin, r["where"]))
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
@@ -133,13 +172,14 @@ def format_table(table: list[dict]) -> list[str]:
 
 
 def markdown_table(table: list[dict]) -> str:
-    rows = ["| claim | kind | instances | HOLDS | VIOLATED | INAPPLICABLE | INCONCLUSIVE "
-            "| verdict | worst margin | where |", "|" + "---|" * 10]
+    rows = ["| claim | kind | data | instances | HOLDS | VIOLATED | INAPPLICABLE | "
+            "INCONCLUSIVE | verdict | worst margin | where |", "|" + "---|" * 11]
     for r in table:
         margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
         if r["tolerance"] is not None and margin:
             margin += f" (err {r['tolerance']:.1g})"
-        rows.append(f"| {r['claim']} | {r['kind']} | {r['instances']} | {r['HOLDS']} | "
+        rows.append(f"| {r['claim']} | {r['kind']} | {_data_cell(r)} | {r['instances']} | "
+                    f"{r['HOLDS']} | "
                     f"{r['VIOLATED']} | {r['INAPPLICABLE']} | {r['INCONCLUSIVE']} | "
                     f"{r['verdict']} | {margin} | {r['where']} |")
     notes = [f"- {r['claim']}: {n} x {reason}" for r in table

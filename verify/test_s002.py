@@ -46,6 +46,7 @@ from theory.symbols import (
 )
 from verify import Outcome, check, families
 from verify.evidence import Sample, claim_time, s002_trajectory, until
+from verify.findings import Finding
 from verify.measures import instance_values, measure
 from verify.verdict import Verdict, Where
 
@@ -228,23 +229,27 @@ FINDING_CASES = [(F2, "seed 7860 lam=2.197e-7"), (F3, "seed 7860 lam=2.197e-7"),
                  (F2, "seed 0 n=5 lam=1e-20"), (F3, "seed 176 n=2 lam=1e-6")]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "FINDING (lam* of the phase-2 laws depends on the data like tol^(1/(1 - GrowthRatioOut))): "
-    "a positive neuron outside S_{+,1} growing at GrowthRatioOut times the phase-2 rate takes "
-    "a share of the positive fit. Orthonormal seed 7860 (n=4, m=30, r=3.25, ratio 0.907) at "
-    "lam=2.197e-7 (surrogate lam^(eps/5)=0.736 < Uplus=1.889 holds): Fact 1's distance to "
-    "theta_S reaches 0.87 > 0.736 at t=95.0 and |du_+/dt - logistic| exceeds 1/10 of the "
-    "peak rate by 0.0045 at t=42.1; at lam=1e-9..1e-20 both hold. Orthonormal seed 0 (n=5, "
-    "m=30, ratio 0.966): the logistic law misses its tolerance by 0.166 at lam=1e-13 and "
-    "still by 0.047 at lam=1e-20 (t=128.4), where lam^(1 - 0.966) = 0.21. Orthonormal seed 176 "
-    "(n=2, m=30, ratio 0.45, so not that mechanism): at lam=1e-6 Fact 1's distance to "
-    "theta_S exceeds lam^(eps/5) by 0.004 at t=38.4, inside the window: lam=1e-6 is above "
-    "this instance's lam*."))
 @pytest.mark.parametrize(("claim", "instance"), FINDING_CASES,
                          ids=[f"{c.id}-{i}" for c, i in FINDING_CASES])
-def test_phase_two_laws_need_lam_star(claim, instance, verify_profile):
+def test_phase_two_laws_need_lam_star(claim, instance, verdicts, verify_profile):
+    """Finding lam-star: above a data-dependent lam*, Fact 1 and the logistic law of phase
+    2 fail although the claims' surrogate condition lam^(eps/5) < Uplus holds."""
     problem = generators.orthonormal(**FINDING_INSTANCES[instance])
-    _expect_not_violated(check(claim, _evidence(problem, verify_profile)))
+    v = check(claim, _evidence(problem, verify_profile))
+    assert v.outcome is Outcome.VIOLATED, f"finding lam-star no longer reproduces: {v}"
+    inst = instance_values(problem)
+    lam_, ratio = inst["lam"], inst["GrowthRatioOut"]
+    at = f" at t = {v.where.t:.4g}" if v.where.t is not None else ""
+    verdicts.finding(Finding(
+        "lam-star", "S002's phase-2 laws (F2, F3) need a lam* that depends on the data like "
+        "tol^(1/(1 - GrowthRatioOut))",
+        f"{claim.id} on orthonormal {instance} (n = {problem.n}, m = {problem.p}, "
+        f"GrowthRatioOut = {ratio:.3g}, lam^(1 - GrowthRatioOut) = "
+        f"{lam_ ** (1 - ratio):.3g}): VIOLATED, margin {v.margin:.3g}{at} "
+        f"({v.where.part}).", claims=(claim.id,),
+        evidence={"instance": instance, "hash": problem.content_hash, "claim": claim.id,
+                  "GrowthRatioOut": ratio, "lam": lam_, "margin": v.margin,
+                  "t": v.where.t}), verdict=v, kind=claim.kind.value)
 
 
 @pytest.mark.parametrize("claim", [F2, F3], ids=lambda c: c.id)

@@ -1,0 +1,180 @@
+"""Bad input: exit 2 and one line naming the input, before any work, nothing written.
+
+``tests/data/bad_inputs.json`` is the corpus: each entry is a command line (``@NAME``
+stands for a file the test prepares) and the text its message must contain. The fuzz
+tests draw command lines and statements and assert the documented exit codes, no
+traceback, no file written, and that a parsed statement has finite real sides.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verify import sweep
+from verify.cli import main
+from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE
+from verify.expressions import ExpressionError, parse_conjecture
+
+conjecture_mod = importlib.import_module("verify.conjecture")  # the module, not the function
+CORPUS = json.loads((Path(__file__).parent / "data" / "bad_inputs.json").read_text())
+SMOKE = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "smoke.toml"
+
+
+def _prepare(tmp: Path) -> dict[str, str]:
+    (tmp / "afile").write_text("x")
+    (tmp / "huge.toml").write_text(
+        'name = "h"\ngenerator = "sphere"\nseeds = "0..9"\n[[grid]]\nd = "1..1000000"\n'
+        'n = "1..1000000"\np = 30\n[method]\nname = "gd"\nlr = 1.0\n')
+    (tmp / "seeds.toml").write_text(
+        'name = "h"\ngenerator = "sphere"\nseeds = "0..999999999999"\n[[grid]]\nd = 10\n'
+        'n = 10\np = 30\n[method]\nname = "gd"\nlr = 1.0\n')
+    (tmp / "small.toml").write_text(SMOKE.read_text())
+    corrupt = tmp / "corrupt"
+    corrupt.mkdir()
+    (corrupt / sweep.DB_NAME).write_bytes(b"not a database" * 100)
+    return {"@FILE": str(tmp / "afile"), "@HUGE_GRID": str(tmp / "huge.toml"),
+            "@HUGE_SEEDS": str(tmp / "seeds.toml"), "@SMALL_GRID": str(tmp / "small.toml"),
+            "@CORRUPT_STORE": str(corrupt)}
+
+
+def _snapshot(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): p.stat().st_size for p in root.rglob("*")}
+
+
+class _NoWork(Exception):
+    pass
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Any simulation or sweep computation fails the test: bad input is refused first."""
+    def refuse(*args, **kwargs):
+        raise _NoWork("work started")
+
+    monkeypatch.setattr(conjecture_mod, "run_instance", refuse)
+    monkeypatch.setattr(sweep, "compute_batch", refuse)
+    monkeypatch.setattr("verify.report.SuiteRun", refuse)
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[" ".join(c["argv"])[:60] for c in CORPUS])
+def test_bad_input_corpus(case, tmp_path, monkeypatch, capsys, no_work):
+    subs = _prepare(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = _snapshot(tmp_path)
+    argv = [subs.get(a, a) for a in case["argv"]]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE, (argv, err)
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert subs.get(case["names"], case["names"]) in err, err
+    assert "Traceback" not in err
+    assert _snapshot(tmp_path) == before, "bad input wrote files"
+
+
+def test_a_read_only_store_is_read(tmp_path, monkeypatch):
+    """Where sqlite cannot open the store read-only (its -shm cannot be created), it is read
+    as an immutable file."""
+    store = tmp_path / "store"
+    conn = sweep.connect(store)
+    conn.close()
+    real = sqlite3.connect
+
+    def no_shm(target, *args, **kwargs):
+        if isinstance(target, str) and "mode=ro" in target and "immutable=1" not in target:
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", no_shm)
+    assert sweep.read_rows(store) == []
+
+
+# -- fuzz --------------------------------------------------------------------------------
+_TOKENS = ["L(t)", "L(0)", "PL(t)", "NormW(t)", "n", "lam", "p", "t", "Dminus", "1", "0",
+           "-1", "2.5", "1e308", "1e-320", "10**400", "pi", "oo", "log(", "sqrt(", "exp(",
+           "abs(", "min(", "max(", "first(", ")", "(", ",", "+", "-", "*", "/", "**", "<=",
+           ">=", "<", "==", "and", "or", "not", "^", "[0]", ".x", "'s'", "lambda", "__import__"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=12).map(" ".join))
+def test_fuzz_statements_parse_or_refuse_and_are_real(text):
+    try:
+        parsed = parse_conjecture(text)
+    except ExpressionError:
+        return
+    for rel in (parsed.relation, parsed.event):
+        if rel is not None:
+            assert not rel.has(sp.I, sp.zoo, sp.nan), text
+
+
+_OPTION_VALUES = {
+    "--family": ["orthogonal", "sphere", "two-point", "nope", ""],
+    "--param": ["n=2", "n=-1", "lam=1", "lam=0", "p=999999999", "d=abc", "q=1", "n", "=3",
+                "horizon=0", "horizon=1e12", "seed=-5", "mu=2", "loss=foo"],
+    "--budget": ["0", "-1", "1", "1e3", "99999999999", "x"],
+    "--points": ["1", "2", "1000000000", "-3", "nan"],
+    "--t-max": ["0", "-1", "nan", "inf", "1e12", "5"],
+    "--at-t": ["-1", "nan", "3"],
+    "--lr": ["0", "-1", "1e-3", "nan"],
+    "--method": ["gd", "flow", "euler"],
+    "--shrink-budget": ["-1", "0", "5"],
+    "--min-decided": ["-0.1", "0.5", "2", "nan"],
+    "--plot": ["missing/dir/x.png", "."],
+    "--seed": ["0", "-1", "x"],
+}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=8).map(" ".join),
+       st.lists(st.sampled_from(sorted(_OPTION_VALUES)), max_size=4).flatmap(
+           lambda opts: st.tuples(*(st.tuples(st.just(o), st.sampled_from(_OPTION_VALUES[o]))
+                                    for o in opts))))
+def test_fuzz_conjecture_command_line(tmp_path_factory, text, options):
+    tmp = tmp_path_factory.mktemp("fuzz")
+    argv = ["conjecture", text, "--no-plot"] if not any(o == "--plot" for o, _ in options) \
+        else ["conjecture", text]
+    for opt, value in options:
+        argv += [opt, value]
+    import contextlib
+    import io
+    import os
+
+    err = io.StringIO()
+    cwd = os.getcwd()
+    real_search = conjecture_mod._search
+    conjecture_mod._search = lambda checker, budget, seed: ([], None)  # validation only
+    try:
+        os.chdir(tmp)
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(argv)
+    finally:
+        os.chdir(cwd)
+        conjecture_mod._search = real_search
+    assert code in (EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_UNDECIDED), (argv, err.getvalue())
+    assert "Traceback" not in err.getvalue()
+    if code == EXIT_USAGE:
+        assert err.getvalue().count("\n") == 1, err.getvalue()
+    assert not list(tmp.iterdir()), f"{argv} wrote {list(tmp.iterdir())}"
+
+
+@pytest.mark.parametrize(("kwargs", "names"), [
+    ({"X": [[1 + 1j, 0], [0, 1]]}, "X: complex"),
+    ({"W0": np.zeros((0, 2)), "a0": []}, "W0: needs at least one neuron"),
+    ({"y": [1.0, float("nan")]}, "y: contains NaN"),
+])
+def test_a_bad_problem_is_refused_by_the_api(kwargs, names):
+    from numerics import Problem, ProblemError
+
+    base = {"X": [[1.0, 0.0], [0.0, 1.0]], "y": [1.0, -1.0], "W0": [[1.0, 0.0]], "a0": [1.0]}
+    with pytest.raises(ProblemError, match=names.split(": ")[0]) as info:
+        Problem(**{**base, **kwargs})
+    assert names in str(info.value)
