@@ -6,11 +6,15 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import theory
+from verify import findings
 from verify.cli import main
+
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def _external_links(html: str) -> list[str]:
@@ -55,6 +59,16 @@ def test_report_with_suite_covers_every_checkable_claim(tmp_path):
     data = json.loads((out / "verdicts.json").read_text())
     assert data["suite"]["exit_code"] == 0
     assert len(data["suite"]["claims"]) >= 50 and data["suite"]["findings"]
+    # the README's generated block is this run's: same counts, same findings, word for word
+    # (its run had the published data beside the clone; without them fewer tests run)
+    from verify.test_s000 import REFERENCE
+    if REFERENCE.is_dir():
+        run = findings.load_run(out / "verdicts.json")
+        block = findings.readme_findings(README)
+        assert findings.run_summary(run) in block, "README counts differ: `gfverify findings`"
+        assert findings.markdown(run["findings"], run["profile"]).rstrip() in block, (
+            "the README's findings differ from this run's: run `gfverify findings "
+            "VERDICTS_JSON --readme README.md`")
     # every reproduction section, headed by its experiment ID, with its figures
     md = (out / "index.md").read_text()
     for exp in ("E-002-1", "E-001-2", "E-001-1", "E-000-2", "E-000-4", "E-000-5"):

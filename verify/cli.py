@@ -110,13 +110,16 @@ def _findings_command(args) -> int:
     from verify import findings as F
 
     try:
-        found, profile = F.load(args.verdicts)
+        run = F.load_run(args.verdicts)
         if args.readme:
-            changed = F.update_readme(args.readme, found, profile)
-            print(f"{args.readme}: findings block {'rewritten' if changed else 'unchanged'} "
-                  f"({len(F.distinct(found))} findings, profile {profile or '?'})")
+            changed = F.update_readme(args.readme, run)
+            print(f"{args.readme}: generated block {'rewritten' if changed else 'unchanged'} "
+                  f"({len(F.distinct(run['findings']))} findings, profile "
+                  f"{run['profile'] or '?'})")
         else:
-            print(F.markdown(found, profile), end="")
+            print(F.run_summary(run))
+            print()
+            print(F.markdown(run["findings"], run["profile"]), end="")
     except F.FindingError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:

@@ -102,9 +102,9 @@ def markdown(findings: list[Finding], profile: str = "") -> str:
     return head + "\n".join(f.markdown() for f in distinct(findings)) + "\n"
 
 
-def load(verdicts_json: str | Path) -> tuple[list[Finding], str]:
-    """The findings of a ``verdicts.json`` (the report's or ``--verify-json``'s) and the
-    profile it was run with ("" when not recorded)."""
+def load_run(verdicts_json: str | Path) -> dict:
+    """A suite run's ``verdicts.json`` (the report's, or ``--verify-json``'s) as a dict with
+    ``findings`` (Finding objects), ``profile``, ``tests``, ``claims``, ``mutant_score``."""
     import json
 
     path = Path(verdicts_json)
@@ -120,7 +120,31 @@ def load(verdicts_json: str | Path) -> tuple[list[Finding], str]:
     if not isinstance(data, dict) or not isinstance(data.get("findings"), list):
         raise FindingError(f"{path}: has no list of findings (written by gfverify >= the "
                            f"version with `gfverify findings`?)")
-    return [Finding.from_dict(d) for d in data["findings"]], str(data.get("profile", ""))
+    return {**data, "findings": [Finding.from_dict(d) for d in data["findings"]],
+            "profile": str(data.get("profile", ""))}
+
+
+def run_summary(run: dict) -> str:
+    """One line: what the run counted (tests by outcome, mutants)."""
+    tests = run.get("tests") or {}
+    counted = ", ".join(f"{v} {k}" for k, v in tests.items() if v)
+    score = run.get("mutant_score")
+    mutants = (f"; mutants caught {score['caught']}/{score['total']} ({score['checks']} "
+               f"checks)" if score else "")
+    return (f"`pytest verify --verify-profile {run.get('profile') or '?'}`: "
+            f"{counted or 'test counts not recorded'}{mutants}.")
+
+
+def readme_text(run: dict) -> str:
+    """The README's generated block: the run's counts, its findings, and its whole verdict
+    table (folded)."""
+    from verify.table import markdown_table
+
+    lines = [run_summary(run), "", markdown(run["findings"], run["profile"]).rstrip(), ""]
+    if run.get("claims"):
+        lines += ["<details><summary>The whole verdict table of that run</summary>", "",
+                  markdown_table(run["claims"]).rstrip(), "", "</details>", ""]
+    return "\n".join(lines)
 
 
 def readme_block(readme: str) -> tuple[int, int]:
@@ -133,12 +157,12 @@ def readme_block(readme: str) -> tuple[int, int]:
     return start + len(README_BEGIN) + 1, end
 
 
-def update_readme(readme_path: str | Path, findings: list[Finding], profile: str) -> bool:
-    """Rewrite the README's generated block; True when its text changed."""
+def update_readme(readme_path: str | Path, run: dict) -> bool:
+    """Rewrite the README's generated block from a run (`load_run`); True when it changed."""
     path = Path(readme_path)
     text = path.read_text()
     a, b = readme_block(text)
-    new = text[:a] + markdown(findings, profile) + text[b:]
+    new = text[:a] + readme_text(run) + text[b:]
     if new != text:
         path.write_text(new)
     return new != text

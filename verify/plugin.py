@@ -87,9 +87,11 @@ def pytest_terminal_summary(terminalreporter, config):
             terminalreporter.write_line(f"  {f.line()}")
     if config.getoption("--verify-json"):
         profile = config._gfverify_profile.name
+        tests = {k: len(terminalreporter.stats.get(k, []))
+                 for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")}
         with open(config.getoption("--verify-json"), "w") as fh:
             fh.write(_compact_numbers(json.dumps(
-                {"profile": profile, "claims": table, "mutants": log.mutants,
+                {"profile": profile, "tests": tests, "claims": table, "mutants": log.mutants,
                  "mutant_score": score, "findings": [f.to_dict() for f in found]},
                 indent=2)))
     if config.getoption("--verify-md"):

@@ -222,7 +222,8 @@ def _suite_dict(cmd, returncode, stdout, data, start) -> dict:
               for ln in stdout.splitlines() if ln.startswith(("FAILED ", "ERROR "))]
     return {"command": " ".join(["pytest", "verify"] + cmd[5:-1]), "exit_code": returncode,
             "ok": returncode == 0, "failed_tests": failed,
-            "summary": summary, "claims": data.get("claims", []), "mutants": mutants,
+            "summary": summary, "profile": data.get("profile", ""),
+            "tests": data.get("tests", {}), "claims": data.get("claims", []), "mutants": mutants,
             "mutant_score": score, "mutants_caught": score["caught"],
             "findings": data.get("findings", []), "wall_time": time.perf_counter() - start}
 
@@ -325,6 +326,15 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     if instances is not None and instances < 0:
         raise ValueError(f"--instances: must be >= 0, got {instances}")
     limits.at_most("--instances", instances or 0, "budget")
+    if store is not None:  # a bad --results store is refused before any work
+        from verify.sweep import DB_NAME, SweepStoreError, read_rows
+
+        store_dir = Path(store)
+        if store_dir.exists() and not store_dir.is_dir():
+            raise SweepStoreError(f"--results {store_dir}: is a file, not a directory; a "
+                                  f"store is a directory holding {DB_NAME}")
+        if (store_dir / DB_NAME).exists():
+            read_rows(store_dir)  # readable (read-only is fine), not corrupted
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out}: is a file; the report needs a directory (created if "
@@ -336,10 +346,6 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
         probe.unlink()
     except OSError as exc:
         raise ValueError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
-    if store is not None:
-        from verify.sweep import connect
-
-        connect(store).close()  # a bad --results store is refused before any work
     start = time.perf_counter()
     suite_run = SuiteRun(profile, show_progress) if suite else None
     store = Path(store) if store is not None else out / "store"
