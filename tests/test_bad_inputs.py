@@ -25,6 +25,8 @@ from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE
 from verify.expressions import ExpressionError, parse_conjecture
 
 conjecture_mod = importlib.import_module("verify.conjecture")  # the module, not the function
+# imported before any patch: it binds conjecture.run_instance at import
+scaling_mod = importlib.import_module("verify.scaling_conjecture")
 CORPUS = json.loads((Path(__file__).parent / "data" / "bad_inputs.json").read_text())
 SMOKE = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "smoke.toml"
 
@@ -61,6 +63,7 @@ def no_work(monkeypatch):
         raise _NoWork("work started")
 
     monkeypatch.setattr(conjecture_mod, "run_instance", refuse)
+    monkeypatch.setattr(scaling_mod, "run_instance", refuse)
     monkeypatch.setattr(sweep, "compute_batch", refuse)
     monkeypatch.setattr("verify.report.SuiteRun", refuse)
 

@@ -310,6 +310,13 @@ class _Checker:
         if self.mode == "at_t":
             horizon = max(horizon, self.at_t)
             extra = sorted({*extra, self.at_t})
+        try:  # the horizon actually run (family rule, --t-max or --at-t) and its GD steps
+            limits.at_most("horizon (--t-max, --at-t or the family's)", horizon, "horizon")
+            if self.method.name == "gd":
+                limits.at_most("horizon / --lr (gradient-descent steps)",
+                               horizon / self.method.step, "gd_steps")
+        except limits.LimitError as exc:
+            raise ConjectureError(str(exc)) from None
         tr = run_instance(problem, horizon, self.method, self.points, extra)
         self.trajectories[self.key(params)] = tr
         t_end = float(tr.t[-1]) if len(tr.t) else horizon

@@ -4,7 +4,7 @@ A mutant is a deliberately wrong variant of a claim (a constant halved, an expon
 an assumption dropped) that its check must reject: VIOLATED on the evidence the true claim
 is checked on. The roster lists every mutant id once (`ROSTER`, in
 ``verify/mutant_roster.txt``, one id per line: the variant's claim id, e.g.
-``S000-A3~gamma_0/2``). "mutants caught k/N" counts the roster, so a mutant that was
+``S000-A3~gamma0/2``). "mutants caught k/N" counts the roster, so a mutant that was
 skipped, or whose test crashed before recording it, counts as not caught, never as absent.
 A mutant id recorded by a run but missing from the roster is reported as undeclared.
 

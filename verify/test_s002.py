@@ -275,8 +275,8 @@ def test_phase_two_laws_need_lam_star(claim, instance, verdicts, verify_profile)
     lam_, ratio = inst["lam"], inst["GrowthRatioOut"]
     at = f" at t = {v.where.t:.4g}" if v.where.t is not None else ""
     verdicts.finding(Finding(
-        "lam-star", "S002's phase-2 laws (F2, F3) hold only below a lam* that depends on the "
-        "data, which the claims' surrogate condition lam^(eps/5) < Uplus does not bound",
+        "lam-star", "S002's phase-2 laws (F2, F3) fail on these instances although the "
+        "claims' surrogate condition lam^(eps/5) < Uplus holds",
         f"{claim.id} on orthonormal {instance} (n = {problem.n}, m = {problem.p}, "
         f"GrowthRatioOut = {ratio:.3g}, lam^(1 - GrowthRatioOut) = "
         f"{lam_ ** (1 - ratio):.3g}): VIOLATED, margin {v.margin:.3g}{at} "
