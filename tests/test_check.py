@@ -13,7 +13,7 @@ from numerics import ExactFlow, Status, generators, simulate
 from theory.claim import Claim, Kind, Provenance, Source
 from theory.symbols import L, t
 from verify import CheckError, Outcome, check
-from verify.evidence import s002_trajectory
+from verify.evidence import Estimate, Grid, s002_trajectory
 
 SOURCE = Source("S002", "test", Provenance.DERIVED)
 
@@ -130,3 +130,45 @@ def test_states_after_an_early_stop_are_not_evidence():
     claim = theory.get("S002-T1").with_parameters(delta=sp.Rational(1, 10**4))
     verdict = check(claim, gd)
     assert verdict.outcome is not Outcome.HOLDS, str(verdict)
+
+
+# -- claims in free variables (Grid) and limits read off a run (Estimate) ----------------------
+x_ = sp.Symbol("x", real=True)
+
+
+def _identity(statement, **kw):
+    return Claim(id="TEST", title="test", kind=Kind.IDENTITY, source=SOURCE,
+                 statement=statement, **kw)
+
+
+def test_grid_decides_and_measures_the_error_of_float64():
+    grid = Grid({"x": np.linspace(0.5, 2.0, 301)})
+    assert check(_identity(sp.Le(sp.exp(x_) - 1, x_ * sp.exp(x_))), grid).outcome \
+        is Outcome.HOLDS
+    bad = check(_identity(sp.Le(sp.exp(x_) - 1, x_)), grid)  # false for every x != 0
+    assert bad.outcome is Outcome.VIOLATED and bad.where.instance == "x=2"
+    # cosh^2 - sinh^2 = 1 holds in reals; at x = 20 float64 cancels away every digit. The
+    # measured error (float64 against 40 digits) covers that, so the identity is not refuted
+    far = Grid({"x": [20.0, 21.0]})
+    eq = check(_identity(sp.Eq(sp.cosh(x_) ** 2 - sp.sinh(x_) ** 2, 1)), far)
+    assert eq.outcome is Outcome.HOLDS and eq.tolerance >= 1.0
+
+
+def test_grid_assumption_failing_at_a_point_is_inapplicable():
+    claim = _identity(sp.Le(x_, 1), setting=(
+        theory.claim.Assumption("small", sp.Le(sp.Abs(x_), 1), "|x| <= 1"),))
+    verdict = check(claim, Grid({"x": [0.5, 2.0]}))
+    assert verdict.outcome is Outcome.INAPPLICABLE and "x=2" in verdict.reason
+    with pytest.raises(CheckError, match="no values for x"):
+        check(claim, Grid({"y": [0.5]}))
+
+
+def test_estimate_error_decides_between_holds_and_violated(toy):
+    claim = _identity(sp.Eq(sp.Symbol("MuInf", nonnegative=True), 1))
+    near = check(claim, Estimate(toy, "MuInf", 1.01, 0.02, t=1.0))
+    assert near.outcome is Outcome.HOLDS and near.tolerance == pytest.approx(0.02)
+    far = check(claim, Estimate(toy, "MuInf", 1.01, 0.001, t=1.0))
+    assert far.outcome is Outcome.VIOLATED and far.margin == pytest.approx(-0.01)
+    lower = _identity(sp.Ge(sp.Symbol("MuInf", nonnegative=True), 1))
+    assert check(lower, Estimate(toy, "MuInf", 1.01, 0.02, t=1.0)).outcome \
+        is Outcome.INCONCLUSIVE

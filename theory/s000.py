@@ -122,7 +122,12 @@ MEAN_FIELD = Claim(
     statement=sp.Eq(kappa, p),
     parametrization=MF,
     loss=SQUARE,
-    measures="the instance's flow factor kappa against its width p",
+    checkable=False,
+    not_checkable_reason="a definition (the convention that fixes the time scale of the "
+    "mean-field flow): an instance's flow factor is defined to be p, so comparing the two "
+    "decides nothing. That the simulated flows move on this clock is a test of the "
+    "simulator (tests/test_closed_forms.py, CF-1), and every S000 check in physical time "
+    "relies on it.",
     notes="The factor p undoes the 1/p time dilation of h, so each neuron moves at O(1) "
     "speed as p grows. R runs the flow as gradient descent on p*L with learning rate eta: "
     "physical time is eta * steps.",

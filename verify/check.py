@@ -22,7 +22,8 @@ import sympy as sp
 from numerics import Trajectory
 from theory.bridge import flatten
 from theory.claim import Claim, Kind
-from verify.evidence import Sample, ScalingData
+from verify.check_grid import check_grid
+from verify.evidence import Estimate, Grid, Sample, ScalingData
 from verify.figure_data import floats, number
 from verify.figure_data import series as figure_series
 from verify.measures import (
@@ -36,7 +37,7 @@ from verify.measures import (
     measure,
 )
 from verify.scaling import FitError, binomial_interval, fit_power_law
-from verify.verdict import Outcome, Verdict, Where, combine
+from verify.verdict import CheckError, Outcome, Verdict, Where, combine
 
 # A scaling verdict needs an exponent interval narrower than this half-width: the
 # suite's mutants shift exponents by 0.25, which a wider interval could not resolve.
@@ -58,21 +59,23 @@ ASSUMPTION_ATOL = 1e-12
 _T = sp.Symbol("t", nonnegative=True, real=True)
 
 
-class CheckError(ValueError):
-    """The claim cannot be evaluated on this evidence (bad input, not a verdict)."""
-
-
 def check(claim: Claim, evidence) -> Verdict:
     """Check ``claim`` on its evidence.
 
     Evidence: a Trajectory or a list of them (time-resolved claims), a
     `verify.evidence.Sample` of Problems (PROBABILITY claims) or a
-    `verify.evidence.ScalingData` series (SCALING claims).
+    `verify.evidence.ScalingData` series (SCALING claims), a `verify.evidence.Grid` of
+    points (claims stated in free variables) or a `verify.evidence.Estimate` of a run
+    scalar that only a limit defines (with its measured error).
     """
     if isinstance(evidence, Sample):
         return _check_probability(claim, evidence)
     if isinstance(evidence, ScalingData):
         return _check_scaling(claim, evidence)
+    if isinstance(evidence, Grid):
+        return check_grid(claim, evidence)
+    if isinstance(evidence, Estimate):
+        return _check_estimate(claim, evidence)
     if isinstance(evidence, Trajectory):
         return _check_one(claim, evidence)
     if isinstance(evidence, Iterable):
@@ -302,6 +305,62 @@ def _check_one(claim: Claim, tr: Trajectory) -> Verdict:
         return _verdict(claim, tr, Outcome.INAPPLICABLE, where=_where(tr),
                         reason=f"the instance does not define {exc}")
     raise CheckError(f"{claim.id}: checks of kind {claim.kind.value!r} are not implemented yet")
+
+
+def _check_estimate(claim: Claim, est: Estimate) -> Verdict:
+    """The claim's relations with ``est.quantity`` set to the estimate: the error is the
+    estimate's own (propagated through the relation) plus the round-off of the sides."""
+    tr = est.trajectory
+    ctx = _Context(claim, tr)
+    why = _inapplicable(claim, ctx)
+    where = _where(tr, est.t)
+    if why:
+        return _verdict(claim, tr, Outcome.INAPPLICABLE, reason=why, where=where)
+    if not tr.status.ok or not tr.finite:
+        return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=where,
+                        reason=f"simulation not trustworthy: {tr.status.name} {tr.message}")
+    picks = []
+    for rel in claim.relations():
+        named = [s for s in claim.substituted(rel.lhs - rel.rhs).free_symbols
+                 if s.name == est.quantity]
+        if not named:
+            raise CheckError(f"{claim.id}: {sp.sstr(rel)} does not mention {est.quantity}")
+        quantity = named[0]
+        at = {quantity: sp.Float(est.value)}
+        try:
+            sides = [ctx.scalar(claim.substituted(side).xreplace(at))
+                     for side in (rel.lhs, rel.rhs)]
+            slope = ctx.scalar(sp.diff(claim.substituted(rel.lhs - rel.rhs), quantity)
+                               .xreplace(at))
+        except _Missing as exc:
+            return _verdict(claim, tr, Outcome.INAPPLICABLE, where=where,
+                            reason=f"the instance does not define {exc}")
+        diff = sides[0] - sides[1]
+        error = abs(slope) * est.error + FLOAT_EPS * ROUNDOFF_ULPS * (abs(sides[0])
+                                                                       + abs(sides[1]))
+        if isinstance(rel, sp.Equality):
+            margin, decided = -abs(diff), True
+        else:
+            margin = diff if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)) else -diff
+            decided = abs(margin) > error
+        rank = 0 if margin < -error else (2 if decided else 1)
+        picks.append((rank, margin, error, rel, sides))
+    rank, margin, error, rel, sides = min(picks, key=lambda p: p[:2])
+    part = sp.sstr(rel)
+    figure = None
+    if len(est.series) == 2 and rel.lhs == quantity:
+        times, values = (np.asarray(a, dtype=float) for a in est.series)
+        figure = figure_series(
+            claim.kind.value, _RELATION_TEXT[type(rel)], times, values, sides[1], error,
+            -np.abs(values - sides[1]) if isinstance(rel, sp.Equality) else margin,
+            int(np.argmin(np.abs(times - est.t))), part=part,
+            observed_label=f"{est.quantity} as read off the run", bound_label=sp.sstr(rel.rhs))
+    return _verdict(claim, tr, (Outcome.VIOLATED, Outcome.INCONCLUSIVE, Outcome.HOLDS)[rank],
+                    margin=float(margin), tolerance=float(error), where=Where(
+                        tr.problem.content_hash, tr.problem.meta.get("seed"), est.t, part),
+                    observed=float(sides[0]), predicted=float(sides[1]),
+                    reason=f"{est.quantity} {est.value:.6g} +- {est.error:.2g}"
+                    + (f" ({est.how})" if est.how else ""), figure_data=figure)
 
 
 def _run_end(tr: Trajectory) -> float:

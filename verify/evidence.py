@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from numerics import ExactFlow, Problem, Trajectory, simulate
+from verify.evidence_kinds import Estimate, Grid  # noqa: F401  (re-exported)
 from verify.measures import instance_values
 
 # S002's slowest bound is S002-T1's c_T * (-ln lam)/||D_-|| with c_T = 3; the
@@ -117,3 +118,4 @@ class ScalingData:
         object.__setattr__(self, "y", tuple(float(v) for v in self.y))
         if len(self.x) != len(self.y):
             raise ValueError(f"x, y: need equal lengths, got {len(self.x)} and {len(self.y)}")
+

@@ -15,10 +15,12 @@ from functools import lru_cache
 import numpy as np
 
 from numerics import ExactFlow, Problem, Trajectory, simulate
+from verify.evidence_kinds import Estimate
 from verify.measures import (
     ERROR_SAFETY,
     Series,
     UndefinedQuantity,
+    measure,
     relative_floor,
 )
 
@@ -172,6 +174,23 @@ def mu_inf(tr: Trajectory, levels: tuple[float, float] = MU_INF_LEVELS) -> float
     if ok.size == 0:
         return float("nan")
     return float(tr.pl[ok[-1]])
+
+
+def mu_inf_estimate(tr: Trajectory) -> Estimate:
+    """MuInf with a measured error: ERROR_SAFETY x its drift between reading it at
+    L/L(0) down to 1e-12 and down to 1e-10 (the part of the rate not yet settled), plus PL's
+    round-off at the reading time. The series is PL(t) up to the last time read."""
+    ratio = tr.loss / tr.loss[0]
+    observed = mu_inf(tr)
+    if not np.isfinite(observed):
+        raise ValueError(f"MuInf: the run never reaches L/L(0) <= {MU_INF_LEVELS[1]:g}")
+    earlier = mu_inf(tr, levels=(1e-10, MU_INF_LEVELS[1]))
+    last = int(np.flatnonzero(ratio >= MU_INF_LEVELS[0])[-1])
+    read = int(np.flatnonzero((ratio >= MU_INF_LEVELS[0]) & (ratio <= MU_INF_LEVELS[1]))[-1])
+    error = ERROR_SAFETY * abs(observed - earlier) + float(measure(tr, "PL").roundoff[last])
+    return Estimate(tr, "MuInf", observed, error, float(tr.t[read]),
+                    how="PL at the last time with L/L(0) >= 1e-12; error from its drift "
+                    "since L/L(0) = 1e-10", series=(tr.t[:last + 1], tr.pl[:last + 1]))
 
 
 def asymptotic_window(tr: Trajectory, lo: float, hi: float) -> tuple[float, float]:

@@ -49,14 +49,12 @@ from theory.symbols import (
     t_2,
     t_align,
     yhat,
-    ylab,
 )
 from verify import Outcome, check
 from verify import s001_evidence as ev
-from verify.evidence import Sample, ScalingData
-from verify.figure_data import series as figure_series
+from verify.evidence import Grid, Sample, ScalingData
 from verify.measures import instance_values
-from verify.verdict import Verdict, Where, combine
+from verify.verdict import combine
 
 C = {c.id: c for c in theory.claims(paper="S001")}
 CHECKABLE = sorted(cid for cid, c in C.items() if c.checkable)
@@ -154,42 +152,17 @@ def test_assumptions_fail_outside_a1(verdicts, verify_profile):
 
 
 # -- Lemma 2: an identity in (y, yhat) ---------------------------------------------------------
-YHAT_GRID = np.linspace(-1.0, 1.0, 20001)
-
-
-def identity_verdict(claim) -> Verdict:
-    """Both relations of the claim on a fine grid of |yhat| <= 1, y = +-1: the margin is the
-    smallest rhs - lhs relative to |yhat| (both sides vanish at yhat = 0)."""
-    worst, where, curve = np.inf, None, None
-    for rel in claim.relations():
-        fn = sp.lambdify((yhat, ylab), rel.rhs - rel.lhs, modules="numpy")
-        for label in (-1.0, 1.0):
-            y = YHAT_GRID[YHAT_GRID != 0]
-            rel_margin = fn(y, label) / np.abs(y)
-            k = int(np.argmin(rel_margin))
-            if rel_margin[k] < worst:
-                worst, where = float(rel_margin[k]), (float(y[k]), label, sp.sstr(rel))
-                curve = (rel, label, y, rel_margin, k)
-    error = 1e-12  # round-off of exp and the division, relative to |yhat| >= 1e-4
-    outcome = (Outcome.HOLDS if worst > error else
-               Outcome.VIOLATED if worst < -error else Outcome.INCONCLUSIVE)
-    # the figure: both sides relative to |yhat| along the grid, for the worst relation and y
-    rel, label, y, rel_margin, k = curve
-    sides = [np.broadcast_to(sp.lambdify((yhat, ylab), side, modules="numpy")(y, label),
-                             y.shape) / np.abs(y) for side in (rel.lhs, rel.rhs)]
-    figure = figure_series(claim.kind.value, "<=" if isinstance(rel, sp.Le) else ">=",
-                           y, *sides, error, rel_margin, k, x_label=f"yhat (y = {label:+.0f})",
-                           observed_label=f"({sp.sstr(rel.lhs)})/|yhat|",
-                           bound_label=f"({sp.sstr(rel.rhs)})/|yhat|", part=sp.sstr(rel))
-    return Verdict(claim.id, outcome, margin=worst, tolerance=error,
-                   where=Where(instance=f"yhat={where[0]:.4g}, y={where[1]:+.0f}",
-                               part=where[2]),
-                   reason="grid of 20001 yhat in [-1, 1], y = +-1; margin relative to |yhat|",
-                   method="grid", figure_data=figure)
+def yhat_grid() -> Grid:
+    """20001 values of yhat in [-1, 1] (0 left out: both sides vanish there), y = -1 and +1;
+    margins relative to |yhat|."""
+    values = np.linspace(-1.0, 1.0, 20001)
+    values = values[values != 0]
+    return Grid({"yhat": np.tile(values, 2), "ylab": np.repeat([-1.0, 1.0], values.size)},
+                scale=sp.Abs(yhat), description="yhat in [-1, 1] \\ {0}, y = +-1")
 
 
 def test_loss_derivative_lemma(verdicts):
-    verdict = _record(verdicts, identity_verdict(C["S001-L2"]), C["S001-L2"])
+    verdict = _record(verdicts, check(C["S001-L2"], yhat_grid()), C["S001-L2"])
     assert verdict.outcome is Outcome.HOLDS, str(verdict)
 
 
@@ -460,7 +433,7 @@ def _caught(verdicts, verdict, name):
 
 def test_mutant_loss_derivative(verdicts):
     claim, _ = MUTANTS["S001-L2 with the constant 2 -> 1"]
-    _caught(verdicts, identity_verdict(claim), "S001-L2 with the constant 2 -> 1")
+    _caught(verdicts, check(claim, yhat_grid()), "S001-L2 with the constant 2 -> 1")
 
 
 T1B_ALPHA_FACTOR = 32  # alpha = (mu X_min)^2 / X_max: the paper's 1/32 dropped

@@ -7,6 +7,10 @@ import math
 from dataclasses import asdict, dataclass, field
 
 
+class CheckError(ValueError):
+    """The claim cannot be evaluated on this evidence (bad input, not a verdict)."""
+
+
 class Outcome(enum.Enum):
     HOLDS = "HOLDS"
     VIOLATED = "VIOLATED"
