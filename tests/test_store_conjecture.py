@@ -44,6 +44,15 @@ def test_a_stated_exponent_outside_the_interval_is_rejected(store, capsys):
     assert stored_scaling(f"rate_avg ~ n**({inside})", store).consistent
 
 
+def test_rows_at_one_size_are_undecided_not_bad_input(store, capsys):
+    # a valid store whose matching rows cannot be fitted: exit 3 with the reason
+    code = main(["conjecture", "--scaling", "rate_avg ~ n**(-1)", "--results", str(store),
+                 "--where", "n=10"])
+    out = capsys.readouterr().out
+    assert code == 3 and "UNDECIDED" in out and "n = 10 (4)" in out
+    assert stored_scaling("rate_avg ~ n**alpha", store, {"n": "10"}).consistent is None
+
+
 def test_bad_laws_and_filters_exit_2_naming_the_option(store, capsys):
     for args, named in ((["--scaling", "bogus ~ n**alpha"], "--scaling"),
                         (["--scaling", "rate_avg ~ q**alpha"], "--scaling"),

@@ -7,6 +7,7 @@ from theory import symbols
 from theory.bridge import lambdify
 from theory.claim import Assumption, Claim, Kind, Provenance, Source
 from theory.registry import claims, get
+from theory.symbols import UnknownName
 
 __all__ = [
     "Assumption",
@@ -14,6 +15,7 @@ __all__ = [
     "Kind",
     "Provenance",
     "Source",
+    "UnknownName",
     "claims",
     "get",
     "lambdify",

@@ -33,7 +33,7 @@ from types import MappingProxyType
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from theory.symbols import latex_names, latex_names_for
+from theory.symbols import UnknownName, latex_names, latex_names_for
 
 
 class Kind(enum.Enum):
@@ -276,7 +276,7 @@ class Claim:
     def with_parameters(self, **values) -> Claim:
         unknown = set(values) - set(self.parameters)
         if unknown:
-            raise KeyError(
+            raise UnknownName(
                 f"{self.id}: no parameter {sorted(unknown)}; it has {sorted(self.parameters)}."
             )
         merged = dict(self.parameters)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from theory import closed_forms, s000, s001, s002
 from theory.claim import Claim, Kind
+from theory.symbols import UnknownName
 
 _MODULES = (s000, s001, s002, closed_forms)
 
@@ -38,9 +39,9 @@ def get(claim_id: str) -> Claim:
     except KeyError:
         parts = _split_heading(claim_id)
         if len(parts) > 1 and all(p in _INDEX for p in parts):
-            raise KeyError(f"{claim_id!r} names several claims: {', '.join(parts)}; "
+            raise UnknownName(f"{claim_id!r} names several claims: {', '.join(parts)}; "
                            "get them one by one or use by_heading") from None
-        raise KeyError(
+        raise UnknownName(
             f"no claim {claim_id!r}; known ids: {', '.join(sorted(_INDEX))}"
         ) from None
 

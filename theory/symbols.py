@@ -544,13 +544,21 @@ def latex_names_for(paper: str | None) -> dict[str, str]:
     return {**latex_names, **PAPER_LATEX_NAMES.get(paper or "", {})}
 
 
+class UnknownName(KeyError):
+    """A name (vocabulary term, claim id, claim parameter) the catalogue does not know; the
+    message lists the known ones."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 def lookup(name: str) -> Term:
     """The vocabulary entry called ``name``; a clear error lists the known names."""
     try:
         return VOCABULARY[name]
     except KeyError:
         known = ", ".join(sorted(VOCABULARY))
-        raise KeyError(f"{name!r} is not in the vocabulary; known names: {known}") from None
+        raise UnknownName(f"{name!r} is not in the vocabulary; known names: {known}") from None
 
 
 # =====================================================================================

@@ -2,6 +2,8 @@
 
 from verify.check import CheckError, check
 from verify.conjecture import ConjectureResult, conjecture
+from verify.errors import InputError
 from verify.verdict import Outcome, Verdict, Where
 
-__all__ = ["CheckError", "ConjectureResult", "Outcome", "Verdict", "Where", "check", "conjecture"]
+__all__ = ["CheckError", "ConjectureResult", "InputError", "Outcome", "Verdict", "Where",
+           "check", "conjecture"]

@@ -17,6 +17,7 @@ import traceback
 
 import sympy as sp
 
+from verify.errors import InputError, input_errors
 from verify.exit_codes import (
     EXIT_FOUND,
     EXIT_INTERNAL,
@@ -31,7 +32,7 @@ __all__ = ["EXIT_FOUND", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_S
            "EXIT_UNDECIDED", "EXIT_USAGE", "UsageError", "build_parser", "main"]
 
 
-class UsageError(Exception):
+class UsageError(InputError):
     """Bad input from the user; reported with exit code 2."""
 
 
@@ -177,10 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         return args.run(args)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except (ValueError, KeyError) as exc:  # input validation from the library
+    except input_errors() as exc:  # bad input, named by the message (any other error is ours)
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `gfverify claims | head`: the reader left early

@@ -49,6 +49,7 @@ from theory.claim import Claim, Kind, Provenance, Source
 from verify import families as fam_mod
 from verify import limits, measures
 from verify.check import check, evaluate, relation_margins
+from verify.errors import InputError
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.expressions import ExpressionError, Parsed, parse_conjecture
 from verify.figures import pyplot, save_png
@@ -64,7 +65,7 @@ FLOW_RTOL = 1e-10
 _TINY = 1e-300
 
 
-class ConjectureError(ValueError):
+class ConjectureError(InputError):
     """Bad input to a conjecture (statement, family, parameter, mode or method)."""
 
 

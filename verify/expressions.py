@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from theory import symbols as S
+from verify.errors import InputError
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
@@ -87,7 +88,7 @@ _REFUSED = {
 }
 
 
-class ExpressionError(ValueError):
+class ExpressionError(InputError):
     """The text is not a statement in the vocabulary; the message says what is wrong."""
 
 

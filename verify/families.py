@@ -42,10 +42,11 @@ import numpy as np
 from hypothesis import strategies as st
 
 from numerics import Problem, generators
+from verify.errors import InputError
 from verify.evidence import s002_horizon
 
 
-class FamilyError(ValueError):
+class FamilyError(InputError):
     """A bad family name, parameter name or value; the message names it."""
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import os
 
+from verify.errors import InputError
+
 LIMITS = {
     "size": 100_000,          # n, p, d of one instance (each)
     "weights": 20_000_000,    # p (d + 1) + n d numbers of one instance
@@ -23,7 +25,7 @@ LIMITS = {
 OVERRIDE = "GFVERIFY_NO_LIMITS"
 
 
-class LimitError(ValueError):
+class LimitError(InputError):
     """A request beyond a work limit; the message names the input and the limit."""
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from hypothesis import HealthCheck, settings
 
+from verify.errors import InputError
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -38,6 +40,6 @@ def get_profile(name: str) -> Profile:
     try:
         return PROFILES[name]
     except KeyError:
-        raise ValueError(
+        raise InputError(
             f"profile: {name!r} is not one of {sorted(PROFILES)}"
         ) from None

@@ -36,6 +36,7 @@ from verify import findings as findings_mod
 from verify import mutants as mutants_mod
 from verify.check import check
 from verify.claim_figures import claim_figures
+from verify.errors import InputError
 from verify.evidence import s002_trajectory
 from verify.figures import pyplot, save_png
 from verify.measures import instance_values, key_neuron_sets
@@ -324,7 +325,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     selects sections by module name (default: all of REPRODUCTIONS)."""
     prof = get_profile(profile)
     if instances is not None and instances < 0:
-        raise ValueError(f"--instances: must be >= 0, got {instances}")
+        raise InputError(f"--instances: must be >= 0, got {instances}")
     limits.at_most("--instances", instances or 0, "budget")
     if store is not None:  # a bad --results store is refused before any work
         from verify.sweep import DB_NAME, SweepStoreError, read_rows
@@ -337,7 +338,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
             read_rows(store_dir)  # readable (read-only is fine), not corrupted
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out}: is a file; the report needs a directory (created if "
+        raise InputError(f"--out {out}: is a file; the report needs a directory (created if "
                          f"missing)")
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -345,7 +346,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
         probe.write_text("")
         probe.unlink()
     except OSError as exc:
-        raise ValueError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
+        raise InputError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
     start = time.perf_counter()
     suite_run = SuiteRun(profile, show_progress) if suite else None
     store = Path(store) if store is not None else out / "store"

@@ -55,6 +55,7 @@ from theory.symbols import p as P_SYM
 from theory.symbols import t as T_SYM
 from verify import check
 from verify import measures_s000 as m0
+from verify.errors import InputError
 from verify.evidence import ScalingData
 from verify.figures import pyplot, save_png
 from verify.progress import Progress
@@ -507,7 +508,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
     """E-000-5 and S000-T2 (``store`` is not used: the closed form and the few flows are
     cheaper than a sweep store)."""
     if profile not in PROFILES:
-        raise ValueError(f"profile: {profile!r} is not one of {sorted(PROFILES)}")
+        raise InputError(f"profile: {profile!r} is not one of {sorted(PROFILES)}")
     settings = PROFILES[profile]
     start = time.perf_counter()
     out = Path(out)

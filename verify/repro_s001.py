@@ -39,6 +39,7 @@ from numerics import ExactFlow, GradientDescent, Problem, Trajectory, generators
 from numerics.trajectory import CONE_DEAD, CONE_MINUS, CONE_PLUS
 from theory.symbols import T_early, t_1
 from verify import s001_evidence as ev
+from verify.errors import InputError
 from verify.figures import pyplot, save_png
 from verify.measures import ERROR_SAFETY, FLOAT_EPS, ROUNDOFF_ULPS, measure
 from verify.measures_s001 import _cone_of, _replay, _unsorted_mask, class_sums
@@ -92,7 +93,7 @@ def settings_for(profile: str) -> Settings:
     try:
         return SETTINGS[profile]
     except KeyError:
-        raise ValueError(f"profile: {profile!r} is not one of {sorted(SETTINGS)}") from None
+        raise InputError(f"profile: {profile!r} is not one of {sorted(SETTINGS)}") from None
 
 
 # -- measurements on a run (the cones, cosines and stable rank of the project) -----------------

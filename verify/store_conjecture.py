@@ -7,7 +7,8 @@ rows a sweep stored are read, filtered by ``--where key=value`` (column values,
 compared as text), restricted to successful runs with a positive finite value,
 and fitted by `verify.scaling.fit_power_law` (pooled least squares of log value on
 log size; bootstrap over runs within each size). With a stated exponent the
-verdict is CONSISTENT (inside the interval, exit 0) or REJECTED (exit 1).
+verdict is CONSISTENT (inside the interval, exit 0) or REJECTED (exit 1); rows that
+cannot be fitted (one size only, say) give UNDECIDED (exit 3).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from verify.errors import InputError
+from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.scaling import FitError, PowerLawFit, fit_power_law
 from verify.sweep import COLUMNS, SweepStoreError, read_rows
 
@@ -30,7 +33,7 @@ _LAW = re.compile(r"^\s*(?:K\s*\*\s*)?(?P<size>[ndp])\s*\*\*\s*"
                   r"|[\d.]+)\s*$")
 
 
-class StoreConjectureError(ValueError):
+class StoreConjectureError(InputError):
     """Bad law, filter or store; the message names what to change."""
 
 
@@ -40,22 +43,29 @@ class StoredScaling:
     column: str
     size: str
     exponent: float | None
-    fit: PowerLawFit
+    fit: PowerLawFit | None  # None: the stored rows do not determine a fit (see ``note``)
     counts: dict  # size value -> runs used
     skipped: int
+    note: str = ""
 
     @property
     def consistent(self) -> bool | None:
-        if self.exponent is None:
+        if self.exponent is None or self.fit is None:
             return None
         return self.fit.lo <= self.exponent <= self.fit.hi
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.consistent is False else 0
+        if self.fit is None:
+            return EXIT_UNDECIDED
+        return EXIT_FOUND if self.consistent is False else EXIT_OK
 
     def report(self) -> str:
         f = self.fit
+        if f is None:
+            return (f"UNDECIDED: {self.law} cannot be fitted to the stored runs at {self.size} = "
+                    + ", ".join(f"{k} ({v})" for k, v in sorted(self.counts.items()))
+                    + f": {self.note}")
         lines = [f"{self.law}: fitted exponent {f.exponent:.3f}, {f.level:.0%} interval "
                  f"[{f.lo:.3f}, {f.hi:.3f}] ({f.method}; t-interval [{f.t_lo:.3f}, "
                  f"{f.t_hi:.3f}]) from {f.points} stored runs at {self.size} = "
@@ -126,11 +136,11 @@ def stored_scaling(law: str, results_dir, where=None) -> StoredScaling:
     if not used:
         raise StoreConjectureError(f"--results: no stored row with a positive {column}"
                                    + (f" matching {filters}" if filters else "") + ".")
-    try:
-        fit = fit_power_law([x for x, _ in used], [y for _, y in used])
-    except FitError as exc:
-        raise StoreConjectureError(f"--results: {exc}") from None
     counts: dict = {}
     for x, _ in used:
         counts[x] = counts.get(x, 0) + 1
+    try:
+        fit = fit_power_law([x for x, _ in used], [y for _, y in used])
+    except FitError as exc:  # valid store, too little in it to decide: undecided, not bad input
+        return StoredScaling(law, column, size, exponent, None, counts, skipped, note=str(exc))
     return StoredScaling(law, column, size, exponent, fit, counts, skipped)

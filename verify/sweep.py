@@ -67,6 +67,7 @@ import torch
 from numerics import ExactFlow, GradientDescent, generators, network, simulate_batch
 from numerics.provenance import environment
 from verify import limits
+from verify.errors import InputError
 from verify.measures_s000 import average_rate, terminal_rate
 from verify.progress import Progress
 
@@ -116,11 +117,11 @@ COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 
 
 
-class SweepConfigError(ValueError):
+class SweepConfigError(InputError):
     """A bad sweep configuration; the message names the key."""
 
 
-class SweepStoreError(ValueError):
+class SweepStoreError(InputError):
     """A results directory that cannot hold this sweep's rows; the message names DIR."""
 
 

@@ -30,6 +30,7 @@ import logging
 import sys
 
 from verify.cli import UsageError
+from verify.errors import InputError
 
 MISSING = "--scheduler/--dask-local need dask: pip install 'gfverify[dask]'"
 
@@ -98,14 +99,14 @@ class DaskExecutor:
 
     def __init__(self, address: str | None = None, local_workers: int | None = None) -> None:
         if (address is None) == (local_workers is None):
-            raise ValueError("--scheduler/--dask-local: give exactly one of address "
+            raise InputError("--scheduler/--dask-local: give exactly one of address "
                              "(--scheduler ADDRESS) or local_workers (--dask-local N)")
         if address is not None and (not isinstance(address, str) or not address.strip()):
-            raise ValueError(f"--scheduler: expected a scheduler address, got {address!r}")
+            raise InputError(f"--scheduler: expected a scheduler address, got {address!r}")
         if local_workers is not None and (
                 isinstance(local_workers, bool) or not isinstance(local_workers, int)
                 or local_workers < 1):
-            raise ValueError(f"--dask-local: expected a number of workers >= 1, "
+            raise InputError(f"--dask-local: expected a number of workers >= 1, "
                              f"got {local_workers!r}")
         self.address = address
         self.local_workers = local_workers

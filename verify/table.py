@@ -14,6 +14,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from verify.errors import InputError
 from verify.findings import DATA_KINDS, Finding
 from verify.verdict import Outcome, Verdict
 
@@ -39,7 +40,7 @@ class VerdictLog:
         verdict decided on a published CSV: shown in its own row, never counted among the
         instances we simulated."""
         if data not in DATA_KINDS:
-            raise ValueError(f"data: {data!r} is not one of {DATA_KINDS}")
+            raise InputError(f"data: {data!r} is not one of {DATA_KINDS}")
         members = verdict.instances or (verdict,)
         rows = self.rows[verdict.claim_id]
         for v in members:

@@ -6,8 +6,10 @@ import enum
 import math
 from dataclasses import asdict, dataclass, field
 
+from verify.errors import InputError
 
-class CheckError(ValueError):
+
+class CheckError(InputError):
     """The claim cannot be evaluated on this evidence (bad input, not a verdict)."""
 
 

@@ -1,0 +1,24 @@
+"""The one base class of bad input in gfverify's verification layer.
+
+An `InputError` means the caller (a user at the command line, a pack author in code)
+gave something gfverify cannot use; its message names the input and what is allowed.
+`gfverify` turns it into exit code 2. Any other exception escaping a command is a bug
+of ours (exit 4). The layers below have their own: `numerics.ProblemError`,
+`numerics.MethodError` and `theory.UnknownName` (see `INPUT_ERRORS`).
+"""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input; the message names the input and what is allowed."""
+
+
+def input_errors() -> tuple[type[BaseException], ...]:
+    """Every exception class that means bad input, across the layers (imported on demand
+    so that a command that fails early does not load numerics)."""
+    from numerics import MethodError, ProblemError
+    from theory import UnknownName
+    from verify.measures import UnknownQuantity
+
+    return (InputError, ProblemError, MethodError, UnknownName, UnknownQuantity)
