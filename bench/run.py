@@ -2,7 +2,7 @@
 
 Measured side by side in one run, on this machine:
 
-(a) the published protocol (shared/reference/README.md: GD with lr 1 on p L, the
+(a) the published protocol (verify/published/README.md: GD with lr 1 on p L, the
     epoch budget, early stop) run three ways on the same instances: the published
     one-replicate-at-a-time loop (nn.Linear parameters, autograd, SGD, as the
     published code runs: torch's default float32 and default thread count), our
@@ -194,7 +194,7 @@ def run_batches(batches, workers: int):
 def sampled_config(name: str, grids: list[dict], seeds: int):
     """The example sweep ``name`` restricted to the sampled grid points and seeds 0..seeds-1
     (no kernel rate: the loop does not compute it)."""
-    config = load_config(os.path.join(ROOT, "examples", "sweeps", f"{name}.toml"))
+    config = load_config(os.path.join(ROOT, "verify", "protocols", f"{name}.toml"))
     config.grids = [{k: [v] for k, v in g.items()} for g in grids]
     config.seeds = list(range(seeds))
     config.batch_size = max(config.batch_size, seeds) if name == "exp1_1" else config.batch_size
@@ -280,7 +280,7 @@ def full_exp1_1(workers: int, loop_epochs: int = 30) -> dict:
     executor = LocalExecutor() if workers == 1 else DaskExecutor(local_workers=workers)
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        res = run_sweep(os.path.join(ROOT, "examples", "sweeps", "exp1_1.toml"), tmp,
+        res = run_sweep(os.path.join(ROOT, "verify", "protocols", "exp1_1.toml"), tmp,
                         progress=True, executor=executor)
         wall = time.perf_counter() - start
         rows = read_rows(tmp)

@@ -181,3 +181,19 @@ def test_a_bad_problem_is_refused_by_the_api(kwargs, names):
     with pytest.raises(ProblemError, match=names.split(": ")[0]) as info:
         Problem(**{**base, **kwargs})
     assert names in str(info.value)
+
+
+def test_report_with_a_missing_reference_copy_stops_before_work(tmp_path, monkeypatch, capsys,
+                                                               no_work):
+    """GFVERIFY_REFERENCE pointing at nothing: exit 2 naming it, no report directory made."""
+    monkeypatch.setenv("GFVERIFY_REFERENCE", str(tmp_path / "nowhere"))
+    code = main(["report", "--profile", "quick", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE and "GFVERIFY_REFERENCE" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_shipped_protocol_is_named_without_its_path():
+    assert sweep.load_config("exp1_1").name == "exp1_1"
+    with pytest.raises(sweep.SweepConfigError, match="exp1_1, exp1_1_flow, exp2"):
+        sweep.load_config("exp9")

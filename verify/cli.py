@@ -53,8 +53,11 @@ def _claims_command(args) -> int:
         papers = sorted({c.paper for c in theory.claims()})
         raise UsageError(f"--paper: no paper {args.paper!r}; use one of {papers}")
     if args.format == "json":
-        rows = [c.to_dict() if hasattr(c, "to_dict") else _claim_dict(c) for c in selected]
-        print(json.dumps(rows, indent=2))
+        print(json.dumps([c.to_dict() for c in selected], indent=2))
+    elif args.format == "md":
+        from theory.catalogue_doc import markdown
+
+        print(markdown(selected), end="")
     elif args.format == "latex":
         for c in selected:
             print(f"% {c.id}: {c.title} ({c.source})")
@@ -65,15 +68,6 @@ def _claims_command(args) -> int:
             print(f"{c.id:<10} {c.kind.value:<22} {str(c.source):<40} {check}")
             print(f"{'':<10} {sp.sstr(c.statement)}")
     return EXIT_OK
-
-
-def _claim_dict(c) -> dict:
-    return {
-        "id": c.id, "title": c.title, "kind": c.kind.value, "paper": c.paper,
-        "source": str(c.source), "statement": c.text(), "latex": c.latex(),
-        "measures": c.measures, "checkable": c.checkable, "reason": c.not_checkable_reason,
-        "parameters": {k: sp.sstr(v) for k, v in c.parameters.items()}, "flags": list(c.flags),
-    }
 
 
 def _report_command(args) -> int:
@@ -149,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--results", default=None, metavar="DIR",
                      help="sweep store of the reproductions (default OUT/store); rows found "
                           "there are read, not recomputed (e.g. a full `gfverify sweep "
-                          "examples/sweeps/exp1_1.toml --results DIR`)")
+                          "verify/protocols/exp1_1.toml --results DIR`)")
     rep.set_defaults(run=_report_command)
 
     fi = sub.add_parser("findings", help="the findings a suite run measured (from its "
@@ -163,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl = sub.add_parser("claims", help="list the catalogue's claims")
     cl.add_argument("--paper", default=None, help="S000, S001, S002 (default: all)")
     cl.add_argument("--kind", default=None, help="only claims of this kind")
-    cl.add_argument("--format", default="table", choices=("table", "json", "latex"))
+    cl.add_argument("--format", default="table", choices=("table", "json", "latex", "md"),
+                    help="md: the Markdown catalogue page (docs/catalogue.md is this output)")
     cl.set_defaults(run=_claims_command)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -1,9 +1,10 @@
-"""The published measurements the report reproduces (``../shared/reference`` beside the repo).
+"""The published measurements the report reproduces (shipped in ``verify/published/``).
 
 They are read, never written, and never used to tune anything: the report runs
 the published protocol and only then compares. The directory is, in order,
 the ``reference`` argument, the ``GFVERIFY_REFERENCE`` environment variable, or
-``shared/reference`` next to the repository checkout.
+the copy shipped with the package (`SHIPPED`; its README says where the numbers
+come from and the protocol behind them).
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ import os
 import re
 from pathlib import Path
 
+from verify.errors import InputError
+
 ENV = "GFVERIFY_REFERENCE"
+SHIPPED = Path(__file__).resolve().parent / "published"
 _TENSOR = re.compile(r"^\s*tensor\(\s*([^,)]+)")
 
 
-class ReferenceMissing(FileNotFoundError):
+class ReferenceMissing(InputError):
     """The reference data are not where they were looked for (the message says where)."""
 
 
@@ -27,11 +31,11 @@ def reference_dir(reference: str | os.PathLike | None = None) -> Path:
     elif os.environ.get(ENV):
         path = Path(os.environ[ENV])
     else:
-        path = Path(__file__).resolve().parents[2] / "shared" / "reference"
+        path = SHIPPED
     if not path.is_dir():
         raise ReferenceMissing(
-            f"reference: no directory {path}; set {ENV} to the published data "
-            "(shared/reference/) or pass --reference DIR.")
+            f"reference: no directory {path}; pass --reference DIR (or set {ENV}) to a copy "
+            f"of the published data laid out as {SHIPPED} is.")
     return path
 
 

@@ -31,7 +31,7 @@ import sympy as sp
 import theory
 from numerics import generators
 from numerics.provenance import environment
-from verify import families, limits
+from verify import families, limits, reference
 from verify import findings as findings_mod
 from verify import mutants as mutants_mod
 from verify.check import check
@@ -336,6 +336,8 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
                                   f"store is a directory holding {DB_NAME}")
         if (store_dir / DB_NAME).exists():
             read_rows(store_dir)  # readable (read-only is fine), not corrupted
+    reference.threshold_runs()  # the published data the E-000 sections compare with
+    reference.orthogonal_pl()
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: is a file; the report needs a directory (created if "

@@ -2,7 +2,7 @@
 the exact flow on the same instances as gradient descent at the published step.
 
 Both sweeps draw their instances from the same generator, grid points and seeds
-(`examples/sweeps/exp1_1.toml` for descent at lr = 1, `exp1_1_flow.toml` for the flow), so
+(`verify/protocols/exp1_1.toml` for descent at lr = 1, `exp1_1_flow.toml` for the flow), so
 every flow run has a descent twin with the same data and initialisation. The flow runs
 for the protocol's time (lr times its epoch budget) through sliding modes and succeeds
 when L(T) <= 1/(2n); descent succeeds as published. Per (d, n) the two success counts are
@@ -29,7 +29,7 @@ from verify.reproduction import Reproduction
 from verify.scaling import binomial_interval
 from verify.sweep import load_config, run_sweep
 
-CONFIG = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "exp1_1_flow.toml"
+CONFIG = Path(__file__).resolve().parent / "protocols" / "exp1_1_flow.toml"
 # quick profile: d = 10 (published threshold ~ 29), n below it and past it, 8 seeds (16
 # flows of 2 to 15 s each); the full profile runs the whole config
 QUICK = {"d": (10,), "n": (20, 40), "seeds": 8}

@@ -1,6 +1,6 @@
 """Report section E-000-4: the asymptotic local PL against n on orthogonal data.
 
-The published protocol (`examples/sweeps/exp2.toml`, through `verify.sweep`):
+The published protocol (`verify/protocols/exp2.toml`, through `verify.sweep`):
 x_i = c_i e_i in R^2000, the published width rule, the 0.01-scaled first layer
 redrawn until Q-good, gradient descent with lr 1 on p L, 10 x the epoch budget,
 stop at sum r_i^2 < 1e-6. Per run, the four published statistics:
@@ -32,12 +32,12 @@ from numerics import network
 from numerics.descent import GradientDescent
 from numerics.simulate import simulate_batch
 from verify.figures import pyplot, save_png
-from verify.reference import ReferenceMissing, orthogonal_pl
+from verify.reference import orthogonal_pl
 from verify.repro_s000_threshold import protocol_rows
 from verify.reproduction import Reproduction
 from verify.sweep import integer_range, load_config, plan, run_sweep
 
-CONFIG = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "exp2.toml"
+CONFIG = Path(__file__).resolve().parent / "protocols" / "exp2.toml"
 QUICK = {"n": "1000..2000 step 200", "seeds": 10}  # n on the published grid
 STATISTICS = (  # key, label, published CSV column, THEORY E-000-4 slope and its +-
     ("rate_end", "mu(t_inf), last 100 steps", "log_speed", -0.81, 0.04),
@@ -152,11 +152,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
     rows = protocol_rows(store, sweep_config("full"))
     runs = per_run(rows)
     fits = {key: slope_of_log_means(runs, key, seed) for key, *_ in STATISTICS}
-    try:
-        published = published_slopes(reference)
-        missing = ""
-    except ReferenceMissing as exc:
-        published, missing = {}, str(exc)
+    published = published_slopes(reference)
     sandwich = [bool(np.all(runs[n]["mu_low"] <= runs[n]["rate_end"])
                      and np.all(runs[n]["rate_end"] <= runs[n]["mu_upp"])) for n in runs]
     ns = sorted(runs)
@@ -171,7 +167,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
             "fits": fits, "published": published, "theory": {
                 k: {"slope": s, "pm": pm} for k, _, _, s, pm in STATISTICS if s is not None},
             "sandwich_holds_per_n": dict(zip(map(str, runs), sandwich, strict=True)),
-            "step_error": err, "reference_missing": missing, "wall_time": wall}
+            "step_error": err, "wall_time": wall}
     blocks, findings = _blocks(data, fig)
     return Reproduction("E-000-4", "asymptotic local PL on orthogonal data", blocks, (fig,),
                         data, wall, tuple(findings))
@@ -209,7 +205,7 @@ def _blocks(data, fig) -> tuple[list[tuple], list[str]]:
     seeds = data["seeds_per_n"]
     b: list[tuple] = [
         ("h", 2, "Reproduction E-000-4: asymptotic local PL against n (orthogonal data)"),
-        ("p", "Published protocol (shared/reference/README.md, their Experiment 2): x_i = c_i e_i "
+        ("p", "Published protocol (verify/published/README.md, their Experiment 2): x_i = c_i e_i "
               "in R^2000, c_i ~ U[1, 2], width floor(log(n/0.05)/log(4/3)) + 1, first layer x "
               "0.01, redrawn until every sample has a neuron with a_j y_i > 0 and <w_j, x_i> > "
               "0; gradient descent with lr 1 on p L for 10 x the epoch budget, stopped at "
@@ -225,8 +221,6 @@ def _blocks(data, fig) -> tuple[list[tuple], list[str]]:
                    "meets [-1, -1/2]"], rows),
         ("img", fig, "the four published statistics and the flow's kernel rate against n"),
     ]
-    if data["reference_missing"]:
-        b.append(("p", f"Published data not found: {data['reference_missing']}"))
     sandwich = data["sandwich_holds_per_n"]
     b.append(("p", f"Per run, mu_low <= mu(t_inf) <= mu_upp held at {sum(sandwich.values())} "
                    f"of {len(sandwich)} values of n (every seed)."))

@@ -1,6 +1,6 @@
 """Report section E-000-2: the convergence threshold N(d, p = 30) against d, published protocol.
 
-The sweep is `examples/sweeps/exp1_1.toml` (the whole published grid, profile
+The sweep is `verify/protocols/exp1_1.toml` (the whole published grid, profile
 ``full``) or its first d values (profile ``quick``), run through `verify.sweep`
 into a store, so a second report reads the stored rows instead of recomputing.
 For every (d, n) the success fraction of the 20 seeds is compared with the
@@ -21,12 +21,12 @@ import numpy as np
 from scipy import optimize, stats
 
 from verify.figures import pyplot, save_png
-from verify.reference import ReferenceMissing, threshold_runs
+from verify.reference import threshold_runs
 from verify.reproduction import Reproduction
 from verify.scaling import binomial_interval
 from verify.sweep import load_config, plan, read_rows, row_key, run_sweep
 
-CONFIG = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "exp1_1.toml"
+CONFIG = Path(__file__).resolve().parent / "protocols" / "exp1_1.toml"
 QUICK_D = (10, 20, 30, 40)
 # THEORY E-000-2 (linear interpolation of the 50% crossing of the published CSVs)
 THEORY_THRESHOLDS = {10: 29, 20: 74, 30: 146, 40: 263, 50: 417, 60: 611, 70: 821, 80: 996,
@@ -121,12 +121,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
     result = run_sweep(config, store, progress=show_progress)
     rows = protocol_rows(store, sweep_config("full"))
     ours = _counts(rows)
-    try:
-        published_rows = threshold_runs(reference)
-    except ReferenceMissing as exc:
-        published_rows, missing = [], str(exc)
-    else:
-        missing = ""
+    published_rows = threshold_runs(reference)
     published = {(int(r["d"]), int(r["n"])): (round(20 * r["CV_probability"]), 20,
                                                 r["loss_trend"]) for r in published_rows}
     comparison = []
@@ -160,7 +155,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
             "inside": inside, "compared": len(compared),
             "threshold_ours": ours_N, "threshold_published_fit": theirs_N,
             "threshold_published_all": all_theirs_N, "threshold_theory_table": THEORY_THRESHOLDS,
-            "line_ours": line_ours, "line_published": line_theirs, "reference_missing": missing,
+            "line_ours": line_ours, "line_published": line_theirs,
             "wall_time": wall}
     blocks = _blocks(data, fig_p, fig_n, config)
     findings = []
@@ -179,7 +174,7 @@ def _blocks(data, fig_p, fig_n, config) -> list[tuple]:
     comp, lo, lt = data["points"], data["line_ours"], data["line_published"]
     b: list[tuple] = [
         ("h", 2, "Reproduction E-000-2: convergence threshold N(d, p = 30) against d"),
-        ("p", "Published protocol (shared/reference/README.md): data uniform on the sphere with "
+        ("p", "Published protocol (verify/published/README.md): data uniform on the sphere with "
               "norms in [1, 2], labels +-U[1, 2], mean-field width p = 30, nn.Linear-law first "
               "layer and a_j = s_j(||w_j|| + Exp(1)), full-batch gradient descent with lr 1 on "
               "p L, epoch budget int(1.5 sqrt(np) log(np)/4 + 1), early stop and success at "
@@ -190,12 +185,9 @@ def _blocks(data, fig_p, fig_n, config) -> list[tuple]:
               f"{data['computed']} computed now, {data['stored_before']} read from the store "
               f"`{data['store']}`)."),
     ]
-    if data["reference_missing"]:
-        b.append(("p", f"Published data not found: {data['reference_missing']}"))
-    else:
-        b.append(("p", f"Agreement: for **{data['inside']} of {data['compared']}** (d, n) "
-                       "points our success fraction lies inside the 95% Clopper-Pearson "
-                       "interval of the published count (20 runs each)."))
+    b.append(("p", f"Agreement: for **{data['inside']} of {data['compared']}** (d, n) "
+                   "points our success fraction lies inside the 95% Clopper-Pearson "
+                   "interval of the published count (20 runs each)."))
     b.append(("img", fig_p, "success probability against n, ours and published"))
     rows = []
     for d in data["d_values"]:

@@ -214,9 +214,28 @@ class SweepResult:
 # -- configuration ------------------------------------------------------------------------
 
 
+PROTOCOLS = Path(__file__).resolve().parent / "protocols"
+
+
+def builtin_protocols() -> list[str]:
+    """Names of the sweep files shipped with gfverify (the published protocols)."""
+    return sorted(p.stem for p in PROTOCOLS.glob("*.toml"))
+
+
+def protocol_path(name_or_path) -> Path:
+    """A sweep file: the path given, or the shipped protocol of that name (``exp1_1``)."""
+    path = Path(name_or_path)
+    if not path.exists() and path.suffix == "" and path.name in builtin_protocols():
+        return PROTOCOLS / f"{path.name}.toml"
+    return path
+
+
 def load_config(path) -> SweepConfig:
-    """Read and validate a sweep TOML file."""
-    path = Path(path)
+    """Read and validate a sweep TOML file (or a shipped protocol named without .toml)."""
+    path = protocol_path(path)
+    if not path.exists():
+        raise SweepConfigError(f"CONFIG: no file {path}; give a sweep file (TOML) or one of "
+                               f"the shipped protocols {', '.join(builtin_protocols())}.")
     try:
         text = path.read_text()
     except OSError as exc:

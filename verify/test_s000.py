@@ -15,11 +15,9 @@ PL and its convergence error.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import math
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,7 +50,7 @@ from theory.symbols import (
     t,
     t_conv,
 )
-from verify import Outcome, check
+from verify import Outcome, check, reference
 from verify import measures_s000 as m0
 from verify.evidence import Sample, ScalingData
 from verify.families import repo_width
@@ -63,7 +61,6 @@ C = {cid: theory.get(cid) for cid in (
     "S000-P1", "S000-D2", "S000-A1", "S000-A2", "S000-A3", "S000-L1", "S000-L2",
     "S000-T1", "S000-C1", "S000-F1", "S000-F2", "S000-L3", "S000-P2", "S000-P3", "S000-T2",
     "S000-C2", "S000-F4", "S000-F8")}
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "dana2025"
 
 
 def _windowed(claim):
@@ -368,20 +365,13 @@ def _orth_sizes(profile):
     return ((4, 6, 8, 12, 16), 3) if profile.name == "quick" else ((4, 8, 16, 24, 32), 8)
 
 
-def _require_reference() -> None:
-    """R's published CSVs live in ../shared/reference beside the repository."""
-    if not REFERENCE.is_dir():
-        pytest.skip(f"published reference data not found at {REFERENCE}")
-
-
 def _r_exp2() -> dict[str, ScalingData]:
-    _require_reference()
-    path = REFERENCE / "exp2_orthogonal_pl" / "d2000_n1000-2000.csv"
-    rows = list(csv.DictReader(path.read_text().splitlines()))
+    """R's published Experiment 2 (shipped in verify/published/, see its README)."""
+    rows = reference.orthogonal_pl()
     out = {}
     for col in ("log_speed", "log_avg_speed", "log_lower", "log_upper"):
-        out[col] = ScalingData("n", [float(r["n"]) for r in rows],
-                               [math.exp(float(r[col])) for r in rows], "MuInf",
+        out[col] = ScalingData("n", [r["n"] for r in rows],
+                               [math.exp(r[col]) for r in rows], "MuInf",
                                description=f"R exp 2 ({col}), d = 2000, n = 1000..2000")
     return out
 
@@ -565,16 +555,17 @@ def test_c1_dimension_needed(verdicts, verify_profile):
 
 # -- S000-F1: threshold ~ d (R's published experiment 1.1) -------------------------------------
 def _r_thresholds() -> ScalingData:
-    _require_reference()
+    """R's published Experiment 1.1: the first n per d where the share crosses 1/2."""
     xs, ys = [], []
-    for path in sorted((REFERENCE / "exp1_threshold_vs_d").glob("d_*.csv")):
-        rows = sorted(csv.DictReader(path.read_text().splitlines()), key=lambda r: float(r["n"]))
-        ns = [float(r["n"]) for r in rows]
-        ps = [float(r["CV_probability"]) for r in rows]
+    every = reference.threshold_runs()
+    for d_ in sorted({r["d"] for r in every}):
+        rows = sorted((r for r in every if r["d"] == d_), key=lambda r: r["n"])
+        ns = [r["n"] for r in rows]
+        ps = [r["CV_probability"] for r in rows]
         for k in range(1, len(ns)):
             if ps[k - 1] >= 0.5 > ps[k]:
                 cross = ns[k - 1] + (ps[k - 1] - 0.5) * (ns[k] - ns[k - 1]) / (ps[k - 1] - ps[k])
-                xs.append(float(rows[0]["d"]))
+                xs.append(float(d_))
                 ys.append(cross)
                 break
     return ScalingData("d", xs, ys, "NThreshold", description="R exp 1.1, p = 30, 50% crossing")
