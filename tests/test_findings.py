@@ -24,8 +24,10 @@ def _c1_finding(monkeypatch, exponent: float | None) -> F.Finding:
         monkeypatch.setattr(s000.m0, "d_needed",
                             lambda k, gamma, rng, reps: float(k) ** exponent)
     log = VerdictLog()
-    s000.test_c1_dimension_needed(log, SimpleNamespace(name="quick"))
-    s000.c1_data.cache_clear()
+    try:
+        s000.test_c1_dimension_needed(log, SimpleNamespace(name="quick"))
+    finally:  # the patched data must not stay cached for the suite (same process in CI)
+        s000.c1_data.cache_clear()
     (found,) = [F.Finding.from_dict(d) for d in log.findings]
     return found
 
