@@ -22,6 +22,7 @@ from functools import cache
 import numpy as np
 import pytest
 import sympy as sp
+from scipy import stats
 
 import theory
 from numerics import ClosedForm, ExactFlow, GradientDescent, Problem, generators, simulate
@@ -409,6 +410,12 @@ def _fit_evidence(v: Verdict) -> dict:
         "outcome": v.outcome.value, "margin": v.margin, "error": v.tolerance}
 
 
+def _r_exp2_dims() -> str:
+    rows = reference.orthogonal_pl()
+    ds, ns = sorted({r["d"] for r in rows}), sorted({r["n"] for r in rows})
+    return f"{', '.join(f'{x:g}' for x in ds)}, n = {ns[0]:g}..{ns[-1]:g}"
+
+
 def test_c2_sqrt_n_conjecture_on_published_data(verdicts):
     """Finding E-000-4: R's own exp-2 CSV does not show the conjectured 1/sqrt(n) rate."""
     claim = C["S000-C2"]
@@ -416,7 +423,7 @@ def test_c2_sqrt_n_conjecture_on_published_data(verdicts):
     assert v.outcome is Outcome.VIOLATED, f"finding E-000-4 no longer reproduces: {v}"
     verdicts.finding(Finding(
         "E-000-4", "The 1/sqrt(n) conjecture (S000-C2) is not what R's exp-2 data show",
-        f"The final rate mu(t_inf) of R's exp-2 CSV (d = 2000, n = 1000..2000): "
+        f"The final rate mu(t_inf) of R's exp-2 CSV (d = {_r_exp2_dims()}): "
         f"{_fit_text(v)} (VIOLATED, margin {v.margin:.3g}, error {v.tolerance:.2g}).",
         claims=(claim.id,), evidence=_fit_evidence(v), data="published"),
         verdict=v, kind=claim.kind.value)
@@ -577,14 +584,24 @@ def test_f1_threshold_on_published_data(verdicts):
     data = _r_thresholds()
     v = check(claim, data)
     assert v.outcome is Outcome.VIOLATED, f"finding E-000-2 no longer reproduces: {v}"
-    slope, intercept = np.polyfit(data.x, data.y, 1)
+    line = stats.linregress(data.x, data.y)
+    q = float(stats.t.ppf(0.975, len(data.x) - 2))
+    lo, hi = line.intercept - q * line.intercept_stderr, line.intercept + q * line.intercept_stderr
+    assert line.rvalue**2 >= 0.95 and not lo <= 0 <= hi, (
+        f"finding E-000-2 no longer reproduces: affine fit R^2 = {line.rvalue**2:.3f}, "
+        f"intercept 95% CI [{lo:.0f}, {hi:.0f}]")
     verdicts.finding(Finding(
         "E-000-2", "R's convergence threshold N(d) is affine in d, not proportional "
         "(S000-F1)",
         f"The 50% crossings of R's exp-1.1 CSVs (p = 30, d = {min(data.x):g}..{max(data.x):g})"
-        f": {_fit_text(v)} (VIOLATED); a straight line fits N ~ {slope:.1f} d "
-        f"{'+' if intercept >= 0 else '-'} {abs(intercept):.0f}.", claims=(claim.id,),
-        evidence=_fit_evidence(v) | {"affine_slope": slope, "affine_intercept": intercept},
+        f": {_fit_text(v)} (VIOLATED); a straight line fits N ~ {line.slope:.1f} d "
+        f"{'+' if line.intercept >= 0 else '-'} {abs(line.intercept):.0f} (R^2 = "
+        f"{line.rvalue**2:.3f}; intercept 95% CI [{lo:.0f}, {hi:.0f}], away from 0).",
+        claims=(claim.id,),
+        evidence=_fit_evidence(v) | {"affine_slope": line.slope,
+                                     "affine_intercept": line.intercept,
+                                     "affine_r2": line.rvalue**2,
+                                     "intercept_ci": [lo, hi]},
         data="published"), verdict=v, kind=claim.kind.value)
 
 
