@@ -253,3 +253,13 @@ def test_gd_method_runs_or_says_why():
         assert "gradient descent" in str(exc)
         return
     assert result.tried and result.tried[0].verdict.method == "gradient_descent"
+
+
+def test_a_statement_undefined_on_some_draws_is_inapplicable_there_not_an_abort():
+    # sqrt(n - 3) is not real at n = 2 only: that draw says nothing, the search goes on
+    res = conjecture("L(t) <= L(0) + sqrt(n - 3)", family="orthogonal", budget=10, seed=0,
+                     params={"p": 4})
+    undefined = [i for i in res.tried if i.outcome is Outcome.INAPPLICABLE]
+    assert undefined and all(i.params["n"] == 2 for i in undefined)
+    assert "undefined here" in undefined[0].verdict.reason
+    assert any(i.outcome is Outcome.HOLDS for i in res.tried) and res.counterexample is None

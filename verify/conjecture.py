@@ -53,7 +53,7 @@ from verify.errors import InputError
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.expressions import ExpressionError, Parsed, parse_conjecture
 from verify.figures import pyplot, save_png
-from verify.verdict import Outcome, Verdict
+from verify.verdict import Outcome, Verdict, Where
 
 MODES = ("for_all_t", "at_t", "as_t_to_inf")
 METHODS = ("flow", "gd")
@@ -114,8 +114,9 @@ class Statement:
                 value = sp.N(value)
                 if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I) or not value.is_real:
                     at = ", ".join(f"{s.name}={float(v):.4g}" for s, v in values.items())
-                    raise ConjectureError(f"conjecture: {sp.sstr(sub)} is not a finite real "
-                                          f"number at {at} ({problem.describe()})")
+                    raise UndefinedHere(f"conjecture: {sp.sstr(sub)} is not a finite real "
+                                        f"number at {at} ({problem.describe()})",
+                                        frozenset(s.name for s in values))
 
     def fixed_times(self) -> list[float]:
         """Times the statement reads a quantity at (L(0), L(5)): they must be saved."""
@@ -270,12 +271,23 @@ def _fmt(v) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
+class UndefinedHere(ConjectureError):
+    """The statement is not a finite real number on one instance; ``names`` are the instance
+    quantities the undefined part depends on."""
+
+    def __init__(self, message: str, names: frozenset):
+        super().__init__(message)
+        self.names = names
+
+
 class _Checker:
     """Checks the statement on family instances, with a cache keyed by the parameters."""
 
     def __init__(self, statement: Statement, family: fam_mod.Family, mode: str,
-                 at_t: float | None, method: MethodSpec, points: int):
+                 at_t: float | None, method: MethodSpec, points: int,
+                 pinned: frozenset = frozenset()):
         self.statement, self.family, self.mode = statement, family, mode
+        self.pinned = pinned  # parameters the user fixed (--param)
         self.at_t, self.method, self.points = at_t, method, points
         self.cache: dict[tuple, Instance | None] = {}
         self.unbuildable: list[tuple[dict, str]] = []
@@ -305,7 +317,19 @@ class _Checker:
         except limits.LimitError as exc:
             raise ConjectureError(str(exc)) from None
         problem = self.family.make(params)
-        self.statement.require_defined(problem)
+        try:
+            self.statement.require_defined(problem)
+        except UndefinedHere as exc:
+            if exc.names <= self.pinned:  # undefined on every instance: bad input
+                raise
+            # undefined on this draw only: the statement says nothing here
+            sizes = {k: params[k] for k in self.family.size_params() if k in params}
+            verdict = Verdict("conjecture", Outcome.INAPPLICABLE,
+                              reason=f"the statement is undefined here: {exc}",
+                              where=Where(problem.content_hash, params.get("seed")))
+            return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
+                            verdict=verdict, t=None, lhs=None, rhs=None, margin=math.nan,
+                            error=math.nan, relative_margin=math.nan, horizon=0.0)
         horizon = self.family.horizon(problem, params)
         extra = self.statement.fixed_times()
         if self.mode == "at_t":
@@ -734,7 +758,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     if t_max is not None:
         fixed["horizon"] = t_max
     fam = fam.fixed(**fixed) if fixed else fam
-    checker = _Checker(statement, fam, mode, at_t, spec, points)
+    checker = _Checker(statement, fam, mode, at_t, spec, points,
+                       pinned=frozenset(k for k in fixed if k != "horizon"))
     with _callable_quantities(statement.func):
         tried, found = _search(checker, budget, seed)
         first = found
