@@ -1,27 +1,56 @@
-"""Trajectories of shallow ReLU networks: problems, generators, methods, diagnostics."""
+"""Trajectories of shallow ReLU networks: problems, generators, methods, diagnostics.
 
-from numerics import generators
-from numerics.closed_form import ClosedForm, ClosedFormError
-from numerics.descent import GradientDescent
-from numerics.flow import ExactFlow, MethodError
-from numerics.mpflow import HighPrecisionFlow
-from numerics.problem import Problem, ProblemError
-from numerics.simulate import simulate, simulate_batch
-from numerics.trajectory import ActivationEvent, Status, Trajectory
+The names below are imported on first use (PEP 562): building a Problem or listing
+the generators does not load torch; a gradient-descent method does.
+"""
 
-__all__ = [
-    "ActivationEvent",
-    "ClosedForm",
-    "ClosedFormError",
-    "ExactFlow",
-    "GradientDescent",
-    "HighPrecisionFlow",
-    "MethodError",
-    "Problem",
-    "ProblemError",
-    "Status",
-    "Trajectory",
-    "generators",
-    "simulate",
-    "simulate_batch",
-]
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+_EXPORTS = {
+    "ActivationEvent": "numerics.trajectory",
+    "ClosedForm": "numerics.closed_form",
+    "ClosedFormError": "numerics.closed_form",
+    "ExactFlow": "numerics.flow",
+    "GradientDescent": "numerics.descent",
+    "HighPrecisionFlow": "numerics.mpflow",
+    "MethodError": "numerics.flow",
+    "Problem": "numerics.problem",
+    "ProblemError": "numerics.problem",
+    "Status": "numerics.trajectory",
+    "Trajectory": "numerics.trajectory",
+    "generators": "numerics.generators",
+    "simulate": "numerics.simulate",
+    "simulate_batch": "numerics.simulate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+class _Package(types.ModuleType):
+    """Keeps ``numerics.simulate`` the function: importing the submodule of that name would
+    otherwise bind the package attribute to the module."""
+
+    def __setattr__(self, name, value):
+        if name == "simulate" and isinstance(value, types.ModuleType):
+            value = value.simulate
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        module = importlib.import_module(_EXPORTS[name])
+        value = module if name == "generators" else getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'numerics' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

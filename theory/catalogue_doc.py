@@ -1,6 +1,6 @@
 """The catalogue of claims as a Markdown page, generated from the claims themselves.
 
-`gfverify claims --format md > docs/catalogue.md` writes it; a test checks that the
+`gfverify claims --format md --builtin > docs/catalogue.md` writes it; a test checks that the
 committed page is current, so the page never describes claims that are not the code's.
 """
 
@@ -18,7 +18,8 @@ def markdown(claims: Iterable[Claim]) -> str:
         papers.setdefault(claim.paper, []).append(claim)
     checkable = sum(c.checkable for c in claims)
     out = ["# Catalogue of claims", "",
-           "Generated from the claims in `theory/` by `gfverify claims --format md` (a test "
+           "Generated from the claims in `theory/` by `gfverify claims --format md "
+           "--builtin` (a test "
            "fails when this page and the code disagree). "
            f"{len(claims)} claims, {checkable} checkable; statements as gfverify checks them, "
            "in the shared vocabulary (`theory/symbols.py`). Provenance tags: seed (as "

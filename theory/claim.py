@@ -72,7 +72,7 @@ class Source:
 
     @property
     def seed_file(self) -> str:
-        return SEEDS[self.paper]
+        return SEEDS.get(self.paper, "")
 
     def __str__(self) -> str:
         return f"{self.paper} {self.reference} [{self.provenance.value}]"

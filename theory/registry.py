@@ -1,25 +1,42 @@
-"""The catalogue: every claim of every paper module, looked up by ID."""
+"""The catalogue: every claim of every pack (`theory.packs`), looked up by ID."""
 
 from __future__ import annotations
 
-from theory import closed_forms, s000, s001, s002
+from functools import cache
+
+from theory import packs, symbols
 from theory.claim import Claim, Kind
 from theory.symbols import UnknownName
 
-_MODULES = (s000, s001, s002, closed_forms)
+_PACK_OF: dict[str, packs.Pack] = {}
 
 
+@cache
 def _index() -> dict[str, Claim]:
+    """Every pack's claims by id, built on first use (so that importing `theory` does not
+    import the installed packs, which import `theory`)."""
     index: dict[str, Claim] = {}
-    for module in _MODULES:
+    for pack, module in packs.modules("claims"):
+        symbols.register(getattr(module, "TERMS", ()), getattr(module, "LATEX_NAMES", {}),
+                         getattr(module, "PAPER_LATEX_NAMES", {}), owner=pack.name)
         for claim in module.CLAIMS:
             if claim.id in index:
-                raise RuntimeError(f"claim id {claim.id} is declared twice")
+                raise packs.PackError(f"claim id {claim.id} is declared twice (pack "
+                                      f"{pack.name!r})")
+            if not pack.builtin and claim.paper != pack.name:
+                raise packs.PackError(f"pack {pack.name!r}: claim {claim.id} names paper "
+                                      f"{claim.paper!r}; a pack's claims carry its name")
             index[claim.id] = claim
+            _PACK_OF[claim.id] = pack
     return index
 
 
-_INDEX = _index()
+
+
+def pack_of(claim_id: str) -> packs.Pack:
+    """The pack that declares the claim ``claim_id``."""
+    get(claim_id)  # builds the index; an unknown id is refused by name
+    return _PACK_OF[claim_id]
 
 
 def claims(paper: str | None = None, kind: Kind | str | None = None) -> tuple[Claim, ...]:
@@ -27,7 +44,7 @@ def claims(paper: str | None = None, kind: Kind | str | None = None) -> tuple[Cl
     if isinstance(kind, str):
         kind = Kind[kind.upper()] if kind.upper() in Kind.__members__ else Kind(kind)
     return tuple(
-        c for c in _INDEX.values()
+        c for c in _index().values()
         if (paper is None or c.paper == paper) and (kind is None or c.kind is kind)
     )
 
@@ -35,14 +52,14 @@ def claims(paper: str | None = None, kind: Kind | str | None = None) -> tuple[Cl
 def get(claim_id: str) -> Claim:
     """The claim with this catalogue ID, e.g. ``get("S002-L3")``."""
     try:
-        return _INDEX[claim_id]
+        return _index()[claim_id]
     except KeyError:
         parts = _split_heading(claim_id)
-        if len(parts) > 1 and all(p in _INDEX for p in parts):
+        if len(parts) > 1 and all(p in _index() for p in parts):
             raise UnknownName(f"{claim_id!r} names several claims: {', '.join(parts)}; "
                            "get them one by one or use by_heading") from None
         raise UnknownName(
-            f"no claim {claim_id!r}; known ids: {', '.join(sorted(_INDEX))}"
+            f"no claim {claim_id!r}; known ids: {', '.join(sorted(_index()))}"
         ) from None
 
 
@@ -51,8 +68,8 @@ def by_heading(heading_id: str) -> tuple[Claim, ...]:
 
     A heading that groups two lemmas is declared as one claim per lemma.
     """
-    if heading_id in _INDEX:
-        return (_INDEX[heading_id],)
+    if heading_id in _index():
+        return (_index()[heading_id],)
     return tuple(get(part) for part in _split_heading(heading_id))
 
 

@@ -602,3 +602,18 @@ latex_names.update({
     "GroupY": r"\|y_G\|", "GroupNormSq": r"\|w_G(t)\|^2",
     "GroupCos": r"\cos(w_G(t), s\,y_G)", "GroupLoss": "L_G(t)", "GroupPL": r"\mu_G(t)",
 })
+
+
+def register(terms, latex: dict[str, str] | None = None, paper_latex: dict | None = None,
+             owner: str = "") -> None:
+    """Add a pack's own vocabulary terms (and their LaTeX names). A name that is already in
+    the vocabulary must be the same term; anything else is refused, naming the pack."""
+    for term in terms:
+        known = VOCABULARY.get(term.name)
+        if known is not None and known.obj != term.obj:
+            raise ValueError(f"pack {owner!r}: its term {term.name!r} clashes with the "
+                             f"vocabulary's ({known.meaning})")
+        VOCABULARY[term.name] = term
+    latex_names.update(latex or {})
+    for paper, names in (paper_latex or {}).items():
+        PAPER_LATEX_NAMES.setdefault(paper, {}).update(names)

@@ -1,9 +1,52 @@
-"""Verdicts: claims from `theory` checked on trajectories from `numerics`."""
+"""Verdicts: claims from `theory` checked on trajectories from `numerics`.
 
-from verify.check import CheckError, check
-from verify.conjecture import ConjectureResult, conjecture
-from verify.errors import InputError
-from verify.verdict import Outcome, Verdict, Where
+The names below are imported on first use (PEP 562), so that ``import verify.cli``
+(and so ``gfverify --help``) does not load numerics, torch and matplotlib.
+"""
 
-__all__ = ["CheckError", "ConjectureResult", "InputError", "Outcome", "Verdict", "Where",
-           "check", "conjecture"]
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+_EXPORTS = {
+    "CheckError": "verify.verdict",
+    "ConjectureResult": "verify.conjecture",
+    "InputError": "verify.errors",
+    "Outcome": "verify.verdict",
+    "Verdict": "verify.verdict",
+    "Where": "verify.verdict",
+    "check": "verify.check",
+    "conjecture": "verify.conjecture",
+}
+
+__all__ = sorted(_EXPORTS)
+# exported functions named like the submodule that defines them
+_SAME_NAME = {"check", "conjecture"}
+
+
+class _Package(types.ModuleType):
+    """Keeps ``verify.check`` and ``verify.conjecture`` the functions: importing the
+    submodule of the same name would otherwise bind the package attribute to the module
+    (import the module with ``importlib.import_module("verify.check")``)."""
+
+    def __setattr__(self, name, value):
+        if name in _SAME_NAME and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'verify' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -15,8 +15,6 @@ import os
 import sys
 import traceback
 
-import sympy as sp
-
 from verify.errors import InputError, input_errors
 from verify.exit_codes import (
     EXIT_FOUND,
@@ -42,10 +40,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _claims_command(args) -> int:
+    import sympy
+
     import theory
 
     try:
         selected = theory.claims(paper=args.paper, kind=args.kind)
+        if args.builtin:
+            from theory.registry import pack_of
+
+            selected = tuple(c for c in selected if pack_of(c.id).builtin)
     except (KeyError, ValueError) as exc:
         kinds = ", ".join(k.name.lower() for k in theory.Kind)
         raise UsageError(f"--kind: {exc}; use one of {kinds}") from None
@@ -66,7 +70,21 @@ def _claims_command(args) -> int:
         for c in selected:
             check = "checkable" if c.checkable else f"not checkable: {c.not_checkable_reason}"
             print(f"{c.id:<10} {c.kind.value:<22} {str(c.source):<40} {check}")
-            print(f"{'':<10} {sp.sstr(c.statement)}")
+            print(f"{'':<10} {sympy.sstr(c.statement)}")
+    return EXIT_OK
+
+
+def _packs_command(args) -> int:
+    from theory import packs
+
+    for pack in packs.packs():
+        count = len(pack.module("claims").CLAIMS)
+        parts = [part for part in ("measures", "families", "generators", "tests")
+                 if getattr(pack, part)]
+        parts += [f"{len(pack.reproductions)} report section(s)"] if pack.reproductions else []
+        where = "built in" if pack.builtin else "installed"
+        print(f"{pack.name:<8} {where:<9} {count:>3} claims  {pack.title}"
+              + (f"  [{', '.join(parts)}]" if parts else ""))
     return EXIT_OK
 
 
@@ -155,11 +173,20 @@ def build_parser() -> argparse.ArgumentParser:
     fi.set_defaults(run=_findings_command)
 
     cl = sub.add_parser("claims", help="list the catalogue's claims")
-    cl.add_argument("--paper", default=None, help="S000, S001, S002 (default: all)")
+    cl.add_argument("--paper", default=None,
+                    help="a pack's name: S000, S001, S002, CF or an installed pack's "
+                         "(`gfverify packs`; default: all)")
     cl.add_argument("--kind", default=None, help="only claims of this kind")
     cl.add_argument("--format", default="table", choices=("table", "json", "latex", "md"),
-                    help="md: the Markdown catalogue page (docs/catalogue.md is this output)")
+                    help="md: the Markdown catalogue page (docs/catalogue.md is this output "
+                         "with --builtin)")
+    cl.add_argument("--builtin", action="store_true",
+                    help="only the built-in packs' claims (not those of installed packs)")
     cl.set_defaults(run=_claims_command)
+
+    pk = sub.add_parser("packs", help="list the packs: the built-in papers and every pack "
+                                      "installed through the gfverify.packs entry points")
+    pk.set_defaults(run=_packs_command)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -173,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         return args.run(args)
-    except input_errors() as exc:  # bad input, named by the message (any other error is ours)
+    except InputError as exc:  # bad input, named by the message
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `gfverify claims | head`: the reader left early
@@ -182,7 +209,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except Exception as exc:  # a bug of ours: never exit 1 (the code for a counterexample)
+    except Exception as exc:  # a bug of ours (never exit 1, the code for a counterexample),
+        # unless it is the bad-input class of a lower layer (numerics, theory): imported
+        # here, not in an except clause, which SystemExit from --help would evaluate
+        if isinstance(exc, input_errors()):
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         if os.environ.get("GFVERIFY_DEBUG"):
             traceback.print_exc()
         print(f"internal error: {type(exc).__name__}: {exc} (a gfverify bug; rerun with "

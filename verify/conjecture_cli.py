@@ -205,9 +205,9 @@ def _scaling(args, params) -> int:
 
 
 def _families_command(args) -> int:
-    from verify.families import FAMILIES
+    from verify.families import all_families
 
-    for fam in FAMILIES.values():
+    for fam in all_families().values():
         print(fam.listing())
         print()
     print("Fix a parameter with --param KEY=VALUE; --param horizon=T (or --t-max T) sets the "

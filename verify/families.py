@@ -534,18 +534,33 @@ GROUP = Family(
     horizon_text="max_j (n/(2Y_j)) ln(p Y_j/N_0) + 6 n/Y_j (CF-7)",
 )
 
-_ALL = (TWO_POINT, ORTHOGONAL, ORTHOGONAL_ASYM, SPHERE, SEPARABLE, GROUP)
-FAMILIES: dict[str, Family] = {f.name: f for f in _ALL}
-_BY_NAME: dict[str, Family] = {alias: f for f in _ALL for alias in (f.name, *f.aliases)}
+BUILTIN_FAMILIES = (TWO_POINT, ORTHOGONAL, ORTHOGONAL_ASYM, SPHERE, SEPARABLE, GROUP)
+
+
+def all_families() -> dict[str, Family]:
+    """Every family by name: the built-in ones, then those of the installed packs'
+    ``families`` modules (`theory.packs`; each defines FAMILIES, a tuple of Family)."""
+    from theory import packs
+
+    out = {f.name: f for f in BUILTIN_FAMILIES}
+    for pack, module in packs.modules("families", builtin=False):
+        for fam in getattr(module, "FAMILIES", ()):
+            if fam.name in out:
+                raise packs.PackError(f"pack {pack.name!r}: family {fam.name!r} exists "
+                                      "already; rename it")
+            out[fam.name] = fam
+    return out
 
 
 def get(name: str) -> Family:
     """The family called ``name`` (or one of its aliases); a clear error lists them."""
+    every = all_families()
+    by_name = {alias: f for f in every.values() for alias in (f.name, *f.aliases)}
     try:
-        return _BY_NAME[name]
+        return by_name[name]
     except KeyError:
         raise FamilyError(f"--family: no family {name!r}; use one of "
-                          f"{', '.join(FAMILIES)}") from None
+                          f"{', '.join(every)}") from None
 
 
 def two_point() -> st.SearchStrategy[Problem]:

@@ -303,26 +303,25 @@ def measure(tr: Trajectory, name: str) -> Series:
     return fn(tr)
 
 
-# -- per-paper quantities ------------------------------------------------------------------
-# Each paper's module defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts of
-# the tables above (and may use the helpers above, hence the merge at the end).
-def _merge_paper_quantities() -> None:
-    import importlib
+# -- per-pack quantities -------------------------------------------------------------------
+# Each pack's measures module (theory.packs: the three papers' verify.measures_s00x, and
+# any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts
+# of the tables above (and may use the helpers above, hence the merge at the end).
+def _merge_pack_quantities() -> None:
+    from theory import packs
 
-    for name in PAPER_MODULES:
-        mod = importlib.import_module(name)
+    for pack, mod in packs.modules("measures"):
         for table, extra in ((TRAJECTORY_QUANTITIES, getattr(mod, "TRAJECTORY", {})),
                              (INSTANCE_QUANTITIES, getattr(mod, "INSTANCE", {})),
                              (ENSEMBLE_QUANTITIES, getattr(mod, "ENSEMBLE", {}))):
             clash = set(table) & set(extra)
             if clash:
-                raise RuntimeError(f"{name} redefines quantities {sorted(clash)}")
+                raise packs.PackError(f"pack {pack.name!r} ({mod.__name__}) redefines "
+                                      f"quantities {sorted(clash)}")
             table.update(extra)
 
 
-PAPER_MODULES: tuple[str, ...] = ("verify.measures_s000", "verify.measures_s001",
-                                  "verify.measures_s002")
-_merge_paper_quantities()
+_merge_pack_quantities()
 
 
 # -- vocabulary quantities for conjectures (``gfverify conjecture``) -----------------------

@@ -1,6 +1,6 @@
 """S000 (Dana, Bach, Pillaud-Vivien) quantities: the names its claims use, measured.
 
-Merged into `verify.measures` through ``PAPER_MODULES`` (TRAJECTORY / INSTANCE /
+Merged into `verify.measures` as its pack's measures module (`theory.packs`; TRAJECTORY / INSTANCE /
 ENSEMBLE, same contracts). Names already measured there (Emin, Emax, MinFitRatio,
 GradNormSq, Cx_minus, Cx_plus, Cy_minus, Cy_plus, MinInitBalance, GoodInit) are
 reused, not redefined. Run scalars (MuInf, TransitionWidth, GDPLGap, DNeeded, ...)

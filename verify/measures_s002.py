@@ -1,6 +1,6 @@
 """S002 quantities (Boursier, Pillaud-Vivien, Flammarion): vocabulary name -> number.
 
-Merged into `verify.measures` through ``PAPER_MODULES`` (TRAJECTORY / INSTANCE /
+Merged into `verify.measures` as its pack's measures module (`theory.packs`; TRAJECTORY / INSTANCE /
 ENSEMBLE tables with the contracts documented there). Every trajectory quantity
 is a `Series` whose ``roundoff`` covers the formula's rounding and the state's own
 estimated error (`relative_floor`, `output_error`); the integration error is the

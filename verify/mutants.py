@@ -18,9 +18,18 @@ from pathlib import Path
 ROSTER_FILE = Path(__file__).with_name("mutant_roster.txt")
 
 
-def roster(path: Path = ROSTER_FILE) -> tuple[str, ...]:
+def roster(path: Path | None = None) -> tuple[str, ...]:
+    """The ids in ``path``; by default the built-in roster and then the ``mutants`` the
+    installed packs declare (`theory.packs`)."""
+    if path is None:
+        from theory import packs
+
+        extra = tuple(m for pack in packs.installed() for m in pack.mutants)
+        path = ROSTER_FILE
+    else:
+        extra = ()
     lines = [ln.strip() for ln in path.read_text().splitlines()]
-    ids = tuple(ln for ln in lines if ln and not ln.startswith("#"))
+    ids = tuple(ln for ln in lines if ln and not ln.startswith("#")) + extra
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise ValueError(f"{path}: mutant ids listed twice: {dupes}")

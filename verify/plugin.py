@@ -5,13 +5,16 @@ package is installed. Tests record verdicts through the ``verdicts`` fixture;
 after the run the plugin prints one row per claim (instances, outcome counts,
 worst margin and where) and, with ``--verify-json``/``--verify-md``, writes it; the JSON
 rows carry the worst instance's figure data under ``"figure"`` (`verify.table`).
-Under pytest-xdist each worker ships its rows to the controller.
+Under pytest-xdist each worker ships its rows to the controller. ``pytest verify``
+also runs the tests of every installed pack (`theory.packs`), into the same table.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -35,7 +38,37 @@ def pytest_addoption(parser):
                     help="write the verdict table as Markdown to PATH")
 
 
+def _pack_test_dirs() -> list[Path]:
+    """The test directories of the installed packs (`theory.packs`, their ``tests``)."""
+    from theory import packs
+
+    out = []
+    for pack in packs.installed():
+        if not pack.tests:
+            continue
+        spec = importlib.util.find_spec(pack.tests)
+        if spec is None or not spec.submodule_search_locations:
+            raise packs.PackError(f"pack {pack.name!r}: its tests {pack.tests!r} are not an "
+                                  "importable package")
+        out.append(Path(next(iter(spec.submodule_search_locations))).resolve())
+    return out
+
+
+def _add_pack_tests(config) -> None:
+    """``pytest verify`` runs every installed pack's tests with the toolkit's own: when the
+    invocation collects this package's directory, the packs' test directories join it."""
+    here = Path(__file__).resolve().parent
+    given = [Path(str(a).split("::")[0]).resolve() for a in config.args]
+    if here not in given:
+        return
+    for path in _pack_test_dirs():
+        if path not in given:
+            config.args.append(str(path))
+
+
 def pytest_configure(config):
+    config.addinivalue_line("markers", "claim(id): the catalogue claim a test checks")
+    _add_pack_tests(config)
     register_hypothesis_profiles()
     name = config.getoption("--verify-profile")
     settings.load_profile(f"gfverify-{name}")

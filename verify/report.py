@@ -309,9 +309,12 @@ def _gd_figure(runs: list[dict], path: Path) -> None:
 # -- the report --------------------------------------------------------------------------------
 # The reproduction sections (THEORY section 5), in report order: module names, each with
 # run(out, profile, seed, show_progress, store) -> verify.reproduction.Reproduction.
-REPRODUCTIONS = ("verify.repro_s001", "verify.repro_s000_threshold",
-                 "verify.repro_s000_flow_threshold", "verify.repro_s000_pl",
-                 "verify.repro_s000_groups")
+def reproduction_modules() -> tuple[str, ...]:
+    """The report's sections after E-002-1: every pack's ``reproductions`` (built-in packs
+    first, then the installed ones; `theory.packs`)."""
+    from theory import packs
+
+    return tuple(m for pack in packs.packs() for m in pack.reproductions)
 
 
 def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int = 0,
@@ -322,7 +325,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     ``suite=False`` skips the verification suite (the report then says so). Sweeps of the
     reproductions are stored in ``store`` (default ``out_dir/store``) and read back from
     there: a second report with the same store recomputes nothing. ``reproductions``
-    selects sections by module name (default: all of REPRODUCTIONS)."""
+    selects sections by module name (default: all of `reproduction_modules`)."""
     prof = get_profile(profile)
     if instances is not None and instances < 0:
         raise InputError(f"--instances: must be >= 0, got {instances}")
@@ -352,7 +355,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     start = time.perf_counter()
     suite_run = SuiteRun(profile, show_progress) if suite else None
     store = Path(store) if store is not None else out / "store"
-    sections = REPRODUCTIONS if reproductions is None else tuple(reproductions)
+    sections = reproduction_modules() if reproductions is None else tuple(reproductions)
     try:
         return _write_report(out, profile, seed, show_progress, instances, prof, start,
                              suite_run, store, sections)

@@ -73,8 +73,38 @@ from verify.progress import Progress
 
 DB_NAME = "results.sqlite"
 SCHEMA_VERSION = 2
-GENERATORS = ("sphere", "orthogonal_scaled", "correlated", "orthonormal", "two_point",
-              "separable", "group")
+BUILTIN_GENERATORS = ("sphere", "orthogonal_scaled", "correlated", "orthonormal", "two_point",
+                      "separable", "group")
+
+
+def pack_generators() -> dict:
+    """Generators of the installed packs (`theory.packs`: a ``generators`` module with
+    GENERATORS, name -> f(seed=..., **grid values) -> Problem)."""
+    from theory import packs
+
+    out: dict = {}
+    for pack, module in packs.modules("generators", builtin=False):
+        for name, fn in getattr(module, "GENERATORS", {}).items():
+            if name in BUILTIN_GENERATORS or name in out:
+                raise packs.PackError(f"pack {pack.name!r}: generator {name!r} exists "
+                                      "already; rename it")
+            out[name] = fn
+    return out
+
+
+def generator_names() -> tuple[str, ...]:
+    return BUILTIN_GENERATORS + tuple(pack_generators())
+
+
+def generator(name: str):
+    """The function that builds a sweep's instances: numerics.generators' or a pack's."""
+    if name in BUILTIN_GENERATORS:
+        return getattr(generators, name)
+    try:
+        return pack_generators()[name]
+    except KeyError:
+        raise SweepConfigError(f"generator: {name!r} is not one of "
+                               f"{generator_names()}.") from None
 METHODS = ("gd", "flow")
 _TOP_KEYS = ("name", "generator", "seeds", "batch_size", "threads", "grid", "method")
 _METHOD_KEYS = {
@@ -145,7 +175,7 @@ class Batch:
     threads: int = 1
 
     def problems(self) -> list:
-        gen = getattr(generators, self.generator)
+        gen = generator(self.generator)
         return [gen(seed=seed, **_call_values(self.params)) for seed in self.seeds]
 
     def cost(self) -> float:
@@ -256,8 +286,8 @@ def parse_config(data: dict) -> SweepConfig:
         if key not in data:
             raise SweepConfigError(f"{key}: missing; every sweep needs {key!r}.")
     gen = data["generator"]
-    if gen not in GENERATORS:
-        raise SweepConfigError(f"generator: {gen!r} is not one of {GENERATORS}.")
+    if gen not in generator_names():
+        raise SweepConfigError(f"generator: {gen!r} is not one of {generator_names()}.")
     name = data.get("name", "")
     if not isinstance(name, str):
         raise SweepConfigError(f"name: expected a string, got {name!r}.")
@@ -283,7 +313,7 @@ def parse_config(data: dict) -> SweepConfig:
     # every grid point must build (the generator validates its own parameters)
     for point in cfg.points():
         try:
-            getattr(generators, gen)(seed=seeds[0], **_call_values(point))
+            generator(gen)(seed=seeds[0], **_call_values(point))
         except (TypeError, ValueError) as exc:
             raise SweepConfigError(f"grid: {point} is not a valid {gen} instance: {exc}") from None
     return cfg
@@ -366,7 +396,7 @@ def _grid(gen: str, table, where: str) -> dict:
     if not isinstance(table, dict) or not table:
         raise SweepConfigError(
             f"{where}: expected a table of generator parameters, e.g. n = [20, 40].")
-    params = inspect.signature(getattr(generators, gen)).parameters
+    params = inspect.signature(generator(gen)).parameters
     allowed = [k for k in params if k != "seed"]
     grid: dict = {}
     for key, value in table.items():
@@ -511,7 +541,7 @@ def plan(config: SweepConfig) -> list[Batch]:
             seeds = tuple(config.seeds[start:start + config.batch_size])
             opts = options
             if opts is None:  # sizes not in the grid (defaults of the generator): build one
-                q = getattr(generators, config.generator)(seed=seeds[0], **_call_values(point))
+                q = generator(config.generator)(seed=seeds[0], **_call_values(point))
                 opts = resolved_options(config.method, q.n, q.p)
             key = {"schema": SCHEMA_VERSION, "method": config.method["name"], "options": opts}
             batches.append(Batch(index=len(batches), generator=config.generator, params=point,
