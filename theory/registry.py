@@ -33,6 +33,12 @@ def _index() -> dict[str, Claim]:
 
 
 
+def load() -> None:
+    """Load every pack's claims and vocabulary terms (done on first use of the catalogue;
+    call it before reading `theory.symbols.VOCABULARY` directly)."""
+    _index()
+
+
 def pack_of(claim_id: str) -> packs.Pack:
     """The pack that declares the claim ``claim_id``."""
     get(claim_id)  # builds the index; an unknown id is refused by name

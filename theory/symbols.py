@@ -611,7 +611,9 @@ def register(terms, latex: dict[str, str] | None = None, paper_latex: dict | Non
     for term in terms:
         known = VOCABULARY.get(term.name)
         if known is not None and known.obj != term.obj:
-            raise ValueError(f"pack {owner!r}: its term {term.name!r} clashes with the "
+            from theory.packs import PackError
+
+            raise PackError(f"pack {owner!r}: its term {term.name!r} clashes with the "
                              f"vocabulary's ({known.meaning})")
         VOCABULARY[term.name] = term
     latex_names.update(latex or {})

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from theory import registry
 from theory import symbols as S
 from verify.errors import InputError
 
@@ -120,6 +121,7 @@ class _Reader:
     def __init__(self, text: str, allow_infinity: bool):
         self.text = text
         self.allow_infinity = allow_infinity
+        registry.load()  # the installed packs' vocabulary terms
         self.instance, self.trajectory = measurable_names()
         self.event: sp.Basic | None = None
         self.extra: dict[str, sp.Symbol] = {}

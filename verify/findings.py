@@ -174,3 +174,15 @@ def readme_findings(readme_path: str | Path) -> str:
     text = Path(readme_path).read_text()
     a, b = readme_block(text)
     return text[a:b]
+
+
+def readme_disagreements(readme_path: str | Path, run: dict) -> list[str]:
+    """How the README's generated block differs from a run (empty: it is that run's): the
+    counts line and the findings, word for word."""
+    block = readme_findings(readme_path)
+    out = []
+    if run_summary(run) not in block:
+        out.append(f"counts: the run says {run_summary(run)!r}")
+    if markdown(run["findings"], run["profile"]).rstrip() not in block:
+        out.append("findings: the run's texts differ from the README's")
+    return out

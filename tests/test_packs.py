@@ -1,0 +1,104 @@
+"""Packs: an installed pack (here a fake entry point to a package written in tmp_path) joins
+the catalogue, the families, the sweep generators and the report's sections; a malformed
+one is refused by name."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from importlib.metadata import EntryPoint
+
+import pytest
+
+import theory
+from theory import packs, registry
+from verify import families, sweep
+from verify.report import reproduction_modules
+
+PACK_SOURCE = {
+    "toy_pack/__init__.py": """
+        from theory.packs import Pack
+        PACK = Pack(name="TOY", title="a toy pack", claims="toy_pack.claims",
+                    families="toy_pack.fams", generators="toy_pack.fams",
+                    reproductions=("toy_pack.section",), mutants=("TOY-1~half",))
+        NOT_A_PACK = 42
+        """,
+    "toy_pack/claims.py": """
+        import sympy as sp
+        from theory import Claim, Kind, Provenance, Source
+        from theory.symbols import L, Term, t
+        Toy = sp.Function("ToyQuantity")
+        TERMS = (Term("ToyQuantity", Toy, "trajectory", "a toy quantity"),)
+        LATEX_NAMES = {"ToyQuantity": "T(t)"}
+        CLAIMS = (Claim(id="TOY-1", title="toy", kind=Kind.POINTWISE,
+                        source=Source("TOY", "here", Provenance.DERIVED),
+                        statement=sp.Le(L(t), L(0)), measures="L against L(0)"),)
+        """,
+    "toy_pack/fams.py": """
+        from numerics import generators
+        from verify.families import Family, IntParam
+        TOY = Family(name="toy", description="two-point data", setting="TOY",
+                     params={"seed": IntParam(0, 9, "seed", default=0)},
+                     build=lambda seed: generators.two_point(seed=seed),
+                     horizon_rule=lambda problem, params: 5.0)
+        FAMILIES = (TOY,)
+        GENERATORS = {"toy": lambda seed, **kw: generators.two_point(seed=seed)}
+        """,
+    "toy_pack/section.py": "def run(out, profile, **kw):\n    raise NotImplementedError\n",
+}
+
+
+def _reset():
+    packs.installed.cache_clear()
+    packs.packs.cache_clear()
+    registry._index.cache_clear()
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """The toy pack, 'installed': importable, and named by a gfverify.packs entry point."""
+    for rel, text in PACK_SOURCE.items():
+        path = tmp_path / rel
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def install(value="toy_pack:PACK"):
+        ep = EntryPoint("toy", value, packs.ENTRY_POINT_GROUP)
+        monkeypatch.setattr(packs, "entry_points", lambda group: [ep])
+        _reset()
+
+    yield install
+    _reset()
+    for name in [m for m in sys.modules if m.startswith("toy_pack")]:
+        del sys.modules[name]
+
+
+def test_an_installed_pack_joins_every_registry(installed):
+    installed()
+    assert [p.name for p in packs.packs()][-1] == "TOY"
+    assert theory.get("TOY-1").paper == "TOY" and registry.pack_of("TOY-1").name == "TOY"
+    assert "ToyQuantity" in theory.symbols.VOCABULARY
+    assert "toy" in families.all_families() and families.get("toy").name == "toy"
+    assert "toy" in sweep.generator_names() and sweep.generator("toy")(seed=1).n == 2
+    assert reproduction_modules()[-1] == "toy_pack.section"
+    from verify import mutants
+    assert mutants.roster()[-1] == "TOY-1~half"
+
+
+def test_without_it_nothing_of_it_is_found(installed):
+    _reset()
+    assert "TOY" not in [p.name for p in packs.packs()]
+    with pytest.raises(theory.UnknownName):
+        theory.get("TOY-1")
+    with pytest.raises(families.FamilyError, match="no family 'toy'"):
+        families.get("toy")
+
+
+def test_a_malformed_pack_is_refused_by_name(installed):
+    installed("toy_pack:NOT_A_PACK")
+    with pytest.raises(packs.PackError, match="'toy'.*not a theory.packs.Pack"):
+        packs.packs()
+    installed("toy_pack.missing:PACK")
+    with pytest.raises(packs.PackError, match="'toy'.*does not load"):
+        packs.packs()
