@@ -11,7 +11,7 @@ from functools import cached_property
 import numpy as np
 
 from numerics import network
-from numerics.problem import Problem
+from numerics.problem import Problem, ProblemError
 
 # codes of Trajectory.cones (S001's S_+, S_-, S_dead)
 CONE_PLUS, CONE_MINUS, CONE_DEAD, CONE_OTHER = 1, -1, 0, 2
@@ -317,6 +317,25 @@ class Trajectory:
         return (f"Trajectory({self.method}, {len(self.t)} saved times to "
                 f"t={float(self.t[-1]) if len(self.t) else 0.0:.4g}, {self.status.name}, "
                 f"problem {self.problem.describe()})")
+
+    def plot(self, quantity: str = "loss", ax=None, log: bool | None = None):
+        """Plot a per-time quantity of the run (``loss``, ``pl``, ``neuron_norms``, ...: any
+        attribute with one value, or one row, per saved time) against t, on ``ax`` or a new
+        figure; the loss and the norms on a log scale by default. Returns the axes."""
+        import matplotlib.pyplot as plt
+
+        values = np.asarray(getattr(self, quantity), dtype=float)
+        if values.shape[:1] != self.t.shape:
+            raise ProblemError(f"quantity: {quantity!r} is not a per-time array of the run")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 3.5))
+        ax.plot(self.t, values.reshape(len(self.t), -1), lw=1)
+        if log if log is not None else quantity in ("loss", "neuron_norms"):
+            ax.set_yscale("log")
+        ax.set_xlabel("t")
+        ax.set_ylabel(quantity)
+        ax.set_title(f"{self.method}: {self.problem.describe()}", fontsize=8)
+        return ax
 
     def summary(self) -> str:
         held = ""

@@ -228,6 +228,11 @@ class Claim:
             body = f"{body}, \\quad \\text{{where }} {defs}"
         return body
 
+    def _repr_latex_(self) -> str:
+        """Jupyter shows a claim as its id, title and statement, typeset."""
+        title = self.title.replace("$", r"\$").replace("_", r"\_").replace("^", r"\^{}")
+        return rf"$\textbf{{{self.id}}}\ \text{{({title})}}:\quad {self.latex()}$"
+
     def text(self) -> str:
         """One line of plain text."""
         body = sp.sstr(self.statement)

@@ -764,6 +764,14 @@ def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
 # -- reading --------------------------------------------------------------------------------
 
 
+def to_dataframe(results_dir):
+    """The stored rows (`read_rows`) as a pandas DataFrame (``pip install
+    'gfverify[notebook]'``)."""
+    from verify.table import _dataframe
+
+    return _dataframe(read_rows(results_dir))
+
+
 def read_rows(results_dir) -> list[dict]:
     """Every stored row, ordered by sweep, grid parameters and seed. A read-only store (or
     one on read-only media) is read as it is; a corrupted one is a `SweepStoreError`."""

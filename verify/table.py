@@ -35,6 +35,22 @@ class VerdictLog:
     def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis's printer: the short repr
         printer.text(repr(self))
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows the verdict table (one row per claim and kind of data)."""
+        import html
+
+        header = ("claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "INAPPLICABLE",
+                  "INCONCLUSIVE", "verdict", "worst_margin", "tolerance", "where")
+        head = "".join(f"<th>{h}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(row.get(h)))}</td>"
+                                        for h in header) + "</tr>" for row in self.table())
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    def to_dataframe(self):
+        """The verdict table as a pandas DataFrame (``pip install 'gfverify[notebook]'``)."""
+        return _dataframe([{k: v for k, v in row.items() if k != "figure"}
+                           for row in self.table()])
+
     def record(self, verdict: Verdict, kind: str = "", data: str = "simulated") -> Verdict:
         """Record a verdict (each of its instances is a row). ``data="published"`` marks a
         verdict decided on a published CSV: shown in its own row, never counted among the
@@ -188,3 +204,19 @@ def markdown_table(table: list[dict]) -> str:
     if notes:
         rows += ["", "Why instances were not decided:", "", *notes]
     return "\n".join(rows) + "\n"
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return "" if value is None else str(value)
+
+
+def _dataframe(rows: list[dict]):
+    """``rows`` as a pandas DataFrame, or an InputError saying how to install pandas."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise InputError("to_dataframe: needs pandas (pip install 'gfverify[notebook]')") \
+            from None
+    return pd.DataFrame(rows)

@@ -89,6 +89,19 @@ class Verdict:
         d["instances"] = [v.to_dict() for v in self.instances]
         return d
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows a verdict as a small table (outcome, margin against error, where)."""
+        import html
+
+        cells = [("claim", self.claim_id), ("verdict", self.outcome.value),
+                 ("instances", str(len(self.instances) or 1)),
+                 ("worst margin", f"{self.margin:.4g}"),
+                 ("numerical error", f"{self.tolerance:.2g}"), ("where", str(self.where)),
+                 ("reason", self.reason), ("method", self.method)]
+        rows = "".join(f"<tr><th style='text-align:left'>{k}</th><td>{html.escape(v)}</td>"
+                       "</tr>" for k, v in cells if v)
+        return f"<table>{rows}</table>"
+
     def __str__(self) -> str:
         n = len(self.instances) or 1
         margin = "" if math.isnan(self.margin) else f", worst margin {self.margin:.3g}"
