@@ -6,6 +6,8 @@ its name, parameters and seed in ``Problem.meta``: same seed, same Problem.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from numerics.inits import (  # noqa: F401  (re-exported: generators.balanced_init etc.)
@@ -75,6 +77,12 @@ def orthonormal(n: int, d: int, p: int, lam: float, seed: int) -> Problem:
 
 
 # -- S000 (mean-field, square loss, R's conventions) ----------------------------------
+
+
+def published_width(n: int, eps: float = 0.05) -> int:
+    """The published protocol's width rule p = floor(ln(n / eps) / ln(4/3)) + 1 (S000's R
+    code; the union-bound width of `theory.closed_forms.union_bound_width`, plus one)."""
+    return int(math.floor(math.log(n / eps) / math.log(4.0 / 3.0))) + 1
 
 
 def _check_sizes(n: int, d: int, p: int) -> None:

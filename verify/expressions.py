@@ -420,26 +420,39 @@ def parse_scaling(text: str) -> ScalingStatement:
                                   "are taken at t = oo (the asymptotic window), as in PL(oo)")
     if not quantity.atoms(sp.core.function.AppliedUndef):
         raise ExpressionError("the left side of '~' must measure the run, e.g. PL(oo)")
+    size, exponent, law = parse_power_law(right)
+    return ScalingStatement(text, quantity, size, exponent, law)
+
+
+def parse_power_law(text: str, sizes: tuple[str, ...] = ("n",)) -> tuple:
+    """The right side of '~': ``SIZE**alpha`` or ``SIZE**(number)``, an optional ``K*``
+    prefactor, SIZE one of ``sizes``. Returns (size symbol, exponent or None for a free
+    alpha, the law); the one reader of power laws (statements and stored sweeps)."""
     alpha = sp.Symbol(EXPONENT_NAME, real=True)
     K = sp.Symbol(PREFACTOR_NAME, positive=True)
-    reader = _Reader(right, allow_infinity=False)
+    reader = _Reader(text, allow_infinity=False)
     reader.extra = {EXPONENT_NAME: alpha, PREFACTOR_NAME: K}
-    law = reader.expression(_parse_tree(right))
-    size = S.n
+    law = reader.expression(_parse_tree(text))
+    names = " or ".join(sizes)
+    present = [getattr(S, s) for s in sizes if law.has(getattr(S, s))]
+    if len(present) > 1:
+        raise ExpressionError(f"the law {sp.sstr(law)} depends on several of {names}")
+    if not present:
+        raise ExpressionError(f"the law {sp.sstr(law)} does not depend on {names}")
+    size = present[0]
     extra = law.free_symbols - {size, alpha, K}
     if extra or law.atoms(sp.core.function.AppliedUndef):
-        raise ExpressionError(f"the law must be a power of n (with an optional prefactor K), "
-                              f"got {sp.sstr(law)}")
-    if not law.has(size):
-        raise ExpressionError(f"the law {sp.sstr(law)} does not depend on n")
-    elasticity = sp.simplify(size * sp.diff(law, size) / law)
-    if elasticity.has(size):
-        raise ExpressionError(f"{sp.sstr(law)} is not a power law in n "
-                              f"(its log-log slope {sp.sstr(elasticity)} depends on n)")
+        raise ExpressionError(f"the law must be a power of {size} (with an optional "
+                              f"prefactor K), got {sp.sstr(law)}")
+    coefficient, elasticity = law.as_coeff_exponent(size)
+    if coefficient.has(size) or elasticity.has(size):
+        slope = sp.simplify(size * sp.diff(law, size) / law)
+        raise ExpressionError(f"{sp.sstr(law)} is not a power law in {size} "
+                              f"(its log-log slope {sp.sstr(slope)} depends on {size})")
     if elasticity.free_symbols - {alpha}:
         raise ExpressionError(f"the exponent {sp.sstr(elasticity)} must be a number or alpha")
     exponent = None if elasticity.has(alpha) else float(elasticity)
     if exponent is None and elasticity != alpha:
-        raise ExpressionError(f"write a free exponent as n**alpha, got {sp.sstr(law)}")
-    return ScalingStatement(text, quantity, size, exponent, law)
+        raise ExpressionError(f"write a free exponent as {size}**alpha, got {sp.sstr(law)}")
+    return size, exponent, law
 

@@ -414,9 +414,7 @@ def _separable_horizon(problem: Problem, params: dict) -> float:
     return SEPARABLE_HORIZON_FACTOR * max(t_early, 0.05)
 
 
-def repo_width(n: int) -> int:
-    """R's width p = floor(ln(n/0.05)/ln(4/3)) + 1 (E-000-4)."""
-    return int(math.floor(math.log(n / 0.05) / math.log(4 / 3))) + 1
+repo_width = generators.published_width  # R's width rule (E-000-4), one owner
 
 
 # -- the families ------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from verify.figures import pyplot, save_png
 from verify.measures import instance_values, key_neuron_sets
 from verify.profiles import get_profile
 from verify.progress import Progress
-from verify.report_doc import to_html, to_markdown
+from verify.report_doc import number_text, to_html, to_markdown
 from verify.table import VerdictLog
 
 S002_IDS = ("S002-L1", "S002-T1", "S002-L3")
@@ -123,7 +123,7 @@ def _two_point_figure(traj, path: Path) -> None:
 
 
 def _fmt(x) -> str:
-    return "" if x is None else f"{x:.4g}"
+    return number_text(x, ".4g", missing="")
 
 
 VERDICT_HEADER = ["claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "INAPPLICABLE",

@@ -13,11 +13,32 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 import re
 import warnings
 from pathlib import Path
 
 _CODE = re.compile(r"`([^`]*)`")
+
+
+def number_text(x, spec: str = ".4g", *, missing: str = "-", nonfinite: str | None = None,
+                exact_ints: bool = False, sci_outside: tuple[float, float] | None = None) -> str:
+    """A number as report text, one rule for every section: None -> ``missing``; a string
+    as it is; a non-finite float -> ``nonfinite`` (default: Python's "inf"/"nan"); an int
+    exactly when ``exact_ints``; |x| outside ``sci_outside`` (low, high) in scientific
+    notation with the digits of ``spec``; otherwise ``format(x, spec)``."""
+    if x is None:
+        return missing
+    if isinstance(x, str):
+        return x
+    if isinstance(x, float) and not math.isfinite(x) and nonfinite is not None:
+        return nonfinite
+    if exact_ints and isinstance(x, int):
+        return str(x)
+    if sci_outside is not None and x != 0 and not sci_outside[0] <= abs(x) < sci_outside[1]:
+        digits = int(spec.strip(".g") or 4)
+        return f"{x:.{digits - 1}e}"
+    return format(x, spec)
 
 
 def to_markdown(blocks: list[tuple]) -> str:

@@ -59,6 +59,7 @@ from verify.errors import InputError
 from verify.evidence import ScalingData
 from verify.figures import pyplot, save_png
 from verify.progress import Progress
+from verify.report_doc import number_text
 from verify.reproduction import Reproduction
 
 EXPERIMENT = "E-000-5"
@@ -611,15 +612,7 @@ def _public(point: dict) -> dict:
 
 
 def _fmt(x, digits: int = 4) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, str):
-        return x
-    if x == 0:
-        return "0"
-    if abs(x) >= 1e5 or abs(x) < 1e-3:
-        return f"{x:.{digits - 1}e}"
-    return f"{x:.{digits}g}"
+    return number_text(x, f".{digits}g", sci_outside=(1e-3, 1e5))
 
 
 def _n_label(n: float) -> str:

@@ -22,6 +22,7 @@ from scipy import optimize, stats
 
 from verify.figures import pyplot, save_png
 from verify.reference import threshold_runs
+from verify.report_doc import number_text
 from verify.reproduction import Reproduction
 from verify.scaling import binomial_interval
 from verify.sweep import load_config, plan, read_rows, row_key, run_sweep
@@ -167,7 +168,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
 
 
 def _fmt(x, spec=".0f") -> str:
-    return "-" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
+    return number_text(x, spec, nonfinite="-")
 
 
 def _blocks(data, fig_p, fig_n, config) -> list[tuple]:

@@ -44,6 +44,7 @@ from verify.figures import pyplot, save_png
 from verify.measures import ERROR_SAFETY, FLOAT_EPS, ROUNDOFF_ULPS, measure
 from verify.measures_s001 import _cone_of, _replay, _unsorted_mask, class_sums
 from verify.progress import Progress
+from verify.report_doc import number_text
 from verify.reproduction import Reproduction
 from verify.scaling import FitError, fit_power_law
 
@@ -619,13 +620,7 @@ def _digits_sum_loss_check(s: Settings, seed: int) -> dict:
 
 # -- blocks ------------------------------------------------------------------------------------
 def _fmt(x, digits: int = 3) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float) and not math.isfinite(x):
-        return "inf"
-    if isinstance(x, int):
-        return str(x)
-    return f"{x:.{digits}g}"
+    return number_text(x, f".{digits}g", nonfinite="inf", exact_ints=True)
 
 
 def _pm(x, err, digits: int = 3) -> str:

@@ -14,11 +14,11 @@ cannot be fitted (one size only, say) give UNDECIDED (exit 3).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from verify.errors import InputError
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
+from verify.expressions import ExpressionError, parse_power_law
 from verify.scaling import FitError, PowerLawFit, fit_power_law
 from verify.sweep import COLUMNS, SweepStoreError, read_rows
 
@@ -27,10 +27,6 @@ NUMERIC = tuple(name for name, kind in COLUMNS if kind.startswith(("REAL", "INTE
                 and name not in ("seed", "success", "wall_time"))
 FILTERS = ("sweep", "generator", "method", "n", "d", "p", "config_hash", "status")
 
-
-_LAW = re.compile(r"^\s*(?:K\s*\*\s*)?(?P<size>[ndp])\s*\*\*\s*"
-                  r"(?P<power>alpha|\(\s*[-+]?[\d.]+(?:e[-+]?\d+)?\s*(?:/\s*[\d.]+)?\s*\)"
-                  r"|[\d.]+)\s*$")
 
 
 class StoreConjectureError(InputError):
@@ -89,20 +85,12 @@ def parse_law(text: str) -> tuple[str, str, float | None]:
     if left not in NUMERIC:
         raise StoreConjectureError(f"--scaling: {left!r} is not a numeric column of the sweep "
                                    f"store; use one of {', '.join(NUMERIC)}.")
-    m = _LAW.match(right)
-    if not m:
-        raise StoreConjectureError(f"--scaling: the law {right!r} must read SIZE**alpha or "
-                                   "SIZE**(number or a/b), SIZE one of n, d, p (an optional "
-                                   "K* prefactor).")
-    size, power = m["size"], m["power"].replace(" ", "").strip("()")
-    if power == "alpha":
-        return left, size, None
-    num, _, den = power.partition("/")
     try:
-        exponent = float(num) / (float(den) if den else 1.0)
-    except (ValueError, ZeroDivisionError):
-        raise StoreConjectureError(f"--scaling: {power!r} is not a number or a/b.") from None
-    return left, size, exponent
+        size, exponent, _ = parse_power_law(right, sizes=("n", "d", "p"))
+    except ExpressionError as exc:
+        raise StoreConjectureError(f"--scaling: the law {right!r} must read SIZE**alpha or "
+                                   f"SIZE**(number), SIZE one of n, d, p ({exc}).") from None
+    return left, size.name, exponent
 
 
 def parse_where(items) -> dict[str, str]:

@@ -381,9 +381,7 @@ def _at_most(where: str, count: int) -> None:
         raise SweepConfigError(str(exc)) from None
 
 
-def published_width(n: int, eps: float = 0.05) -> int:
-    """The published protocol's width rule p = floor(log(n / eps) / log(4/3)) + 1."""
-    return int(math.floor(math.log(n / eps) / math.log(4.0 / 3.0))) + 1
+published_width = generators.published_width  # the grid value p = "published"
 
 
 def _resolve_point(point: dict) -> dict:
