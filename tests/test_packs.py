@@ -102,3 +102,14 @@ def test_a_malformed_pack_is_refused_by_name(installed):
     installed("toy_pack.missing:PACK")
     with pytest.raises(packs.PackError, match="'toy'.*does not load"):
         packs.packs()
+
+
+def test_a_measures_module_imported_first_is_still_merged():
+    """A pack's measures module imports verify.measures; imported before it, its quantities
+    must still be measurable (they are merged on the tables' first read, not at import)."""
+    import subprocess
+
+    code = ("import verify.measures_s000\nfrom verify import measures\n"
+            "assert 'ParamMapGap' in measures.TRAJECTORY_QUANTITIES\n"
+            "assert 'PGoodInit' in measures.ENSEMBLE_QUANTITIES\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

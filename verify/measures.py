@@ -99,7 +99,45 @@ def _c_init(problem: Problem) -> float:
     return float(np.max(np.linalg.norm(problem.W0, axis=1)) / _init_scale(problem))
 
 
-INSTANCE_QUANTITIES: dict[str, Callable[[Problem], float]] = {
+class QuantityTable(dict):
+    """A table name -> measurement that adds the packs' quantities on its first read
+    (`_merge_pack_quantities`), not when this module is imported: a pack's measures module
+    imports this one, and may be imported first."""
+
+    def __getitem__(self, key):
+        _merge_pack_quantities()
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        _merge_pack_quantities()
+        return super().__contains__(key)
+
+    def __iter__(self):
+        _merge_pack_quantities()
+        return super().__iter__()
+
+    def __len__(self):
+        _merge_pack_quantities()
+        return super().__len__()
+
+    def get(self, key, default=None):
+        _merge_pack_quantities()
+        return super().get(key, default)
+
+    def keys(self):
+        _merge_pack_quantities()
+        return super().keys()
+
+    def values(self):
+        _merge_pack_quantities()
+        return super().values()
+
+    def items(self):
+        _merge_pack_quantities()
+        return super().items()
+
+
+INSTANCE_QUANTITIES: dict[str, Callable[[Problem], float]] = QuantityTable({
     "n": lambda pr: float(pr.n),
     "d": lambda pr: float(pr.d),
     "p": lambda pr: float(pr.p),
@@ -118,7 +156,7 @@ INSTANCE_QUANTITIES: dict[str, Callable[[Problem], float]] = {
     "n_minus": lambda pr: float(np.sum(pr.y < 0)),
     "lam": _init_scale,
     "c_init": _c_init,
-}
+})
 
 
 class InstanceValues(Mapping):
@@ -156,10 +194,10 @@ class InstanceValues(Mapping):
 
 # Probabilities over an ensemble of instances: name -> the indicator whose frequency
 # estimates it (used by PROBABILITY claims on a verify.evidence.Sample).
-ENSEMBLE_QUANTITIES: dict[str, Callable[[Problem], bool]] = {
+ENSEMBLE_QUANTITIES: dict[str, Callable[[Problem], bool]] = QuantityTable({
     "PKeyPlus": lambda pr: len(key_neuron_sets(pr)[0]) >= 1,
     "PKeyMinus": lambda pr: len(key_neuron_sets(pr)[1]) >= 1,
-}
+})
 
 
 def instance_values(problem: Problem) -> InstanceValues:
@@ -276,7 +314,7 @@ def _norm_out_plus(tr: Trajectory) -> Series:
     return relative_series(tr, np.max(tr.neuron_norms[:, others], axis=-1), 1.0)
 
 
-TRAJECTORY_QUANTITIES: dict[str, Callable[[Trajectory], Series]] = {
+TRAJECTORY_QUANTITIES: dict[str, Callable[[Trajectory], Series]] = QuantityTable({
     "L": _loss,
     "PL": _pl,
     "R": lambda tr: Series(np.max(np.abs(tr.residuals), axis=-1), output_error(tr)),
@@ -289,7 +327,7 @@ TRAJECTORY_QUANTITIES: dict[str, Callable[[Trajectory], Series]] = {
     "AlignPlus": lambda tr: _align(tr, 0),
     "AlignMinus": lambda tr: _align(tr, 1),
     "NormOutPlus": _norm_out_plus,
-}
+})
 
 
 def measure(tr: Trajectory, name: str) -> Series:
@@ -307,21 +345,25 @@ def measure(tr: Trajectory, name: str) -> Series:
 # Each pack's measures module (theory.packs: the three papers' verify.measures_s00x, and
 # any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts
 # of the tables above (and may use the helpers above, hence the merge at the end).
+_MERGED: list[bool] = []  # set once the packs' quantities are in the tables
+_DEFAULTS: set[str] = set()  # conjecture-vocabulary names a pack may define instead
+
+
 def _merge_pack_quantities() -> None:
+    if _MERGED:
+        return
+    _MERGED.append(True)
     from theory import packs
 
     for pack, mod in packs.modules("measures"):
         for table, extra in ((TRAJECTORY_QUANTITIES, getattr(mod, "TRAJECTORY", {})),
                              (INSTANCE_QUANTITIES, getattr(mod, "INSTANCE", {})),
                              (ENSEMBLE_QUANTITIES, getattr(mod, "ENSEMBLE", {}))):
-            clash = set(table) & set(extra)
+            clash = {k for k in extra if dict.__contains__(table, k) and k not in _DEFAULTS}
             if clash:
                 raise packs.PackError(f"pack {pack.name!r} ({mod.__name__}) redefines "
                                       f"quantities {sorted(clash)}")
-            table.update(extra)
-
-
-_merge_pack_quantities()
+            dict.update(table, extra)
 
 
 # -- vocabulary quantities for conjectures (``gfverify conjecture``) -----------------------
@@ -389,7 +431,10 @@ _CONJECTURE_INSTANCE: dict[str, Callable[[Problem], float]] = {
     "MinInitBalance": lambda pr: float(np.min(pr.a0**2 - np.sum(pr.W0**2, axis=1))),
     "GoodInit": _good_init,
 }
-for _name, _fn in _CONJECTURE_TRAJECTORY.items():
-    TRAJECTORY_QUANTITIES.setdefault(_name, _fn)
-for _name, _fn in _CONJECTURE_INSTANCE.items():
-    INSTANCE_QUANTITIES.setdefault(_name, _fn)
+# (the packs' quantities are merged later, on first read, and replace these)
+for _table, _extra in ((TRAJECTORY_QUANTITIES, _CONJECTURE_TRAJECTORY),
+                       (INSTANCE_QUANTITIES, _CONJECTURE_INSTANCE)):
+    for _name, _fn in _extra.items():
+        if not dict.__contains__(_table, _name):
+            dict.__setitem__(_table, _name, _fn)
+            _DEFAULTS.add(_name)
