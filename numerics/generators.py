@@ -11,11 +11,11 @@ import math
 import numpy as np
 
 from numerics.inits import (  # noqa: F401  (re-exported: generators.balanced_init etc.)
-    _rng,
     asymmetric_init,
     balanced_init,
     is_good_initialisation,
     repo_labels,
+    seeded_rng,
     unbalanced_gaussian,
 )
 from numerics.problem import Problem, ProblemError
@@ -66,7 +66,7 @@ def orthonormal(n: int, d: int, p: int, lam: float, seed: int) -> Problem:
     """
     if d < n:
         raise ProblemError(f"d: orthonormal data need d >= n, got d={d} < n={n}.")
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     X = np.eye(d)[:n]
     y = orthonormal_labels(n, rng)
     W0, a0 = balanced_init(p, d, lam, rng)
@@ -118,7 +118,7 @@ def orthogonal_scaled(n: int, d: int, p: int, seed: int, norms=(1.0, 2.0),
     if d < n:
         raise ProblemError(f"d: orthogonal data need d >= n, got d={d} < n={n}.")
     lo, hi = _norm_range(norms)
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     redraws = 0
     while True:
         X = np.eye(d)[:n] * rng.uniform(lo, hi, size=n)[:, None]
@@ -152,7 +152,7 @@ def sphere(n: int, d: int, p: int, seed: int, norms=(1.0, 2.0)) -> Problem:
     """
     _check_sizes(n, d, p)
     lo, hi = _norm_range(norms)
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     G = rng.standard_normal((n, d)) / np.sqrt(d)
     X = G / np.linalg.norm(G, axis=1, keepdims=True) * rng.uniform(lo, hi, size=n)[:, None]
     y = repo_labels(n, rng)
@@ -179,7 +179,7 @@ def correlated(n: int, d: int, p: int, seed: int, rho: float, rotate: bool = Fal
         raise ProblemError(f"rho: the pairwise correlation must be in [0, 1), got {rho!r}.")
     if d < n + 1:
         raise ProblemError(f"d: the construction needs d >= n + 1 = {n + 1}, got d={d}.")
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     X = np.sqrt(1.0 - rho) * np.eye(d)[:n]
     X[:, n] += np.sqrt(rho)
     if rotate:
@@ -216,7 +216,7 @@ def group(n: int, groups, seed: int, d: int | None = None, scale: float = 0.1,
     sizes = _group_sizes(n, groups)
     if not scale > 0:
         raise ProblemError(f"scale: the initial neuron norm must be positive, got {scale}.")
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     p = len(sizes)
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     members = [list(range(bounds[j], bounds[j + 1])) for j in range(p)]
@@ -308,7 +308,7 @@ def separable(n: int, d: int, p: int, seed: int, mu: float, eps: float,
     if mu < 1.0 and d < 2:
         raise ProblemError(f"d: separation mu={mu} < 1 needs d >= 2, got {d}.")
     lo, hi = _norm_range(norms)
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     m = rng.standard_normal(d)
     m /= np.linalg.norm(m)
     U = rng.standard_normal((n, d))
@@ -338,7 +338,7 @@ def two_point_separable(angle: float, p: int, seed: int, eps: float,
     X = np.array([[1.0, 0.0], [np.sin(angle), np.cos(angle)]])
     y = np.ones(2)
     meta = {"generator": "two_point_separable", "n": 2, "d": 2, "seed": seed, "angle": angle}
-    return _s001_problem(X, y, p, eps, _rng(seed), loss, init, meta)
+    return _s001_problem(X, y, p, eps, seeded_rng(seed), loss, init, meta)
 
 
 def digits(pair=(0, 1), p: int = 50, seed: int = 0, eps: float = 1e-6,
@@ -358,7 +358,7 @@ def digits(pair=(0, 1), p: int = 50, seed: int = 0, eps: float = 1e-6,
     if first == second or not {first, second} <= set(range(10)):
         raise ProblemError(f"pair: two different digits in 0..9, got {pair!r}.")
     data = load_digits()
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     chosen = []
     for label in (first, second):
         idx = np.flatnonzero(data.target == label)

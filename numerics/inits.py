@@ -12,7 +12,7 @@ import numpy as np
 from numerics.problem import ProblemError
 
 
-def _rng(seed) -> np.random.Generator:
+def seeded_rng(seed) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -35,7 +35,7 @@ def balanced_init(p: int, d: int, scale: float, seed) -> tuple[np.ndarray, np.nd
         raise ProblemError(f"p: the width must be at least 1, got {p}.")
     if not scale > 0:
         raise ProblemError(f"scale: the initialisation scale must be positive, got {scale}.")
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     W0 = scale * rng.standard_normal((p, d))
     signs = rng.choice([-1.0, 1.0], size=p)
     a0 = signs * np.linalg.norm(W0, axis=1)
@@ -50,7 +50,7 @@ def asymmetric_init(p: int, d: int, seed) -> tuple[np.ndarray, np.ndarray]:
     Draw order: W, then the signs, then E.
     """
     _check_width(p, d)
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     bound = 1.0 / np.sqrt(d)
     W0 = rng.uniform(-bound, bound, size=(p, d))
     signs = rng.choice([-1.0, 1.0], size=p)
@@ -64,7 +64,7 @@ def unbalanced_gaussian(p: int, d: int, alpha: float, seed) -> tuple[np.ndarray,
     _check_width(p, d)
     if not alpha > 0:
         raise ProblemError(f"alpha: the initialisation scale must be positive, got {alpha}.")
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     W0 = alpha * rng.standard_normal((p, d))
     a0 = alpha * rng.standard_normal(p)
     return W0, a0

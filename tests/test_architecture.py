@@ -32,3 +32,43 @@ def test_all_names_exist(package):
     assert mod.__all__, package
     for name in mod.__all__:
         assert hasattr(mod, name), f"{package}.__all__ lists missing {name}"
+
+
+OURS = ("theory", "numerics", "verify", "gf_identities")
+
+
+def _private_uses(path) -> list[str]:
+    """Uses of another module's private names: ``from M import _x`` and ``M._x`` where M was
+    bound by an import of one of our packages."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules, out = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in OURS:
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    out.append(f"{path}:{node.lineno} from {node.module} import {alias.name}")
+                modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in OURS:
+                    modules.add(alias.asname or alias.name.split(".")[0])
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in modules and node.attr.startswith("_")
+                and not node.attr.startswith("__")):
+            out.append(f"{path}:{node.lineno} {node.value.id}.{node.attr}")
+    return out
+
+
+def test_packs_and_engine_use_only_public_names_of_other_modules():
+    """Built-in packs, the engine and the example outside pack reach each other through
+    public names only (what an outside pack can use is what the built-in ones use)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [p for pkg in ("theory", "numerics", "verify") for p in (root / pkg).rglob("*.py")]
+    files += list((root / "examples" / "packs").rglob("*.py"))
+    found = [use for path in files for use in _private_uses(path)]
+    assert not found, "\n".join(found)

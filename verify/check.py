@@ -490,6 +490,24 @@ def _event_time(claim: Claim, ctx: _Context, companion: bool) -> float:
     return float(ctx.tr.t[idx[0]]) if idx.size else math.inf
 
 
+def event_time(claim: Claim, tr: Trajectory) -> float:
+    """The first saved time at which ``claim``'s event holds on ``tr`` (inf if never), read
+    exactly as an EVENT_TIME check reads it."""
+    try:
+        return _event_time(claim, _Context(claim, tr), companion=False)
+    except _Missing as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
+
+
+def instance_scalar(claim: Claim, tr: Trajectory, expr: sp.Basic) -> float:
+    """An instance-level expression in ``claim``'s terms (a bound, a window end) on the run's
+    problem, evaluated exactly as the checks evaluate it."""
+    try:
+        return _Context(claim, tr).scalar(expr)
+    except _Missing as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
+
+
 def _check_event_time(claim: Claim, ctx: _Context) -> Verdict:
     tr = ctx.tr
     rel = claim.statement

@@ -261,7 +261,7 @@ def _xa_per_sample(tr: Trajectory) -> Series:
     return Series(values, ULP * np.where(np.isfinite(values), values, 0.0))
 
 
-def _replay(tr: Trajectory) -> dict:
+def replay_crossings(tr: Trajectory) -> dict:
     """Replay the activation changes: per event the pattern before and after.
 
     Returns times of events and, per event, (neuron, sample, direction, old cone, new
@@ -280,14 +280,14 @@ def _replay(tr: Trajectory) -> dict:
     rows = []
     for e in events:
         j, i = e.neuron, e.sample
-        old = _cone_of(act[j], pos)
+        old = cone_of(act[j], pos)
         old_count = int(act[j].sum())
         act[j, i] = e.direction > 0
-        rows.append((e.t, j, i, e.direction, old, _cone_of(act[j], pos), old_count))
+        rows.append((e.t, j, i, e.direction, old, cone_of(act[j], pos), old_count))
     return {"rows": rows, "init": (pr.W0 @ pr.X.T) > 0}
 
 
-def _cone_of(pattern: np.ndarray, pos: np.ndarray) -> int:
+def cone_of(pattern: np.ndarray, pos: np.ndarray) -> int:
     if not pattern.any():
         return CONE_DEAD
     if np.array_equal(pattern, pos):
@@ -307,14 +307,14 @@ def _cumulative(tr: Trajectory, event_times: list[float], increments: list[float
 
 
 def _wrong_way(tr: Trajectory) -> Series:
-    rep = _replay(tr)
+    rep = replay_crossings(tr)
     s, y = _signs0(tr), tr.problem.y
     wrong = [float(s[j] * y[i] * d < 0) for (_, j, i, d, *_rest) in rep["rows"]]
     return _cumulative(tr, [r[0] for r in rep["rows"]], wrong)
 
 
 def _max_crossings(tr: Trajectory) -> Series:
-    rep = _replay(tr)
+    rep = replay_crossings(tr)
     counts: dict[tuple[int, int], int] = {}
     times, incs, current = [], [], 0
     for t, j, i, *_ in rep["rows"]:
@@ -332,19 +332,19 @@ def _traps(cone: int, sign: float) -> bool:
 
 
 def _dead_exits(tr: Trajectory) -> Series:
-    rows = _replay(tr)["rows"]
+    rows = replay_crossings(tr)["rows"]
     exits = [float(old == CONE_DEAD and new != CONE_DEAD) for (_, _, _, _, old, new, _) in rows]
     return _cumulative(tr, [r[0] for r in rows], exits)
 
 
 def _cone_exits(tr: Trajectory) -> Series:
-    rows = _replay(tr)["rows"]
+    rows = replay_crossings(tr)["rows"]
     s = _signs0(tr)
     exits = [float(_traps(old, s[j]) and new != old) for (_, j, _, _, old, new, _) in rows]
     return _cumulative(tr, [r[0] for r in rows], exits)
 
 
-def _unsorted_mask(cones: np.ndarray, signs: np.ndarray) -> np.ndarray:
+def unsorted_mask(cones: np.ndarray, signs: np.ndarray) -> np.ndarray:
     home = np.where(signs > 0, CONE_PLUS, CONE_MINUS)[None, :]
     return (cones != CONE_DEAD) & (cones != home)
 
@@ -357,9 +357,9 @@ def _dwell_na(tr: Trajectory) -> Series:
     pos = pr.y > 0
     act = (pr.W0 @ pr.X.T) > 0
     start = np.zeros(pr.p)
-    unsorted = np.array([_cone_of(act[j], pos) not in (CONE_DEAD, _home(s[j]))
+    unsorted = np.array([cone_of(act[j], pos) not in (CONE_DEAD, _home(s[j]))
                          for j in range(pr.p)])
-    rows = _replay(tr)["rows"]
+    rows = replay_crossings(tr)["rows"]
     values = np.zeros(len(tr.t))
     best_closed, r = 0.0, 0
     for k, tk in enumerate(tr.t):
@@ -381,7 +381,7 @@ def _home(sign: float) -> int:
 
 
 def _unsorted(tr: Trajectory) -> Series:
-    values = _unsorted_mask(tr.cones, _signs0(tr)).sum(axis=-1).astype(float)
+    values = unsorted_mask(tr.cones, _signs0(tr)).sum(axis=-1).astype(float)
     return Series(values, np.zeros_like(values))
 
 

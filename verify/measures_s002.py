@@ -22,7 +22,9 @@ import math
 
 import numpy as np
 
+import theory
 from numerics import Problem, Trajectory, network
+from verify.check import event_time, instance_scalar
 from verify.measures import (
     FLOAT_EPS,
     ROUNDOFF_ULPS,
@@ -249,14 +251,10 @@ def _saddle_dist(tr: Trajectory) -> Series:
 def _phase_two_end(tr: Trajectory) -> int:
     """Saved index of S002-L3's t_2 on this run: its event time (default eps) when reached,
     else the lemma's time -(1 + 3 eps) ln(lam)/||D_+|| (the paper's definition of t_2)."""
-    import theory
-    from verify.check import _Context, _event_time  # lazy: verify.check imports this module
-
     claim = theory.get("S002-L3")
-    ctx = _Context(claim, tr)
-    t2 = _event_time(claim, ctx, companion=False)
+    t2 = event_time(claim, tr)
     if not math.isfinite(t2):
-        t2 = ctx.scalar(claim.statement.rhs)
+        t2 = instance_scalar(claim, tr, claim.statement.rhs)
     return int(min(np.searchsorted(tr.t, t2 - 1e-12 * max(1.0, t2)), len(tr.t) - 1))
 
 

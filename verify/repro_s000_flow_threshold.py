@@ -23,7 +23,7 @@ import numpy as np
 from scipy import stats
 
 from verify.figures import pyplot, save_png
-from verify.repro_s000_threshold import _fmt, logistic_threshold, protocol_rows
+from verify.repro_s000_threshold import cell_text, logistic_threshold, protocol_rows
 from verify.repro_s000_threshold import sweep_config as descent_config
 from verify.reproduction import Reproduction
 from verify.scaling import binomial_interval
@@ -154,8 +154,8 @@ def _comparison(data) -> str:
               f"not under GD at lr = 1 and {t['gd_only']} the reverse (exact McNemar "
               f"p = {t['mcnemar_p']:.2g}; {len(data['differ'])} (d, n) points differ at the 5% "
               f"level on their own); thresholds " + "; ".join(
-                  f"d = {d}: N_flow = {_fmt(data['threshold_flow'].get(d))}, "
-                  f"N_GD = {_fmt(data['threshold_gd'].get(d))}" for d in data["d_values"]))
+                  f"d = {d}: N_flow = {cell_text(data['threshold_flow'].get(d))}, "
+                  f"N_GD = {cell_text(data['threshold_gd'].get(d))}" for d in data["d_values"]))
     if t["mcnemar_p"] < SIGNIFICANCE:
         return ("Gradient descent at the published step lr = 1 is not the gradient flow on "
                 f"these instances: {counts}.")
@@ -191,7 +191,7 @@ def _blocks(data, fig) -> list[tuple]:
               f"`{Path(data['config']).name}` at d in {data['d_values']}, seeds "
               f"{data['seeds'][0]}..{data['seeds'][-1]} ({data['computed']} flows computed "
               f"now, {data['stored_before']} read from `{data['store']}`; median flow "
-              f"{_fmt(data['flow_wall_median'], '.1f')} s with its companion run)."),
+              f"{cell_text(data['flow_wall_median'], '.1f')} s with its companion run)."),
         ("p", f"Paired instances: **{t['pairs']}**; both converge or both fail on "
               f"{t['pairs'] - t['flow_only'] - t['gd_only']}; the flow alone converges on "
               f"**{t['flow_only']}**, descent alone on **{t['gd_only']}** (exact McNemar "
@@ -206,7 +206,7 @@ def _blocks(data, fig) -> list[tuple]:
            str(p["flow_only"]), str(p["gd_only"]), f"{p['mcnemar_p']:.2g}", str(p["undecided"])]
           for p in data["points"]]),
         ("table", ["d", "N(d) flow", "N(d) GD lr = 1 (same instances)"],
-         [[str(d), _fmt(data["threshold_flow"].get(d)), _fmt(data["threshold_gd"].get(d))]
+         [[str(d), cell_text(data["threshold_flow"].get(d)), cell_text(data["threshold_gd"].get(d))]
           for d in data["d_values"]]),
     ]
     b.append(("p", _comparison(data) + " A threshold shown as - is not crossed on this grid "

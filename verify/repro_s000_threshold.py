@@ -167,7 +167,8 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
                         blocks, (fig_p, fig_n), data, wall, tuple(findings))
 
 
-def _fmt(x, spec=".0f") -> str:
+def cell_text(x, spec=".0f") -> str:
+    """A table cell of the E-000-2 sections: "-" for a missing or infinite value."""
     return number_text(x, spec, nonfinite="-")
 
 
@@ -192,8 +193,8 @@ def _blocks(data, fig_p, fig_n, config) -> list[tuple]:
     b.append(("img", fig_p, "success probability against n, ours and published"))
     rows = []
     for d in data["d_values"]:
-        rows.append([str(d), _fmt(data["threshold_ours"].get(d)),
-                     _fmt(data["threshold_published_all"].get(d)),
+        rows.append([str(d), cell_text(data["threshold_ours"].get(d)),
+                     cell_text(data["threshold_published_all"].get(d)),
                      str(THEORY_THRESHOLDS.get(d, "-"))])
     b += [("table", ["d", "N(d) ours (logistic ML)", "N(d) published CSV (same fit)",
                      "THEORY table (interpolated)"], rows)]

@@ -42,7 +42,7 @@ from verify import s001_evidence as ev
 from verify.errors import InputError
 from verify.figures import pyplot, save_png
 from verify.measures import ERROR_SAFETY, FLOAT_EPS, ROUNDOFF_ULPS, measure
-from verify.measures_s001 import _cone_of, _replay, _unsorted_mask, class_sums
+from verify.measures_s001 import class_sums, cone_of, replay_crossings, unsorted_mask
 from verify.progress import Progress
 from verify.report_doc import number_text
 from verify.reproduction import Reproduction
@@ -107,9 +107,9 @@ def replayed_cones(tr: Trajectory) -> np.ndarray:
     round-off of either sign (seen: 3e-117 against ||w_j|| ~ 1e-100); the event log knows
     on which side it is."""
     pos = tr.problem.y > 0
-    replay = _replay(tr)
+    replay = replay_crossings(tr)
     rows = replay["rows"]
-    current = np.array([_cone_of(replay["init"][j], pos) for j in range(tr.problem.p)])
+    current = np.array([cone_of(replay["init"][j], pos) for j in range(tr.problem.p)])
     out = np.empty((len(tr.t), tr.problem.p), dtype=int)
     r = 0
     for k, tk in enumerate(tr.t):
@@ -124,7 +124,7 @@ def unsorted_counts(tr: Trajectory) -> np.ndarray:
     """Per saved time, the number of neurons of V_+-(t) outside their trapping cones
     (S_+ or S_dead for V_+, S_- or S_dead for V_-), measures_s001's mask at sign a(t)."""
     signs = np.sign(tr.a)
-    return np.array([int(_unsorted_mask(c[None, :], s).sum())
+    return np.array([int(unsorted_mask(c[None, :], s).sum())
                      for c, s in zip(replayed_cones(tr), signs, strict=True)])
 
 

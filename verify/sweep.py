@@ -765,9 +765,9 @@ def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
 def to_dataframe(results_dir):
     """The stored rows (`read_rows`) as a pandas DataFrame (``pip install
     'gfverify[notebook]'``)."""
-    from verify.table import _dataframe
+    from verify.table import as_dataframe
 
-    return _dataframe(read_rows(results_dir))
+    return as_dataframe(read_rows(results_dir))
 
 
 def read_rows(results_dir) -> list[dict]:

@@ -48,7 +48,7 @@ class VerdictLog:
 
     def to_dataframe(self):
         """The verdict table as a pandas DataFrame (``pip install 'gfverify[notebook]'``)."""
-        return _dataframe([{k: v for k, v in row.items() if k != "figure"}
+        return as_dataframe([{k: v for k, v in row.items() if k != "figure"}
                            for row in self.table()])
 
     def record(self, verdict: Verdict, kind: str = "", data: str = "simulated") -> Verdict:
@@ -212,7 +212,7 @@ def _cell(value) -> str:
     return "" if value is None else str(value)
 
 
-def _dataframe(rows: list[dict]):
+def as_dataframe(rows: list[dict]):
     """``rows`` as a pandas DataFrame, or an InputError saying how to install pandas."""
     try:
         import pandas as pd
