@@ -72,3 +72,16 @@ def test_packs_and_engine_use_only_public_names_of_other_modules():
     files += list((root / "examples" / "packs").rglob("*.py"))
     found = [use for path in files for use in _private_uses(path)]
     assert not found, "\n".join(found)
+
+
+def test_the_suite_collects_without_xdist(tmp_path):
+    """An installed gfverify without the dev extras has no pytest-xdist: the plugin must not
+    need it (an xdist hook it implements is optional). Measured on the wheel: before, every
+    `pytest verify` there was an INTERNALERROR."""
+    from pathlib import Path
+
+    verify_dir = Path(__file__).resolve().parents[1] / "verify"
+    out = subprocess.run([sys.executable, "-m", "pytest", str(verify_dir), "--collect-only",
+                          "-q", "-p", "no:xdist", "-p", "no:cacheprovider"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]

@@ -94,6 +94,7 @@ def pytest_sessionfinish(session):
         config.workeroutput[_WORKER_KEY] = json.dumps(config._gfverify_log.payload())
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest without xdist must not refuse it
 def pytest_testnodedown(node, error):
     data = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
     if data:
