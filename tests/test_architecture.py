@@ -85,3 +85,35 @@ def test_the_suite_collects_without_xdist(tmp_path):
                           "-q", "-p", "no:xdist", "-p", "no:cacheprovider"],
                          capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+
+
+# The built-in packs' own modules (theory.packs.BUILTIN names them; the rest is engine).
+PACK_MODULE = ("verify.measures_s00", "verify.repro_", "verify.s001_evidence", "verify.test_",
+               "theory.s00", "theory.closed_forms", "gf_identities")
+
+
+def _imported_modules(path) -> set[str]:
+    """Every module a file imports, at top level or inside a function."""
+    import ast
+
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+            out |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return out
+
+
+def test_the_engine_imports_no_pack():
+    """Engine modules (check, verdicts, measures and families machinery, report, sweep,
+    conjecture, cli, ...) reach the packs only through theory.packs, never by import."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    engine = [p for pkg in ("theory", "verify") for p in (root / pkg).glob("*.py")
+              if not f"{pkg}.{p.stem}".startswith(PACK_MODULE)]
+    found = [f"{path.relative_to(root)} imports {name}" for path in engine
+             for name in sorted(_imported_modules(path)) if name.startswith(PACK_MODULE)]
+    assert not found, "\n".join(found)

@@ -341,6 +341,24 @@ def measure(tr: Trajectory, name: str) -> Series:
     return fn(tr)
 
 
+# -- rate statistics of a loss curve (per step of gradient descent) -----------------------
+def terminal_rate(step_loss: np.ndarray, lr: float, window: int = 100) -> float:
+    """mu(t_inf): 2 mean_k (L_{k-1} - L_k) / (L_{k-1} + L_k) over the last ``window`` steps,
+    per unit time (divided by lr). NaN with fewer than 2 steps."""
+    L = np.asarray(step_loss, dtype=float)[-(window + 1):]
+    if len(L) < 2:
+        return float("nan")
+    return float(2.0 * np.mean((L[:-1] - L[1:]) / (L[:-1] + L[1:])) / lr)
+
+
+def average_rate(step_loss: np.ndarray, lr: float) -> float:
+    """<mu_inf>: ln(L_0 / L_end) / (steps * lr). NaN with no step."""
+    L = np.asarray(step_loss, dtype=float)
+    if len(L) < 2 or not (L[0] > 0 and L[-1] > 0):
+        return float("nan")
+    return float(np.log(L[0] / L[-1]) / ((len(L) - 1) * lr))
+
+
 # -- per-pack quantities -------------------------------------------------------------------
 # Each pack's measures module (theory.packs: the three papers' verify.measures_s00x, and
 # any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts

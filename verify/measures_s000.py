@@ -229,23 +229,6 @@ def transition_width(tr: Trajectory, neurons, capacity: float, eps: float = 0.1)
 # -- the published protocol's rate estimators (THEORY E-000-4) ------------------------------------
 
 
-def terminal_rate(step_loss: np.ndarray, lr: float, window: int = 100) -> float:
-    """mu(t_inf): 2 mean_k (L_{k-1} - L_k) / (L_{k-1} + L_k) over the last ``window`` steps,
-    per unit time (divided by lr). NaN with fewer than 2 steps."""
-    L = np.asarray(step_loss, dtype=float)[-(window + 1):]
-    if len(L) < 2:
-        return float("nan")
-    return float(2.0 * np.mean((L[:-1] - L[1:]) / (L[:-1] + L[1:])) / lr)
-
-
-def average_rate(step_loss: np.ndarray, lr: float) -> float:
-    """<mu_inf>: ln(L_0 / L_end) / (steps * lr). NaN with no step."""
-    L = np.asarray(step_loss, dtype=float)
-    if len(L) < 2 or not (L[0] > 0 and L[-1] > 0):
-        return float("nan")
-    return float(np.log(L[0] / L[-1]) / ((len(L) - 1) * lr))
-
-
 def published_pl_bounds(energies: np.ndarray, n: int) -> tuple[float, float]:
     """The published code's local-PL bounds (2/n) min_i E_i and (16/n) max_i E_i.
 

@@ -68,7 +68,7 @@ from numerics import ExactFlow, GradientDescent, generators, network, simulate_b
 from numerics.provenance import environment
 from verify import limits
 from verify.errors import InputError
-from verify.measures_s000 import average_rate, terminal_rate
+from verify.measures import average_rate, terminal_rate
 from verify.progress import Progress
 
 DB_NAME = "results.sqlite"
