@@ -104,37 +104,21 @@ class QuantityTable(dict):
     (`_merge_pack_quantities`), not when this module is imported: a pack's measures module
     imports this one, and may be imported first."""
 
-    def __getitem__(self, key):
-        _merge_pack_quantities()
-        return super().__getitem__(key)
 
-    def __contains__(self, key):
-        _merge_pack_quantities()
-        return super().__contains__(key)
+def _merging_first(name: str):
+    read = getattr(dict, name)
 
-    def __iter__(self):
+    def method(self, *args):
         _merge_pack_quantities()
-        return super().__iter__()
+        return read(self, *args)
 
-    def __len__(self):
-        _merge_pack_quantities()
-        return super().__len__()
+    method.__name__ = name
+    return method
 
-    def get(self, key, default=None):
-        _merge_pack_quantities()
-        return super().get(key, default)
 
-    def keys(self):
-        _merge_pack_quantities()
-        return super().keys()
-
-    def values(self):
-        _merge_pack_quantities()
-        return super().values()
-
-    def items(self):
-        _merge_pack_quantities()
-        return super().items()
+for _read in ("__getitem__", "__contains__", "__iter__", "__len__", "get", "keys", "values",
+              "items"):
+    setattr(QuantityTable, _read, _merging_first(_read))
 
 
 INSTANCE_QUANTITIES: dict[str, Callable[[Problem], float]] = QuantityTable({
