@@ -36,6 +36,7 @@ from verify.measures import (
     instance_values,
     measure,
 )
+from verify.relations import RELATION_TEXT, signed_margin
 from verify.scaling import FitError, binomial_interval, fit_power_law
 from verify.verdict import CheckError, Outcome, Verdict, Where, combine
 
@@ -235,14 +236,9 @@ def _margin(rel: sp.Basic, ctx: _Context) -> tuple[np.ndarray, np.ndarray, bool]
     Inequalities: margin = how far the relation is from failing (>= 0 holds).
     Equalities: margin = -|lhs - rhs|, compared against the error alone.
     """
+    signed_margin(rel, 0.0)  # an unsupported relation is refused before it is evaluated
     diff = ctx.values(rel.lhs - rel.rhs)
-    if isinstance(rel, sp.Equality):
-        return -np.abs(diff.fine), diff.error, True
-    if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
-        return diff.fine, diff.error, False
-    if isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
-        return -diff.fine, diff.error, False
-    raise CheckError(f"unsupported relation {rel!r}; use =, <=, <, >=, >")
+    return signed_margin(rel, diff.fine), diff.error, isinstance(rel, sp.Equality)
 
 
 # -- the checks ------------------------------------------------------------------------------
@@ -335,14 +331,10 @@ def _check_estimate(claim: Claim, est: Estimate) -> Verdict:
         except _Missing as exc:
             return _verdict(claim, tr, Outcome.INAPPLICABLE, where=where,
                             reason=f"the instance does not define {exc}")
-        diff = sides[0] - sides[1]
         error = abs(slope) * est.error + FLOAT_EPS * ROUNDOFF_ULPS * (abs(sides[0])
                                                                        + abs(sides[1]))
-        if isinstance(rel, sp.Equality):
-            margin, decided = -abs(diff), True
-        else:
-            margin = diff if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)) else -diff
-            decided = abs(margin) > error
+        margin = float(signed_margin(rel, sides[0] - sides[1]))
+        decided = isinstance(rel, sp.Equality) or abs(margin) > error
         rank = 0 if margin < -error else (2 if decided else 1)
         picks.append((rank, margin, error, rel, sides))
     rank, margin, error, rel, sides = min(picks, key=lambda p: p[:2])
@@ -351,7 +343,7 @@ def _check_estimate(claim: Claim, est: Estimate) -> Verdict:
     if len(est.series) == 2 and rel.lhs == quantity:
         times, values = (np.asarray(a, dtype=float) for a in est.series)
         figure = figure_series(
-            claim.kind.value, _RELATION_TEXT[type(rel)], times, values, sides[1], error,
+            claim.kind.value, RELATION_TEXT[type(rel)], times, values, sides[1], error,
             -np.abs(values - sides[1]) if isinstance(rel, sp.Equality) else margin,
             int(np.argmin(np.abs(times - est.t))), part=part,
             observed_label=f"{est.quantity} as read off the run", bound_label=sp.sstr(rel.rhs))
@@ -444,9 +436,6 @@ def _check_over_window(claim: Claim, ctx: _Context) -> Verdict:
                     where=_where(tr, float(t_at), part), reason=reason, figure_data=figure)
 
 
-_RELATION_TEXT = {sp.Equality: "==", sp.LessThan: "<=", sp.StrictLessThan: "<",
-                  sp.GreaterThan: ">=", sp.StrictGreaterThan: ">"}
-
 
 def _series_figure(claim: Claim, ctx: _Context, rel: sp.Basic, rows: np.ndarray,
                    margin: np.ndarray, error: np.ndarray, k: int | None,
@@ -462,7 +451,7 @@ def _series_figure(claim: Claim, ctx: _Context, rel: sp.Basic, rows: np.ndarray,
         observed = ctx.values(rel.lhs, fine_only=True).fine[rows]
         bound = ctx.values(rel.rhs, fine_only=True).fine[rows]
         return figure_series(
-            claim.kind.value, _RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
+            claim.kind.value, RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
             ctx.tr.t[rows], observed, bound, error, margin, k,
             observed_label=sp.sstr(rel.lhs), bound_label=sp.sstr(rel.rhs), part=sp.sstr(rel),
             at_margin=at_margin, at_tolerance=at_tolerance, event=event)
@@ -591,13 +580,7 @@ def _relation_margin(rel: sp.Basic, values: dict[str, float]) -> float:
     """Signed margin of one relation at given values (>= 0: holds)."""
     lhs = float(rel.lhs.xreplace({sp.Symbol(k, **_assm(rel, k)): v for k, v in values.items()}))
     rhs = float(rel.rhs.xreplace({sp.Symbol(k, **_assm(rel, k)): v for k, v in values.items()}))
-    if isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
-        return rhs - lhs
-    if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
-        return lhs - rhs
-    if isinstance(rel, sp.Equality):
-        return -abs(lhs - rhs)
-    raise CheckError(f"unsupported relation {rel!r}")
+    return float(signed_margin(rel, lhs - rhs))
 
 
 def _assm(expr: sp.Basic, name: str) -> dict:
@@ -692,7 +675,7 @@ def _probability_figure(claim, parts, fixed, estimates, intervals, corners, hits
             rhs_box = [_side_value(rel, rel.rhs, c) for c in in_box]
             relations.append({
                 "part": sp.sstr(rel),
-                "relation": _RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
+                "relation": RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
                 "observed_label": sp.sstr(rel.lhs), "bound_label": sp.sstr(rel.rhs),
                 "observed": number(_side_value(rel, rel.lhs, at_est)),
                 "observed_lo": number(min(lhs_box)), "observed_hi": number(max(lhs_box)),
@@ -819,7 +802,7 @@ def _scaling_figure(claim, rel, data, xs, law, shape, alpha, ci, alpha0) -> dict
         return {
             "type": "scaling",
             "kind": claim.kind.value,
-            "relation": _RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
+            "relation": RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
             "part": sp.sstr(rel),
             "variable": data.variable,
             "quantity": data.quantity,

@@ -13,42 +13,42 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from theory.bridge import lambdify
 from theory.claim import Claim
 from verify.evidence_kinds import Grid
 from verify.figure_data import series as figure_series
 from verify.measures import ERROR_SAFETY, FLOAT_EPS
+from verify.relations import RELATION_TEXT, signed_margin
 from verify.verdict import CheckError, Outcome, Verdict, Where
 
 EXACT_DIGITS = 40
 METHOD = f"grid (float64 against {EXACT_DIGITS}-digit mpmath)"
-_OP = {sp.Equality: "==", sp.LessThan: "<=", sp.StrictLessThan: "<", sp.GreaterThan: ">=",
-       sp.StrictGreaterThan: ">"}
 
 
-def _symbols(claim: Claim, grid: Grid, expr: sp.Basic) -> list[sp.Symbol]:
-    free = sorted(expr.free_symbols, key=lambda s: s.name)
-    missing = [s.name for s in free if s.name not in grid.points]
+def _compiled(claim: Claim, grid: Grid, expr: sp.Basic, backend: str):
+    """``expr`` compiled by the one bridge to numerics (`theory.bridge.lambdify`), and the
+    grid's names it reads."""
+    fn, names = lambdify(expr, backend)
+    missing = [name for name in names if name not in grid.points]
     if missing:
         raise CheckError(f"{claim.id}: the grid gives no values for {', '.join(missing)} "
                          f"(it has {', '.join(grid.points)})")
-    return free
+    return fn, names
 
 
 def _float64(claim: Claim, grid: Grid, expr: sp.Basic) -> np.ndarray:
-    syms = _symbols(claim, grid, expr)
-    fn = sp.lambdify(syms, expr, modules="numpy")
+    fn, names = _compiled(claim, grid, expr, "numpy")
     with np.errstate(all="ignore"):
-        out = np.broadcast_to(fn(*(grid.points[s.name] for s in syms)), (grid.size,))
+        out = np.broadcast_to(fn(**{nm: grid.points[nm] for nm in names}), (grid.size,))
     return np.asarray(out, dtype=float) if out.dtype != bool else out
 
 
 def _exact(claim: Claim, grid: Grid, expr: sp.Basic) -> np.ndarray:
     """``expr`` at every point with EXACT_DIGITS digits (the grid's floats taken exactly)."""
-    syms = _symbols(claim, grid, expr)
-    fn = sp.lambdify(syms, expr, modules="mpmath")
-    columns = [grid.points[s.name] for s in syms]
+    fn, names = _compiled(claim, grid, expr, "mpmath")
     with mpmath.workdps(EXACT_DIGITS):
-        return np.array([float(fn(*(mpmath.mpf(float(c[k])) for c in columns)))
+        return np.array([float(fn(**{nm: mpmath.mpf(float(grid.points[nm][k]))
+                                     for nm in names}))
                          for k in range(grid.size)])
 
 
@@ -76,18 +76,13 @@ def check_grid(claim: Claim, grid: Grid) -> Verdict:
         raise CheckError(f"scale: |{grid.scale}| vanishes on the grid; leave those points out")
     picks = []  # (rank, margin, error, k, relation, margins, errors)
     for rel in claim.relations():
-        if type(rel) not in _OP:
-            raise CheckError(f"unsupported relation {rel!r}; use =, <=, <, >=, >")
+        signed_margin(rel, 0.0)  # an unsupported relation is refused before it is evaluated
         lhs, rhs = claim.substituted(rel.lhs), claim.substituted(rel.rhs)
         sides = [_float64(claim, grid, side) for side in (lhs, rhs)]
         diff = _float64(claim, grid, lhs - rhs)
         error = (ERROR_SAFETY * np.abs(diff - _exact(claim, grid, lhs - rhs))
                  + FLOAT_EPS * (np.abs(sides[0]) + np.abs(sides[1]))) / scale
-        if isinstance(rel, sp.Equality):
-            margin = -np.abs(diff) / scale
-        else:
-            margin = (diff if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan))
-                      else -diff) / scale
+        margin = signed_margin(rel, diff) / scale
         if not np.all(np.isfinite(margin)):
             k = int(np.flatnonzero(~np.isfinite(margin))[0])
             return Verdict(claim.id, Outcome.INCONCLUSIVE, method=METHOD,
@@ -126,7 +121,7 @@ def _figure(claim, grid, rel, k, sides, scale, margins, errors) -> dict:
     held = ", ".join(f"{name} = {grid.points[name][k]:.4g}" for name in names[1:])
     scaled = "" if grid.scale == 1 else f"/|{grid.scale}|"
     return figure_series(
-        claim.kind.value, _OP[type(rel)], first[order], sides[0][order] / scale[order],
+        claim.kind.value, RELATION_TEXT[type(rel)], first[order], sides[0][order] / scale[order],
         sides[1][order] / scale[order], errors[order], margins[order], at,
         x_label=names[0] + (f" ({held})" if held else ""),
         observed_label=f"({sp.sstr(rel.lhs)}){scaled}",

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from numerics import Problem
+from numerics import ExactFlow, Problem, simulate
 from verify.families import Family, FloatParam, IntParam
 
 
@@ -48,6 +48,17 @@ GAUSSIAN = Family(
     horizon_rule=horizon,
     horizon_text="20 + 10 ln(1/scale)",
 )
+
+
+
+def flow(points: int = 2001, **params):
+    """The exact flow (with its companion run) of the family's instance with these
+    parameters (the rest at their defaults), to the family's horizon."""
+    full = GAUSSIAN.defaults(**params)
+    problem = GAUSSIAN.make(full)
+    return simulate(problem, ExactFlow(),
+                    np.linspace(0.0, GAUSSIAN.horizon(problem, full), points))
+
 
 FAMILIES = (GAUSSIAN,)
 GENERATORS = {"gaussian": gaussian}

@@ -8,11 +8,8 @@ per claim, the verdict over the instances and the worst margin with its error.
 import time
 from pathlib import Path
 
-import numpy as np
-
 from gf_identities.claims import CLAIMS
-from gf_identities.families import GAUSSIAN
-from numerics import ExactFlow, simulate
+from gf_identities.families import flow
 from verify import check
 from verify.reproduction import Reproduction
 
@@ -22,12 +19,7 @@ INSTANCES = {"quick": 4, "full": 16}
 def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
         store: Path | None = None) -> Reproduction:
     start = time.perf_counter()
-    runs = []
-    for k in range(INSTANCES.get(profile, 4)):
-        params = GAUSSIAN.defaults(seed=seed + k)
-        problem = GAUSSIAN.make(params)
-        times = np.linspace(0.0, GAUSSIAN.horizon(problem, params), 2001)
-        runs.append(simulate(problem, ExactFlow(), times))
+    runs = [flow(seed=seed + k) for k in range(INSTANCES.get(profile, 4))]
     rows, data = [], {}
     for claim in CLAIMS:
         v = check(claim, runs)
@@ -36,10 +28,12 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
         rows.append([claim.id, claim.title, v.outcome.value, f"{v.margin:.3g}",
                      f"{v.tolerance:.2g}"])
     decided = sum(d["outcome"] == "HOLDS" for d in data.values())
+    first = runs[0].problem
     blocks = [
         ("h", 2, "Pack GF: identities of every gradient flow"),
-        ("p", f"{len(runs)} flows of the pack's `gaussian` family (n = 6, d = 4, p = 8, "
-              f"scale 0.5, seeds {seed}..{seed + len(runs) - 1}), each to t = "
+        ("p", f"{len(runs)} flows of the pack's `gaussian` family (n = {first.n}, d = "
+              f"{first.d}, p = {first.p}, scale {first.init_scale:g}, seeds {seed}.."
+              f"{seed + len(runs) - 1}), each to t = "
               f"{runs[0].t[-1]:.3g} with the exact flow; {decided} of {len(CLAIMS)} claims "
               "HOLD on all of them (this table is computed in this run)."),
         ("table", ["claim", "statement", "verdict", "worst margin", "error"], rows),

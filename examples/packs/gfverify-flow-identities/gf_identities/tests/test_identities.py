@@ -3,13 +3,11 @@ installed), their verdicts in the same table through the ``verdicts`` fixture.""
 
 from functools import cache
 
-import numpy as np
 import pytest
 import sympy as sp
 
 from gf_identities.claims import CLAIMS, PathEnergy
-from gf_identities.families import GAUSSIAN
-from numerics import ExactFlow, simulate
+from gf_identities.families import flow
 from theory.symbols import L, ParamDrift, kappa, t
 from verify import Outcome, check
 
@@ -17,17 +15,14 @@ BY_ID = {c.id: c for c in CLAIMS}
 
 
 @cache
-def flow(seed: int, n: int = 6, d: int = 4, p: int = 8, scale: float = 0.5):
-    params = GAUSSIAN.defaults(n=n, d=d, p=p, scale=scale, seed=seed)
-    problem = GAUSSIAN.make(params)
-    return simulate(problem, ExactFlow(),
-                    np.linspace(0.0, GAUSSIAN.horizon(problem, params), 2001))
+def run(seed: int, n: int = 6, d: int = 4, p: int = 8, scale: float = 0.5):
+    return flow(n=n, d=d, p=p, scale=scale, seed=seed)
 
 
 def runs(profile):
     seeds = range(3) if profile.name == "quick" else range(12)
     sizes = [(6, 4, 8, 0.5), (10, 3, 12, 0.2)]
-    return [flow(s, *size) for s in seeds for size in sizes]
+    return [run(s, *size) for s in seeds for size in sizes]
 
 
 @pytest.mark.parametrize("cid", sorted(BY_ID))
@@ -44,7 +39,7 @@ def test_claim_holds_on_the_family(cid, verdicts, verify_profile):
 ])
 def test_mutant_is_rejected(label, cid, statement, verdicts):
     mutant = BY_ID[cid].variant(label, statement=statement)
-    verdict = check(mutant, flow(0))
+    verdict = check(mutant, run(0))
     caught = verdict.outcome is Outcome.VIOLATED
     verdicts.record_mutant(verdict, caught)
     assert caught, f"mutant {mutant.id} not caught: {verdict}"
