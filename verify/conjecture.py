@@ -317,13 +317,13 @@ class _Checker:
         except limits.LimitError as exc:
             raise ConjectureError(str(exc)) from None
         problem = self.family.make(params)
+        sizes = {k: params[k] for k in self.family.size_params() if k in params}
         try:
             self.statement.require_defined(problem)
         except UndefinedHere as exc:
             if exc.names <= self.pinned:  # undefined on every instance: bad input
                 raise
             # undefined on this draw only: the statement says nothing here
-            sizes = {k: params[k] for k in self.family.size_params() if k in params}
             verdict = Verdict("conjecture", Outcome.INAPPLICABLE,
                               reason=f"the statement is undefined here: {exc}",
                               where=Where(problem.content_hash, params.get("seed")))
@@ -349,7 +349,6 @@ class _Checker:
         verdict = check(claim, tr)
         point = _tightest(claim, tr, verdict)
         t_at, lhs, rhs, margin, error, rel_margin = point
-        sizes = {k: params[k] for k in self.family.size_params() if k in params}
         return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
                         verdict=verdict, t=t_at, lhs=lhs, rhs=rhs, margin=margin, error=error,
                         relative_margin=float(rel_margin), horizon=horizon)

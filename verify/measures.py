@@ -346,7 +346,7 @@ def average_rate(step_loss: np.ndarray, lr: float) -> float:
 # -- per-pack quantities -------------------------------------------------------------------
 # Each pack's measures module (theory.packs: the three papers' verify.measures_s00x, and
 # any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts
-# of the tables above (and may use the helpers above, hence the merge at the end).
+# of the tables above (and may use the helpers above); they are merged on first read.
 _MERGED: list[bool] = []  # set once the packs' quantities are in the tables
 _DEFAULTS: set[str] = set()  # conjecture-vocabulary names a pack may define instead
 
