@@ -2,7 +2,7 @@
 
 Measured side by side in one run, on this machine:
 
-(a) the published protocol (verify/published/README.md: GD with lr 1 on p L, the
+(a) the published protocol (papers/s000/published/README.md: GD with lr 1 on p L, the
     epoch budget, early stop) run three ways on the same instances: the published
     one-replicate-at-a-time loop (nn.Linear parameters, autograd, SGD, as the
     published code runs: torch's default float32 and default thread count), our

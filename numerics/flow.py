@@ -28,6 +28,9 @@ Coordinates (``coordinates=``): ``"cartesian"`` integrates (W, a) directly;
 (numerics.coordinates.LogNorm) for initialisation scales far below 1e-20, and
 stores ln||w_j(t)|| in ``Trajectory.log_norms``; it detects sliding modes but does
 not integrate them (the run ends CHATTERING, naming the coordinates to use).
+
+Length (~470 lines): one integrator; the event location and the sliding constraints
+it calls live in numerics.sliding and numerics.coordinates.
 """
 
 from __future__ import annotations

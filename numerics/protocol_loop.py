@@ -1,6 +1,6 @@
 """The published protocol's descent loop, one replicate at a time, as a reference.
 
-Written from the protocol (verify/published/README.md), not from its code: a mean-field
+Written from the protocol (papers/s000/published/README.md), not from its code: a mean-field
 network of two bias-free ``nn.Linear`` layers, autograd, ``torch.optim.SGD`` on the
 objective p * mean_i (y_i - h(x_i))^2 / 2, learning rate lr, stop once the objective is
 below a threshold. `GradientDescent` must give the same numbers (tests/test_descent.py),

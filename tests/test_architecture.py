@@ -34,7 +34,7 @@ def test_all_names_exist(package):
         assert hasattr(mod, name), f"{package}.__all__ lists missing {name}"
 
 
-OURS = ("theory", "numerics", "verify", "gf_identities")
+OURS = ("theory", "numerics", "verify", "papers", "gf_identities")
 
 
 def _private_uses(path) -> list[str]:
@@ -68,7 +68,8 @@ def test_packs_and_engine_use_only_public_names_of_other_modules():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    files = [p for pkg in ("theory", "numerics", "verify") for p in (root / pkg).rglob("*.py")]
+    files = [p for pkg in ("theory", "numerics", "verify", "papers")
+             for p in (root / pkg).rglob("*.py")]
     files += list((root / "examples" / "packs").rglob("*.py"))
     found = [use for path in files for use in _private_uses(path)]
     assert not found, "\n".join(found)
@@ -87,9 +88,9 @@ def test_the_suite_collects_without_xdist(tmp_path):
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
 
 
-# The built-in packs' own modules (theory.packs.BUILTIN names them; the rest is engine).
-PACK_MODULE = ("verify.measures_s00", "verify.repro_", "verify.s001_evidence", "verify.test_",
-               "theory.s00", "theory.closed_forms", "gf_identities")
+# The packs' own modules: the built-in papers (``papers``), the closed forms (theory.packs
+# keeps CF in theory) and the example outside pack. Everything else is engine.
+PACK_MODULE = ("papers", "theory.closed_form_claims", "gf_identities")
 
 
 def _imported_modules(path) -> set[str]:
@@ -112,8 +113,28 @@ def test_the_engine_imports_no_pack():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    engine = [p for pkg in ("theory", "verify") for p in (root / pkg).glob("*.py")
+    engine = [p for pkg in ("theory", "numerics", "verify") for p in (root / pkg).rglob("*.py")
               if not f"{pkg}.{p.stem}".startswith(PACK_MODULE)]
     found = [f"{path.relative_to(root)} imports {name}" for path in engine
              for name in sorted(_imported_modules(path)) if name.startswith(PACK_MODULE)]
     assert not found, "\n".join(found)
+    assert len(engine) > 50, len(engine)  # the scan saw the engine
+
+
+def test_every_builtin_paper_is_a_folder_of_papers():
+    """The three papers live in papers/<name>/ and theory.packs names only modules there
+    (the layout an outside pack has); nothing of a paper is left in the engine packages."""
+    from pathlib import Path
+
+    from theory import packs
+
+    root = Path(__file__).resolve().parents[1]
+    for pack in packs.BUILTIN:
+        if pack.name == "CF":
+            continue
+        named = [pack.claims, pack.measures, pack.families, pack.tests, *pack.reproductions]
+        prefix = f"papers.{pack.name.lower()}."
+        assert all(m.startswith(prefix) for m in named), (pack.name, named)
+    leftovers = [p.name for pkg in ("theory", "verify") for p in (root / pkg).glob("*.py")
+                 if any(tag in p.stem for tag in ("s000", "s001", "s002", "repro_"))]
+    assert not leftovers, leftovers

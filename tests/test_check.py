@@ -10,10 +10,11 @@ import sympy as sp
 
 import theory
 from numerics import ExactFlow, Status, generators, simulate
+from papers.s002.evidence import s002_trajectory
 from theory.claim import Claim, Kind, Provenance, Source
 from theory.symbols import L, t
 from verify import CheckError, Outcome, check
-from verify.evidence import Estimate, Grid, s002_trajectory
+from verify.evidence import Estimate, Grid
 
 SOURCE = Source("S002", "test", Provenance.DERIVED)
 

@@ -13,13 +13,14 @@ import sympy as sp
 import theory
 from numerics import Problem, generators
 from numerics.inits import balanced_init
+from papers.s002.evidence import s002_trajectory
 from theory.claim import Kind
 from theory.symbols import K, MuInf, ParamDrift, kappa, n, t
 from theory.symbols import L as Loss
 from verify import check
 from verify.check import evaluate, relation_margins
 from verify.claim_figures import claim_figures, figure_path
-from verify.evidence import Sample, ScalingData, s002_trajectory
+from verify.evidence import Sample, ScalingData
 from verify.figure_data import MAX_POINTS
 from verify.plugin import _compact_numbers
 from verify.table import VerdictLog

@@ -33,7 +33,8 @@ def test_report_writes_index_figure_and_json(tmp_path, capsys):
     assert "e002_1_gd_loss.png" in index and (out / "e002_1_gd_loss.png").stat().st_size > 10_000
     assert "Not run (`--no-suite`)" in index
     data = json.loads((out / "verdicts.json").read_text())
-    assert {row["claim"] for row in data["claims"]} == {"S002-L1", "S002-T1", "S002-L3"}
+    foundation = data["reproduction"]["S002 foundation"]
+    assert {row["claim"] for row in foundation["claims"]} == {"S002-L1", "S002-T1", "S002-L3"}
     assert data["suite"] is None
     assert data["provenance"]["numpy"]
     # E-002-1: GD mid-drops near THEORY's ~12000/25100 (eq. (1)) and ~6000/12550 (2L)

@@ -22,6 +22,7 @@ from scipy.optimize import brentq
 import theory
 from numerics import Problem, network
 from theory import Kind, Provenance, symbols
+from theory import closed_form_claims as cfc
 from theory import closed_forms as cf
 
 # DOP853 at these tolerances is accurate to ~1e-11 relative on the short, smooth runs
@@ -95,8 +96,8 @@ def _rel_err(measured, predicted) -> float:
 # -- the catalogue entries -----------------------------------------------------------------------
 def test_twelve_identities_are_registered():
     ids = [f"CF-{k}" for k in range(1, 13)]
-    assert [c.id for c in cf.CLAIMS] == ids
-    for claim in cf.CLAIMS:
+    assert [c.id for c in cfc.CLAIMS] == ids
+    for claim in cfc.CLAIMS:
         assert theory.get(claim.id) is claim
         assert claim.kind is Kind.IDENTITY and claim.checkable
         assert claim.source.provenance is Provenance.DERIVED
@@ -110,7 +111,7 @@ def test_twelve_identities_are_registered():
 def test_statements_evaluate_through_the_bridge():
     """Every relation lambdifies; the algebraic ones (CF-2, CF-12) vanish at a sample point."""
     rng = np.random.default_rng(0)
-    for claim in cf.CLAIMS:
+    for claim in cfc.CLAIMS:
         for rel in claim.relations():
             fn, names = theory.lambdify(claim.substituted(rel.lhs - rel.rhs))
             value = fn(**{nm: float(rng.uniform(0.2, 0.9)) for nm in names})
@@ -233,9 +234,9 @@ def test_cf2_descent_step_and_its_bound():
 
 
 def test_cf2_statement_is_the_step_identity():
-    (rel,) = [r for r in cf.CF2.relations() if isinstance(r, sp.Equality)]
+    (rel,) = [r for r in cfc.CF2.relations() if isinstance(r, sp.Equality)]
     assert _is_zero(rel.lhs - rel.rhs)
-    (gap,) = [r for r in cf.CF2.relations() if isinstance(r, sp.LessThan)]
+    (gap,) = [r for r in cfc.CF2.relations() if isinstance(r, sp.LessThan)]
     lagrange = (symbols.eta * symbols.kappa) ** 2 * (symbols.w_1 * symbols.v_2
                                                      - symbols.w_2 * symbols.v_1) ** 2
     assert _is_zero(gap.rhs - gap.lhs - lagrange)
@@ -699,7 +700,7 @@ def test_cf7_repository_formula_is_wrong_when_not_aligned():
 
 
 def test_cf7_statement_uses_the_module_formulas():
-    rel = {sp.sstr(r.lhs): r for r in cf.CF7.relations()}
+    rel = {sp.sstr(r.lhs): r for r in cfc.CF7.relations()}
     subs = {cf.N_0: symbols.GroupNormSq(0), cf.c_0: symbols.GroupCos(0), cf.Y: symbols.GroupY}
     assert rel["GroupNormSq(t)"].rhs == cf.group_norm().subs(subs)
     assert rel["GroupCos(t)"].rhs == cf.group_alignment().subs(subs)
@@ -1003,7 +1004,7 @@ def test_cf11_alignment_time_below_its_log_bound():
 
 def test_cf11_agrees_with_s001_catalogue():
     s001 = theory.get("S001-T1a")
-    for symbol, formula in cf.CF11.definitions.items():
+    for symbol, formula in cfc.CF11.definitions.items():
         if symbol in s001.definitions:
             assert sp.simplify(s001.definitions[symbol] - formula) == 0, symbol
     t2 = cf.s001_t2_bound()
@@ -1054,5 +1055,5 @@ def test_cf12_s002_layer_ode_from_the_network():
 
 
 def test_cf12_statement_matches_the_chain_rule():
-    for rel in cf.CF12.relations():
+    for rel in cfc.CF12.relations():
         assert _is_zero(rel.lhs - rel.rhs)

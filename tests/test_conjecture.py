@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from papers.s002 import families as s002_families
 from theory import symbols as S
 from verify import ConjectureResult, conjecture, families
 from verify.cli import EXIT_INTERNAL, EXIT_UNDECIDED, main
-from verify.conjecture import MethodSpec, _Checker, _shrink, statement_of
+from verify.conjecture import MethodSpec, _shrink, statement_of
+from verify.conjecture_instance import InstanceChecker
 from verify.expressions import ExpressionError, parse_conjecture, parse_scaling
 from verify.scaling import fit_power_law
 from verify.verdict import Outcome
@@ -104,7 +106,7 @@ def test_false_conjecture_is_found_and_shrunk_to_the_smallest_sizes(tmp_path):
 
 def test_shrinker_lowers_every_size_from_a_large_start():
     fam = families.get("orthogonal").fixed(lam=1e-6)
-    checker = _Checker(statement_of(FALSE), fam, "for_all_t", None, MethodSpec(), 201)
+    checker = InstanceChecker(statement_of(FALSE), fam, "for_all_t", None, MethodSpec(), 201)
     start = checker({"n": 5, "p": 50, "d": 7, "lam": 1e-6, "seed": 3})
     assert start.outcome.value == "VIOLATED"
     shrunk, trials = _shrink(checker, start, budget=40)
@@ -233,7 +235,7 @@ def test_families_lists_the_six_names(capsys):
 
 def test_family_parameters_are_typed_and_validated():
     fam = families.get("orthonormal")  # alias
-    assert fam is families.ORTHOGONAL
+    assert fam is s002_families.ORTHOGONAL
     fixed = fam.fixed(d="3", lam="1e-8")
     assert fixed.params["n"].hi == 3 and fixed.params["lam"].lo == 1e-8
     rng = np.random.default_rng(0)

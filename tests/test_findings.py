@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import verify.test_s000 as s000
+import papers.s000.tests.test_s000 as s000
 from verify import findings as F
 from verify import mutants
 from verify.cli import EXIT_SUITE_FAILED, main
@@ -81,18 +81,18 @@ def test_mutants_are_scored_against_the_declared_roster():
 
 
 def test_a_failed_suite_is_said_at_the_top_and_in_the_exit_code(monkeypatch, tmp_path, capsys):
-    stdout = ("FAILED verify/test_s000.py::test_t1 - RuntimeError: boom\n"
+    stdout = ("FAILED papers/s000/tests/test_s000.py::test_t1 - RuntimeError: boom\n"
               "=== 1 failed, 10 passed in 3.00s ===\n")
     suite = _suite_dict(["python", "-m", "pytest", "verify", "-q", "--verify-json=x"], 1,
                         stdout, {"claims": [], "mutants": [], "findings": []}, 0.0)
-    assert not suite["ok"] and suite["failed_tests"] == ["verify/test_s000.py::test_t1"]
+    assert not suite["ok"]
+    assert suite["failed_tests"] == ["papers/s000/tests/test_s000.py::test_t1"]
     text = suite_failure(suite)
     assert "FAILED" in text and "test_t1" in text and "1 failed" in text
     assert "mutants caught 0/" in mutants.summary_line(suite["mutant_score"])
     result = SimpleNamespace(index=tmp_path / "index.md", html=tmp_path / "index.html",
                              verdicts_json=tmp_path / "v.json", figures=(), wall_time=1.0,
-                             table=[], suite=suite, reproduction={"runs": []},
-                             reproductions=())
+                             suite=suite, reproductions=())
     monkeypatch.setattr("verify.report.write_report", lambda *a, **k: result)
     assert main(["report", "--out", str(tmp_path)]) == EXIT_SUITE_FAILED
     assert "THE VERIFICATION SUITE FAILED" in capsys.readouterr().err

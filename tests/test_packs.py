@@ -109,7 +109,20 @@ def test_a_measures_module_imported_first_is_still_merged():
     must still be measurable (they are merged on the tables' first read, not at import)."""
     import subprocess
 
-    code = ("import verify.measures_s000\nfrom verify import measures\n"
+    code = ("import papers.s000.measures\nfrom verify import measures\n"
             "assert 'ParamMapGap' in measures.TRAJECTORY_QUANTITIES\n"
             "assert 'PGoodInit' in measures.ENSEMBLE_QUANTITIES\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_term_sort_is_one_of_the_declared_sorts():
+    """A pack's vocabulary term names its sort by text or by `Sort`; a misspelt sort is
+    refused at once, naming the allowed values."""
+    import sympy as sp
+
+    from theory.symbols import Sort, Term
+
+    term = Term("Extra", sp.Function("Extra"), "trajectory", "a pack's quantity")
+    assert term.sort is Sort.TRAJECTORY and term.sort == "trajectory"
+    with pytest.raises(ValueError, match="sort 'trajectry' is not one of instance, trajectory"):
+        Term("Extra", sp.Function("Extra"), "trajectry", "a pack's quantity")

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from verify import repro_s000_pl as pl
-from verify import repro_s000_threshold as th
-from verify.reference import ReferenceMissing, number, reference_dir, threshold_runs
+from papers.s000 import repro_pl as pl
+from papers.s000 import repro_threshold as th
+from papers.s000.reference import ReferenceMissing, number, reference_dir, threshold_runs
 
 
 def test_logistic_threshold_recovers_the_crossing_of_a_known_curve():
@@ -74,6 +74,6 @@ def test_pl_section_on_a_small_grid(tmp_path, monkeypatch):
     err = d["step_error"]
     assert set(err) == {1000, 1200}
     assert all(e["relative_change_lr_to_half"] < 0.5 for e in err.values())
-    # compared with the published CSV shipped in verify/published/ (never a quiet skip)
+    # compared with the published CSV shipped in papers/s000/published/ (never a quiet skip)
     assert set(d["published"]) == {key for key, _, column, *_ in pl.STATISTICS if column}
     json.dumps(d)

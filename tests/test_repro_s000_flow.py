@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verify import repro_s000_flow_threshold as rf
+from papers.s000 import repro_flow_threshold as rf
 
 
 def _row(n, seed, success, status="success", final=None, error=1e-10, d=10):

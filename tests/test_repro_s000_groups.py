@@ -1,4 +1,4 @@
-"""The E-000-5 / S000-T2 reproduction section (verify/repro_s000_groups.py), quick profile:
+"""The E-000-5 / S000-T2 reproduction section (papers/s000/repro_groups.py), quick profile:
 real PNGs, blocks headed by E-000-5, JSON-safe data, and its numbers checked against
 independent recomputations (CF-7's width and drop-time formulas written out here, a fresh
 simulation with the same seed)."""
@@ -11,7 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from verify import repro_s000_groups as rg
+from papers.s000 import groups_model as gm
+from papers.s000 import repro_groups as rg
+from papers.s000.groups_sim import simulated_point
 
 SEED = 0
 K_LIMIT = 4 * math.log(9)
@@ -75,7 +77,7 @@ def test_width_fit_has_the_claimed_sign_and_size(section):
     _, rep = section
     fits, decision = rep.data["fits"], rep.data["shrinks_like_inverse_log"]
     assert rep.data["limits"]["width_times_log_n"] == pytest.approx(K_LIMIT, rel=1e-12)
-    for g, beta in enumerate(rg.BETAS):
+    for g, beta in enumerate(gm.BETAS):
         asym = fits["asymptotic"][g]
         # 1/W grows with ln n (no floor) and its slope gives K = 4 ln 9 within K_TOL
         assert asym["inverse_slope_lo"] > 0
@@ -99,10 +101,10 @@ def test_width_fit_has_the_claimed_sign_and_size(section):
 def test_closed_form_against_simulation_within_stated_tolerance(section):
     _, rep = section
     data = rep.data
-    assert data["gap_tolerance"] == rg.GAP_TOL <= 1e-6
+    assert data["gap_tolerance"] == gm.GAP_TOL <= 1e-6
     assert data["gaps_within_tolerance"] is True
     for key, value in data["gaps"].items():
-        assert 0 <= value <= rg.GAP_TOL, key
+        assert 0 <= value <= gm.GAP_TOL, key
     for r in data["simulated"]:
         assert r["flow_status"] == "SUCCESS"
         assert 0 < r["flow_error_estimate"] < 1e-7
@@ -128,13 +130,13 @@ def test_drop_time_ratio_tends_to_one_half_monotonically(section):
     n = float(100 + 1739274941520501047)
     expected = 0.5 * math.log(4 * math.sqrt(n) - 1) / math.log(2 * math.sqrt(n) - 1)
     assert fig["ratio_cf7_half_capacity"] == pytest.approx(expected, rel=1e-9)
-    assert round(fig["ratio_cf7_half_capacity"], 3) == rg.PAPER_RATIO
-    assert round(fig["ratio_paper_formula"], 3) == rg.PAPER_RATIO
+    assert round(fig["ratio_cf7_half_capacity"], 3) == gm.PAPER_RATIO
+    assert round(fig["ratio_paper_formula"], 3) == gm.PAPER_RATIO
 
 
 def test_same_seed_same_simulated_numbers(section):
     _, rep = section
     first = rep.data["simulated"][1]
-    again = rg.simulated_point(first["n"], first["seed"], rg.PROFILES["quick"])
+    again = simulated_point(first["n"], first["seed"], gm.PROFILES["quick"])
     for key in ("width_flow", "width_closed", "ratio_flow", "gap_state", "flow_error_estimate"):
         assert again[key] == first[key], key

@@ -1,4 +1,4 @@
-"""The S001 reproduction section (verify/repro_s001.py) on a small setting: it writes real
+"""The S001 reproduction section (papers/s001/repro_alignment.py) on a small setting: it writes real
 PNGs, returns blocks headed by the experiment IDs and JSON-safe data, and its numbers agree
 with independent recomputations from re-simulated runs (same seed, same numbers)."""
 
@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 from numerics import ExactFlow, generators, simulate
-from verify import repro_s001 as rs
+from papers.s001 import alignment as al
+from papers.s001 import repro_alignment as rs
+from papers.s001.e001_2 import a1_problem
 from verify.measures import measure
 
-TINY = rs.Settings(grid_n=(4, 8), grid_mu=(0.3, 0.9), grid_seeds=2, grid_points=201,
+TINY = al.Settings(grid_n=(4, 8), grid_mu=(0.3, 0.9), grid_seeds=2, grid_points=201,
                    a1_mu=(0.5,), a1_n=6, a1_d=6, a1_iterations=3000, a1_stride=50,
                    a1_gd_iterations=400, toy_seeds=1, toy_iterations=7000, toy_stride=500,
                    digits_per_class=20, digits_iterations=2000, digits_stride=100,
@@ -71,7 +73,7 @@ def test_t1_grid_is_positive_finite_and_located(section):
     # neuron first sits in S_+/S_dead (sign a > 0) or S_-/S_dead (sign a < 0)
     r = rows[-1]
     pr = generators.separable(n=r["n"], d=TINY.grid_d, p=TINY.grid_width, seed=r["seed"],
-                              mu=r["mu_requested"], eps=rs.THEOREM_EPS)
+                              mu=r["mu_requested"], eps=al.THEOREM_EPS)
     tr = simulate(pr, ExactFlow(rtol=1e-10, coordinates="lognorm"),
                   np.linspace(0.0, r["horizon"], TINY.grid_points))
     act = np.einsum("kjd,id->kji", tr.W, pr.X) > 0
@@ -81,7 +83,7 @@ def test_t1_grid_is_positive_finite_and_located(section):
     k = int(np.flatnonzero(ok)[0])
     assert tr.t[k - 1] < r["t_1"] <= tr.t[k]
     # the section's count is the project's Unsorted measure on balanced runs
-    assert np.array_equal(rs.unsorted_counts(tr), measure(tr, "Unsorted").values)
+    assert np.array_equal(al.unsorted_counts(tr), measure(tr, "Unsorted").values)
 
 
 def test_fits_and_ratios(section):
@@ -98,9 +100,9 @@ def test_fits_and_ratios(section):
 def test_stable_rank_against_recomputation(section):
     _, rep = section
     (a1,) = rep.data["E-001-2"]["a1"]
-    pr = rs._a1_problem(TINY, 0.5, SEED)
+    pr = a1_problem(TINY, 0.5, SEED)
     it = np.arange(0, TINY.a1_iterations + 1, TINY.a1_stride)
-    tr = simulate(pr, ExactFlow(rtol=1e-9), it * rs.PAPER_LR)
+    tr = simulate(pr, ExactFlow(rtol=1e-9), it * al.PAPER_LR)
     W = tr.W[-1]
     independent = np.linalg.norm(W, "fro") ** 2 / np.linalg.norm(W, 2) ** 2
     assert a1["final_stable_rank"] == pytest.approx(independent, rel=1e-9)

@@ -25,21 +25,28 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
   numerics.Problem (for ``generator = "name"`` in a sweep file);
 - each of ``reproductions``: ``run(out, profile, *, seed, show_progress, store) ->
   verify.reproduction.Reproduction`` (a section of ``gfverify report``);
+- ``protocols``: a package whose directory holds sweep files (``NAME.toml``) that
+  ``gfverify sweep NAME`` runs by name;
 - ``tests``: a package whose ``test_*.py`` files ``pytest verify`` runs with the
   toolkit's own, recording verdicts in the same table (the ``verdicts`` fixture);
 - ``mutants``: the ids of the mutant checks those tests record (the roster that
   "mutants caught k/N" is counted against).
 
-The three papers and the closed forms are built in (`BUILTIN`); `packs()` lists
-them first, then the installed ones.
+The three papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
+(``papers/s000/`` ...) laid out as an outside pack is, and uses only the public API an
+outside pack can use. The closed forms (CF) are a pack of derived claims kept in
+``theory`` (`theory.closed_form_claims`, on the formulas of `theory.closed_forms`).
+`packs()` lists the built-in packs first, then the installed ones.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
+from pathlib import Path
 from types import ModuleType
 
 ENTRY_POINT_GROUP = "gfverify.packs"
@@ -60,6 +67,7 @@ class Pack:
     families: str = ""
     generators: str = ""
     reproductions: tuple[str, ...] = ()
+    protocols: str = ""
     tests: str = ""
     mutants: tuple[str, ...] = ()
     source: str = ""
@@ -76,20 +84,36 @@ class Pack:
             raise PackError(f"pack {self.name!r}: its {part} module {path!r} does not "
                             f"import ({exc})") from exc
 
+    def directory(self, part: str) -> Path | None:
+        """The directory of the package named by ``part`` ("tests", "protocols"), found
+        without importing it; None if unset."""
+        path = getattr(self, part)
+        if not path:
+            return None
+        spec = importlib.util.find_spec(path)
+        if spec is None or not spec.submodule_search_locations:
+            raise PackError(f"pack {self.name!r}: its {part} {path!r} is not an importable "
+                            "package (a folder with an __init__.py)")
+        return Path(next(iter(spec.submodule_search_locations))).resolve()
+
 
 BUILTIN = (
-    Pack("S000", "Dana et al. 2025: weakly interacting data", "theory.s000",
-         measures="verify.measures_s000",
-         reproductions=("verify.repro_s000_threshold", "verify.repro_s000_flow_threshold",
-                        "verify.repro_s000_pl", "verify.repro_s000_groups"),
+    Pack("S000", "Dana et al. 2025: weakly interacting data", "papers.s000.claims",
+         measures="papers.s000.measures", families="papers.s000.families",
+         reproductions=("papers.s000.repro_threshold", "papers.s000.repro_flow_threshold",
+                        "papers.s000.repro_pl", "papers.s000.repro_groups"),
+         protocols="papers.s000.protocols", tests="papers.s000.tests",
          source="arXiv 2502.16977", builtin=True),
-    Pack("S001", "Min, Mallada, Vidal, ICLR 2024: early alignment", "theory.s001",
-         measures="verify.measures_s001", reproductions=("verify.repro_s001",),
+    Pack("S001", "Min, Mallada, Vidal, ICLR 2024: early alignment", "papers.s001.claims",
+         measures="papers.s001.measures", families="papers.s001.families",
+         reproductions=("papers.s001.repro_alignment",), tests="papers.s001.tests",
          source="ICLR 2024", builtin=True),
     Pack("S002", "Boursier, Pillaud-Vivien, Flammarion, NeurIPS 2022: saddle to saddle",
-         "theory.s002", measures="verify.measures_s002", source="NeurIPS 2022",
-         builtin=True),
-    Pack("CF", "closed forms derived for the three papers", "theory.closed_forms",
+         "papers.s002.claims", measures="papers.s002.measures",
+         families="papers.s002.families",
+         reproductions=("papers.s002.repro_foundation", "papers.s002.repro_gd"),
+         tests="papers.s002.tests", source="NeurIPS 2022", builtin=True),
+    Pack("CF", "closed forms derived for the three papers", "theory.closed_form_claims",
          builtin=True),
 )
 

@@ -18,11 +18,15 @@ closed-form inequalities.
 these names, so a formula means the same thing everywhere. ``latex_names`` says
 how each name prints (``latex_names_for(paper)`` adds a paper's own notation, e.g.
 S001's width h and scale epsilon).
+
+Length: the vocabulary table (one `Term` per measurable name, with its meaning and
+LaTeX); declarative, one entry per name.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import sympy as sp
 
@@ -72,15 +76,35 @@ t_2 = sp.Symbol("t_2", nonnegative=True)
 t_conv = sp.Symbol("t_conv", nonnegative=True)
 
 
+class Sort(StrEnum):
+    """What kind of thing a vocabulary name stands for (compares equal to its text)."""
+
+    INSTANCE = "instance"  # a number of the Problem (n, Dplus, ...)
+    TRAJECTORY = "trajectory"  # a function of time measured on a run (L(t), ...)
+    PARAMETER = "parameter"  # a named parameter of a claim (eps, ...)
+    EVENT = "event"  # a time a run defines (t_1, ...)
+    TIME = "time"  # the flow's clock t
+    RUN = "run"  # a scalar of a whole run (MuInf, ...)
+    CONSTANT = "constant"  # defined on a claim
+    VARIABLE = "variable"  # free in an identity
+
+
 @dataclass(frozen=True)
 class Term:
-    """One vocabulary entry: its sympy object, sort and meaning."""
+    """One vocabulary entry: its sympy object, sort and meaning. ``sort`` may be given as
+    its text ("trajectory"); anything but a `Sort` is refused with the allowed values."""
 
     name: str
     obj: sp.Basic
-    sort: str  # "instance", "trajectory", "parameter", "event", "time", "run",
-    #            "constant" (defined on a claim), "variable" (free in an identity)
+    sort: Sort
     meaning: str
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "sort", Sort(self.sort))
+        except ValueError:
+            raise ValueError(f"Term {self.name!r}: sort {self.sort!r} is not one of "
+                             f"{', '.join(s.value for s in Sort)}") from None
 
 
 _TERMS = (

@@ -79,8 +79,8 @@ def _packs_command(args) -> int:
 
     for pack in packs.packs():
         count = len(pack.module("claims").CLAIMS)
-        parts = [part for part in ("measures", "families", "generators", "tests")
-                 if getattr(pack, part)]
+        parts = [part for part in ("measures", "families", "generators", "protocols",
+                                   "tests") if getattr(pack, part)]
         parts += [f"{len(pack.reproductions)} report section(s)"] if pack.reproductions else []
         where = "built in" if pack.builtin else "installed"
         print(f"{pack.name:<8} {where:<9} {count:>3} claims  {pack.title}"
@@ -96,19 +96,16 @@ def _report_command(args) -> int:
                           suite=not args.no_suite, store=args.results)
     print(f"wrote {result.index}, {result.html.name}, {result.verdicts_json.name} and "
           f"{len(result.figures)} figures ({result.wall_time:.1f} s)")
-    for row in result.table:
-        print(f"  {row['claim']:<10} {row['verdict']:<13} {row['instances']} instances")
     if result.suite is not None:
         from verify.mutants import summary_line
 
         print(f"verification suite: {len(result.suite['claims'])} verdict rows, "
               f"{result.suite['summary'] or 'no summary'}, "
               f"{summary_line(result.suite['mutant_score'])}")
-    for run in result.reproduction["runs"]:
-        print(f"E-002-1 GD, loss_scale {run['loss_scale']:g}: mid-drops at iterations "
-              f"{run['mid_drops'][0]} / {run['mid_drops'][1]} (paper ~5000 / ~11000)")
     for rep in result.reproductions:
         print(f"{rep.experiment}: {rep.title} ({rep.wall_time:.1f} s)")
+        for line in rep.summary:
+            print(f"  {line}")
         for finding in rep.findings:
             print(f"  finding: {finding}")
     if result.suite is not None and not result.suite["ok"]:
@@ -161,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--results", default=None, metavar="DIR",
                      help="sweep store of the reproductions (default OUT/store); rows found "
                           "there are read, not recomputed (e.g. a full `gfverify sweep "
-                          "verify/protocols/exp1_1.toml --results DIR`)")
+                          "papers/s000/protocols/exp1_1.toml --results DIR`)")
     rep.set_defaults(run=_report_command)
 
     fi = sub.add_parser("findings", help="the findings a suite run measured (from its "

@@ -16,19 +16,7 @@ from numerics import ExactFlow, Problem, Trajectory, simulate
 from verify.evidence_kinds import Estimate, Grid  # noqa: F401  (re-exported)
 from verify.measures import instance_values
 
-# S002's slowest bound is S002-T1's c_T * (-ln lam)/||D_-|| with c_T = 3; the
-# horizon goes 20% past it so that "not reached by the bound" is decidable.
-S002_HORIZON_FACTOR = 3.6
 DEFAULT_SAVED_TIMES = 4001
-
-
-def s002_horizon(problem: Problem) -> float:
-    """A time by which every S002 claim's bound has passed."""
-    inst = instance_values(problem)
-    if problem.init_scale is None:
-        raise ValueError("init_scale: S002 problems must record their initialisation scale.")
-    slow = min(inst["Dplus"], inst["Dminus"])
-    return S002_HORIZON_FACTOR * (-np.log(problem.init_scale)) / slow
 
 
 @lru_cache(maxsize=64)
@@ -45,18 +33,18 @@ def _cached_with(problem: Problem, horizon: float, points: int, rtol: float,
     return simulate(problem, ExactFlow(rtol=rtol), t_eval=t_eval)
 
 
-def s002_trajectory(problem: Problem, points: int = DEFAULT_SAVED_TIMES,
-                    rtol: float = 1e-10, extra_times=()) -> Trajectory:
-    """The exact flow of an S002 instance up to `s002_horizon` (memoised by content).
+def exact_trajectory(problem: Problem, horizon: float, points: int = DEFAULT_SAVED_TIMES,
+                     rtol: float = 1e-10, extra_times=()) -> Trajectory:
+    """The exact flow of ``problem`` on ``points`` equally spaced times up to ``horizon``
+    (memoised by content: tests of several claims on one instance share one run).
 
     ``extra_times`` are saved as well (exactly those floats), for claims stated at one
     instant such as S002-L2 at t_1 (see `claim_time`).
     """
-    horizon = float(s002_horizon(problem))
     if len(extra_times):
         extra = tuple(sorted({float(t) for t in extra_times}))
-        return _cached_with(problem, horizon, points, rtol, extra)
-    return _cached(problem, horizon, points, rtol)
+        return _cached_with(problem, float(horizon), points, rtol, extra)
+    return _cached(problem, float(horizon), points, rtol)
 
 
 def claim_time(claim, problem: Problem, expr) -> float:

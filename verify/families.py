@@ -14,19 +14,9 @@ from its printed parameters. Parameters are drawn in declaration order, sizes
 first: a shrinker that reduces earlier draws reduces sizes first. A parameter
 may be bounded by an earlier one (``d >= n``, ``groups <= n``).
 
-Horizon (how long an instance is simulated), per setting:
-
-- S002 (``two-point``, ``orthogonal``): 3.6 (-ln lam)/min(||D_+||, ||D_-||),
-  20% past S002-T1's c_T (-ln lam)/||D_-|| with c_T = 3 (``verify.evidence``);
-- S000 (``orthogonal-asym``, ``sphere``): 6 n. The local PL is at least of order
-  1/n (S000-T1), so times scale like n; in our runs L/L(0) reaches 1e-9 near
-  t = 2.5 n (n = 10 ... 80);
-- ``group``: max over groups of t_j + 6 n/Y_j, with t_j = (n/(2 Y_j)) ln(p Y_j/N_0)
-  the time group j is half learned (CF-7) and 6 n/Y_j the time its rate 4 Y_j/n
-  needs to divide the loss by e^24;
-- ``separable``: 200 T with T = ln(1/(sqrt(h) eps))/(4 n X_max), S001's end of the
-  small-norm phase; the loss then decays like 1/t.
-
+Each family brings its horizon (how long an instance is simulated): the built-in ones
+are declared with their papers (``papers/s00x/families.py``, whose docstrings justify
+each rule), an outside pack's in its ``families`` module (`theory.packs`).
 ``--param horizon=T`` (or ``--t-max``) overrides it.
 """
 
@@ -41,9 +31,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from numerics import Problem, generators
+from numerics import Problem
 from verify.errors import InputError
-from verify.evidence import s002_horizon
 
 
 class FamilyError(InputError):
@@ -59,7 +48,7 @@ def _round_sig(x: float) -> float:
 
 # the theory of small initialisations needs a scale below 1 (at 1 the two-point horizon,
 # 3.6 (-ln lam)/..., is zero)
-_SMALL_SCALE = (0.0, 0.5)
+SMALL_SCALE = (0.0, 0.5)
 
 
 # -- typed parameters ----------------------------------------------------------------------
@@ -209,7 +198,7 @@ Param = IntParam | FloatParam | ChoiceParam
 IntRange = IntParam  # the name of earlier versions
 
 
-def _seed_param() -> IntParam:
+def seed_param() -> IntParam:
     return IntParam(0, 2**16, "seed of the instance's random numbers", default=0,
                     limits=(0, 2**32 - 1))
 
@@ -383,165 +372,14 @@ class Family:
         return "\n".join(lines)
 
 
-# -- horizons ----------------------------------------------------------------------------------
-S000_HORIZON_PER_SAMPLE = 6.0
-GROUP_TAIL = 6.0  # 6 n/Y: the rate 4Y/n divides the loss by e^24 in that time
-SEPARABLE_HORIZON_FACTOR = 200.0
-
-
-def _s002_horizon(problem: Problem, params: dict) -> float:
-    return s002_horizon(problem)
-
-
-def _s000_horizon(problem: Problem, params: dict) -> float:
-    return S000_HORIZON_PER_SAMPLE * problem.n
-
-
-def _group_horizon(problem: Problem, params: dict) -> float:
-    n, p = problem.n, problem.p
-    n0 = float(problem.meta.get("scale", problem.init_scale or 1.0)) ** 2
-    times = []
-    for members in problem.meta["groups"]:
-        Y = float(np.linalg.norm(problem.y[members]))
-        times.append(n / (2 * Y) * math.log(max(p * Y / n0, math.e)) + GROUP_TAIL * n / Y)
-    return max(times)
-
-
-def _separable_horizon(problem: Problem, params: dict) -> float:
-    x_max = float(np.max(np.linalg.norm(problem.X, axis=1)))
-    eps = float(problem.init_scale)
-    t_early = math.log(1.0 / (math.sqrt(problem.p) * eps)) / (4 * problem.n * x_max)
-    return SEPARABLE_HORIZON_FACTOR * max(t_early, 0.05)
-
-
-repo_width = generators.published_width  # R's width rule (E-000-4), one owner
-
-
-# -- the families ------------------------------------------------------------------------------
-TWO_POINT = Family(
-    name="two-point",
-    setting="S002",
-    description="S002 section 5: x1=(-0.5,1), y1=-1; x2=(2,1), y2=+1; standard network, square "
-    "loss, balanced init at scale lam",
-    params={
-        "p": IntParam(10, 60, "width", default=60),
-        "lam": FloatParam(1e-20, 1e-4, "initialisation scale", limits=_SMALL_SCALE,
-                          default=lambda v: 1e-6 / math.sqrt(v["p"]), default_text="1e-6/sqrt(p)"),
-        "seed": _seed_param(),
-    },
-    build=lambda p, lam, seed: generators.two_point(p=p, lam=lam, seed=seed),
-    horizon_rule=_s002_horizon,
-    horizon_text="3.6 (-ln lam)/min(||D_+||, ||D_-||)",
-)
-
-ORTHOGONAL = Family(
-    name="orthogonal",
-    setting="S002",
-    aliases=("orthonormal",),
-    description="S002's setting: x_k = e_k in R^d, |y_k| ~ U[0.5,1.5] with both signs and r > 1; "
-    "standard network, square loss, balanced init w_j = lam g_j",
-    params={
-        "n": IntParam(2, 5, "samples", default=4, limits=(2, None)),
-        "p": IntParam(30, 60, "width", default=60),
-        "d": IntParam(2, 8, "input dimension", default=lambda v: v["n"], default_text="n",
-                      ge="n"),
-        "lam": FloatParam(1e-20, 1e-6, "initialisation scale", default=1e-12,
-                          limits=_SMALL_SCALE),
-        "seed": _seed_param(),
-    },
-    build=lambda n, p, d, lam, seed: generators.orthonormal(n=n, d=d, p=p, lam=lam, seed=seed),
-    horizon_rule=_s002_horizon,
-    horizon_text="3.6 (-ln lam)/min(||D_+||, ||D_-||)",
-)
-ORTHONORMAL = ORTHOGONAL  # the name of earlier versions
-
-ORTHOGONAL_ASYM = Family(
-    name="orthogonal-asym",
-    setting="S000",
-    description="S000's orthogonal protocol (G-000-orth + I-000-repo-orth): x_i = c_i e_i, "
-    "c_i ~ U[1,2], |y_i| ~ U[1,2]; mean-field network, asymmetric init with W scaled by 0.01, "
-    "redrawn until every sample has a neuron of its sign active (Q-good)",
-    params={
-        "n": IntParam(2, 12, "samples", default=10),
-        "p": IntParam(6, 24, "width (>= 6: Q-good draws stay likely)",
-                      default=lambda v: repo_width(v["n"]),
-                      default_text="R: ln(n/0.05)/ln(4/3)+1"),
-        "d": IntParam(2, 24, "input dimension (span flow when d > n)",
-                      default=lambda v: 2 * v["n"], default_text="2n", ge="n"),
-        "seed": _seed_param(),
-    },
-    build=lambda n, p, d, seed: generators.orthogonal_scaled(n=n, d=d, p=p, seed=seed,
-                                                             repo_orth=True),
-    horizon_rule=_s000_horizon,
-    horizon_text="6 n",
-)
-
-SPHERE = Family(
-    name="sphere",
-    setting="S000",
-    description="S000's weakly interacting data (G-000-iso): x_i = rho_i u_i, u_i uniform on the "
-    "sphere, rho_i ~ U[1,2]; mean-field network, asymmetric init (I-000-repo). The exact flow "
-    "slides here (pre-activations held at 0, numerics.sliding)",
-    params={
-        "n": IntParam(2, 10, "samples", default=5),
-        "p": IntParam(2, 24, "width", default=lambda v: repo_width(v["n"]),
-                      default_text="R: ln(n/0.05)/ln(4/3)+1"),
-        "d": IntParam(2, 400, "input dimension", default=lambda v: 4 * v["n"] ** 2,
-                      default_text="4 n^2 (S000-C1)", ge="n"),
-        "seed": _seed_param(),
-    },
-    build=lambda n, p, d, seed: generators.sphere(n=n, d=d, p=p, seed=seed),
-    horizon_rule=_s000_horizon,
-    horizon_text="6 n",
-)
-
-SEPARABLE = Family(
-    name="separable",
-    setting="S001",
-    description="S001's mu-separated data (G-001-sep), labels +-1, |x_i| = 1; standard network, "
-    "balanced init I-001-bal at scale eps, exponential or logistic (sum) loss",
-    params={
-        "n": IntParam(2, 8, "samples", default=4, limits=(2, None)),
-        "h": IntParam(2, 30, "width (S001's h; the vocabulary's p)", default=10),
-        "d": IntParam(2, 6, "input dimension (S001's D)", default=3, limits=(2, None)),
-        "mu": FloatParam(0.01, 0.9, "separation mu of the data", default=0.1,
-                         limits=(0.0, 1.0)),
-        "eps": FloatParam(1e-8, 1e-2, "initialisation scale", default=1e-4,
-                          limits=_SMALL_SCALE),
-        "loss": ChoiceParam(("exponential", "logistic"), "loss", default="exponential"),
-        "seed": _seed_param(),
-    },
-    build=lambda n, h, d, mu, eps, loss, seed: generators.separable(
-        n=n, d=d, p=h, seed=seed, mu=mu, eps=eps, loss=loss),
-    horizon_rule=_separable_horizon,
-    horizon_text="200 ln(1/(sqrt(h) eps))/(4 n X_max)",
-)
-
-GROUP = Family(
-    name="group",
-    setting="S000",
-    description="S000's group initialisation (I-000-group, CF-7): x_i = e_i, neuron j active "
-    "exactly on its group with the group's label sign, |w_j(0)| = 0.1; mean-field, square loss",
-    params={
-        "n": IntParam(2, 24, "samples", default=12),
-        "groups": IntParam(1, 6, "number of groups (= width p)", default=3, le="n"),
-        "seed": _seed_param(),
-    },
-    build=lambda n, groups, seed: generators.group(n=n, groups=groups, seed=seed),
-    horizon_rule=_group_horizon,
-    horizon_text="max_j (n/(2Y_j)) ln(p Y_j/N_0) + 6 n/Y_j (CF-7)",
-)
-
-BUILTIN_FAMILIES = (TWO_POINT, ORTHOGONAL, ORTHOGONAL_ASYM, SPHERE, SEPARABLE, GROUP)
-
-
 def all_families() -> dict[str, Family]:
-    """Every family by name: the built-in ones, then those of the installed packs'
-    ``families`` modules (`theory.packs`; each defines FAMILIES, a tuple of Family)."""
+    """Every family by name, from every pack's ``families`` module (`theory.packs`: the
+    built-in papers', then the installed packs'; each defines FAMILIES, a tuple of
+    Family)."""
     from theory import packs
 
-    out = {f.name: f for f in BUILTIN_FAMILIES}
-    for pack, module in packs.modules("families", builtin=False):
+    out: dict[str, Family] = {}
+    for pack, module in packs.modules("families"):
         for fam in getattr(module, "FAMILIES", ()):
             if fam.name in out:
                 raise packs.PackError(f"pack {pack.name!r}: family {fam.name!r} exists "
@@ -559,12 +397,3 @@ def get(name: str) -> Family:
     except KeyError:
         raise FamilyError(f"--family: no family {name!r}; use one of "
                           f"{', '.join(every)}") from None
-
-
-def two_point() -> st.SearchStrategy[Problem]:
-    return TWO_POINT.strategy()
-
-
-def orthonormal(max_n: int | None = None) -> st.SearchStrategy[Problem]:
-    fam = ORTHOGONAL if max_n is None else ORTHOGONAL.narrowed(n=(2, max_n))
-    return fam.strategy()

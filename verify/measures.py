@@ -30,42 +30,6 @@ class UnknownQuantity(KeyError):
 
 
 # -- instance quantities -----------------------------------------------------------------
-def key_neuron_sets(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """S002's S_{+,1} and S_{-,1} (indices), from the initial weights."""
-    Z0 = problem.W0 @ problem.X.T  # (p, n)
-    pos, neg = problem.y > 0, problem.y < 0
-    s_plus = (problem.a0 > 0) & np.all(Z0[:, pos] >= 0, axis=1)
-    s_minus = (problem.a0 < 0) & np.all(Z0[:, neg] >= 0, axis=1)
-    return np.flatnonzero(s_plus), np.flatnonzero(s_minus)
-
-
-def d_vectors(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """D_+ = (1/n) sum_{y_k>0} y_k x_k and D_- = (1/n) sum_{y_k<0} y_k x_k."""
-    y, X = problem.y, problem.X
-    return (y * (y > 0)) @ X / problem.n, (y * (y < 0)) @ X / problem.n
-
-
-def growth_ratio_out(problem: Problem) -> float:
-    """max_{j not in S_{+,1}} ||D_{A_j}|| / ||D_+|| (see the vocabulary's GrowthRatioOut)."""
-    s_plus, _ = key_neuron_sets(problem)
-    others = np.setdiff1d(np.arange(problem.p), s_plus)
-    Dp, _ = d_vectors(problem)
-    norm_plus = float(np.linalg.norm(Dp))
-    if others.size == 0 or norm_plus == 0:
-        return 0.0
-    active = (problem.W0[others] @ problem.X.T) > 0  # (others, n)
-    same_sign = np.sign(problem.a0[others])[:, None] == np.sign(problem.y)[None, :]
-    weights = (active & same_sign) * problem.y[None, :] / problem.n  # (others, n)
-    rates = np.linalg.norm(weights @ problem.X, axis=1)
-    return float(rates.max() / norm_plus)
-
-
-def _capacity(problem: Problem, sign: float) -> float:
-    sel = np.sign(problem.y) == sign
-    ratios = problem.y[sel] / np.linalg.norm(problem.X[sel], axis=1)
-    return float(np.sqrt(np.sum(ratios**2)))
-
-
 def _off_diagonal_gram(problem: Problem) -> float:
     # raw dot products first, then the norms: exactly orthogonal data (an exact zero in
     # X X^T, as the two-point example's) stay exactly 0 instead of a rounding residue
@@ -126,16 +90,9 @@ INSTANCE_QUANTITIES: dict[str, Callable[[Problem], float]] = QuantityTable({
     "d": lambda pr: float(pr.d),
     "p": lambda pr: float(pr.p),
     "kappa": lambda pr: pr.flow_factor,
-    "Dplus": lambda pr: float(np.linalg.norm(d_vectors(pr)[0])),
-    "Dminus": lambda pr: float(np.linalg.norm(d_vectors(pr)[1])),
-    "Uplus": lambda pr: _capacity(pr, 1.0),
-    "Uminus": lambda pr: _capacity(pr, -1.0),
     "OffDiagGram": _off_diagonal_gram,
     "MinAbsY": lambda pr: float(np.min(np.abs(pr.y))),
     "InitImbalance": _init_imbalance,
-    "NumSPlus": lambda pr: float(len(key_neuron_sets(pr)[0])),
-    "NumSMinus": lambda pr: float(len(key_neuron_sets(pr)[1])),
-    "GrowthRatioOut": growth_ratio_out,
     "n_plus": lambda pr: float(np.sum(pr.y > 0)),
     "n_minus": lambda pr: float(np.sum(pr.y < 0)),
     "lam": _init_scale,
@@ -178,10 +135,7 @@ class InstanceValues(Mapping):
 
 # Probabilities over an ensemble of instances: name -> the indicator whose frequency
 # estimates it (used by PROBABILITY claims on a verify.evidence.Sample).
-ENSEMBLE_QUANTITIES: dict[str, Callable[[Problem], bool]] = QuantityTable({
-    "PKeyPlus": lambda pr: len(key_neuron_sets(pr)[0]) >= 1,
-    "PKeyMinus": lambda pr: len(key_neuron_sets(pr)[1]) >= 1,
-})
+ENSEMBLE_QUANTITIES: dict[str, Callable[[Problem], bool]] = QuantityTable({})
 
 
 def instance_values(problem: Problem) -> InstanceValues:
@@ -266,38 +220,6 @@ def _sign_flips(tr: Trajectory) -> Series:
     return Series(flips, np.zeros_like(flips))
 
 
-def _u_plus(tr: Trajectory) -> Series:
-    s_plus, _ = key_neuron_sets(tr.problem)
-    return relative_series(tr, tr.group_norm_sq(s_plus), 2.0)
-
-
-def _u_minus(tr: Trajectory) -> Series:
-    _, s_minus = key_neuron_sets(tr.problem)
-    return relative_series(tr, tr.group_norm_sq(s_minus), 2.0)
-
-
-def _align(tr: Trajectory, which: int) -> Series:
-    sets = key_neuron_sets(tr.problem)
-    Dp, Dm = d_vectors(tr.problem)
-    D = Dp if which == 0 else -Dm
-    idx = sets[which]
-    norm = float(np.linalg.norm(D))
-    if idx.size == 0 or norm == 0:
-        nan = np.full(len(tr.t), np.nan)
-        return Series(nan, nan)
-    values = norm * np.min(tr.alignment(D)[:, idx], axis=-1)
-    # a cosine moves by at most ~2x the relative error of the neuron
-    return Series(values, relative_floor(tr, 2.0) * norm)
-
-
-def _norm_out_plus(tr: Trajectory) -> Series:
-    s_plus, _ = key_neuron_sets(tr.problem)
-    others = np.setdiff1d(np.arange(tr.problem.p), s_plus)
-    if others.size == 0:
-        return relative_series(tr, np.zeros(len(tr.t)), 1.0)
-    return relative_series(tr, np.max(tr.neuron_norms[:, others], axis=-1), 1.0)
-
-
 TRAJECTORY_QUANTITIES: dict[str, Callable[[Trajectory], Series]] = QuantityTable({
     "L": _loss,
     "PL": _pl,
@@ -306,11 +228,6 @@ TRAJECTORY_QUANTITIES: dict[str, Callable[[Trajectory], Series]] = QuantityTable
     "Balance": _balance,
     "NormSumDrift": _norm_sum_drift,
     "SignFlips": _sign_flips,
-    "UPlus": _u_plus,
-    "UMinus": _u_minus,
-    "AlignPlus": lambda tr: _align(tr, 0),
-    "AlignMinus": lambda tr: _align(tr, 1),
-    "NormOutPlus": _norm_out_plus,
 })
 
 
@@ -344,7 +261,7 @@ def average_rate(step_loss: np.ndarray, lr: float) -> float:
 
 
 # -- per-pack quantities -------------------------------------------------------------------
-# Each pack's measures module (theory.packs: the three papers' verify.measures_s00x, and
+# Each pack's measures module (theory.packs: the three papers' papers.s00x.measures, and
 # any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts
 # of the tables above (and may use the helpers above); they are merged on first read.
 _MERGED: list[bool] = []  # set once the packs' quantities are in the tables

@@ -6,12 +6,11 @@ after the run the plugin prints one row per claim (instances, outcome counts,
 worst margin and where) and, with ``--verify-json``/``--verify-md``, writes it; the JSON
 rows carry the worst instance's figure data under ``"figure"`` (`verify.table`).
 Under pytest-xdist each worker ships its rows to the controller. ``pytest verify``
-also runs the tests of every installed pack (`theory.packs`), into the same table.
+also runs the tests of every pack, built-in and installed (`theory.packs`), into the same table.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -39,30 +38,22 @@ def pytest_addoption(parser):
 
 
 def _pack_test_dirs() -> list[Path]:
-    """The test directories of the installed packs (`theory.packs`, their ``tests``)."""
+    """The test directories of every pack, built-in and installed (`theory.packs`)."""
     from theory import packs
 
-    out = []
-    for pack in packs.installed():
-        if not pack.tests:
-            continue
-        spec = importlib.util.find_spec(pack.tests)
-        if spec is None or not spec.submodule_search_locations:
-            raise packs.PackError(f"pack {pack.name!r}: its tests {pack.tests!r} are not an "
-                                  "importable package")
-        out.append(Path(next(iter(spec.submodule_search_locations))).resolve())
-    return out
+    return [d for pack in packs.packs() if (d := pack.directory("tests")) is not None]
 
 
 def _add_pack_tests(config) -> None:
-    """``pytest verify`` runs every installed pack's tests with the toolkit's own: when the
-    invocation collects this package's directory, the packs' test directories join it."""
+    """``pytest verify`` runs every pack's tests with the toolkit's own: when the invocation
+    collects this package's directory, the packs' test directories join it (unless a path
+    given already contains them)."""
     here = Path(__file__).resolve().parent
     given = [Path(str(a).split("::")[0]).resolve() for a in config.args]
     if here not in given:
         return
     for path in _pack_test_dirs():
-        if path not in given:
+        if not any(path == g or g in path.parents for g in given):
             config.args.append(str(path))
 
 

@@ -2,18 +2,19 @@
 
 Writes ``DIR/index.md`` and the same content as a self-contained ``DIR/index.html``
 (figures and formulas embedded), ``DIR/verdicts.json`` and the PNG figures. The
-report holds S002's three foundation claims on the two-point example and random
-instances, the whole verdict table of the verification suite (``pytest verify``,
-run in a subprocess, every checkable claim of the catalogue, with the mutants and
-the expected findings), one entry per claim of the catalogue, the E-002-1
-reproduction (gradient descent on the two-point example) and provenance. Files are
-written to a temporary name and renamed, so an interrupted run never leaves a
+report holds the whole verdict table of the verification suite (``pytest verify``,
+run in a subprocess: every checkable claim of every pack, with the mutants and the
+findings), then every pack's report sections in pack order (`theory.packs`; each a
+`verify.reproduction.Reproduction`: the papers' experiments, S002's foundation table),
+one entry per claim of the catalogue, and provenance. This module knows no paper. Files
+are written to a temporary name and renamed, so an interrupted run never leaves a
 half-written report.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import os
 import re
@@ -25,27 +26,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
-import sympy as sp
-
 import theory
-from numerics import generators
 from numerics.provenance import environment
-from verify import families, limits, reference
 from verify import findings as findings_mod
+from verify import limits
 from verify import mutants as mutants_mod
-from verify.check import check
 from verify.claim_figures import claim_figures
 from verify.errors import InputError
-from verify.evidence import s002_trajectory
-from verify.figures import pyplot, save_png
-from verify.measures import instance_values, key_neuron_sets
 from verify.profiles import get_profile
 from verify.progress import Progress
-from verify.report_doc import number_text, to_html, to_markdown
-from verify.table import VerdictLog
-
-S002_IDS = ("S002-L1", "S002-T1", "S002-L3")
+from verify.report_doc import to_html, to_markdown
+from verify.table import VERDICT_HEADER, verdict_rows
 
 
 @dataclass(frozen=True)
@@ -54,11 +45,9 @@ class ReportResult:
     index: Path
     verdicts_json: Path
     figures: tuple[Path, ...]
-    table: list[dict]
     wall_time: float
     html: Path | None = None
     suite: dict | None = None
-    reproduction: dict | None = None
     reproductions: tuple = ()
 
 
@@ -68,83 +57,6 @@ def _atomic_write(path: Path, data: str | bytes) -> None:
     with open(tmp, mode) as fh:
         fh.write(data)
     os.replace(tmp, path)
-
-
-def family_instances(count: int, seed: int, max_n: int) -> list:
-    """``count`` distinct instances of the orthonormal family, reproducible from ``seed``."""
-    rng = np.random.default_rng(seed)
-    fam = families.ORTHONORMAL.narrowed(n=(2, max_n))
-    out, seen = [], set()
-    while len(out) < count:
-        prob = fam.sample(rng)
-        if prob.content_hash not in seen:
-            seen.add(prob.content_hash)
-            out.append(prob)
-    return out
-
-
-def _two_point_figure(traj, path: Path) -> None:
-    plt = pyplot()
-
-    prob = traj.problem
-    inst = instance_values(prob)
-    lam = prob.init_scale
-    s_plus, s_minus = key_neuron_sets(prob)
-    marks = {
-        r"$-\ln\lambda/\|D_+\|$ (phase 2)": -np.log(lam) / inst["Dplus"],
-        r"$-\ln\lambda/\|D_-\|$ (phase 3)": -np.log(lam) / inst["Dminus"],
-    }
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7.5, 6.5), sharex=True)
-    ax1.semilogy(traj.t, traj.loss, color="black", lw=1.5, label="loss $L(t)$ (exact flow)")
-    err = traj.error_of(lambda tr: tr.loss)
-    ax1.semilogy(traj.t, np.maximum(err, 1e-300), color="grey", lw=0.8,
-                 label="numerical error of $L$ (vs companion run)")
-    ax1.axhline(prob.y[prob.y < 0] @ prob.y[prob.y < 0] / (2 * prob.n), color="grey", ls=":",
-                lw=1, label="saddle plateau $\\|y_-\\|^2/(2n)$")
-    for (label, tm), style in zip(marks.items(), ("--", "-."), strict=True):
-        ax1.axvline(tm, color="tab:red", ls=style, lw=1, label=label)
-        ax2.axvline(tm, color="tab:red", ls=style, lw=1)
-    ax1.set_ylabel("loss")
-    ax1.set_ylim(max(traj.loss.min(), 1e-24), traj.loss.max() * 3)
-    ax1.legend(fontsize=7, loc="upper right")
-    ax1.set_title(f"S002 two-point example: p={prob.p}, $\\lambda$={lam:.3g}, seed "
-                  f"{prob.meta.get('seed')}")
-    ax2.plot(traj.t, traj.group_norm_sq(s_plus), label=r"$u_+=\sum_{S_{+,1}}\|w_j\|^2$")
-    ax2.plot(traj.t, traj.group_norm_sq(s_minus), label=r"$u_-=\sum_{S_{-,1}}\|w_j\|^2$")
-    ax2.axhline(inst["Uplus"], color="tab:blue", ls=":", lw=1, label="capacity $1/\\|x_2\\|$")
-    ax2.axhline(inst["Uminus"], color="tab:orange", ls=":", lw=1,
-                label="capacity $1/\\|x_1\\|$")
-    ax2.set_xlabel("t (gradient-flow time)")
-    ax2.set_ylabel("squared norms")
-    ax2.legend(fontsize=8, loc="center right")
-    fig.tight_layout()
-    save_png(fig, path)
-
-
-
-def _fmt(x) -> str:
-    return number_text(x, ".4g", missing="")
-
-
-VERDICT_HEADER = ["claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "INAPPLICABLE",
-                  "INCONCLUSIVE", "verdict", "worst margin", "where"]
-
-
-def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
-    """Rows of the verdict table (as `verify.table.markdown_table`) and the notes on
-    instances that were not decided."""
-    rows = []
-    for r in table:
-        margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
-        if r["tolerance"] is not None and margin:
-            margin += f" (err {r['tolerance']:.1g})"
-        data = "published" if r.get("data") == "published" else "sim"
-        rows.append([r["claim"], r["kind"], data, str(r["instances"]), str(r["HOLDS"]),
-                     str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
-                     r["verdict"], margin, r["where"]])
-    notes = [f"{r['claim']}: {n} x {reason}" for r in table
-             for reason, n in r.get("reasons", {}).items()]
-    return rows, notes
 
 
 # -- the verification suite ------------------------------------------------------------------
@@ -240,78 +152,12 @@ def suite_failure(suite_result: dict | None) -> str:
             f"is incomplete; rerun `{suite_result['command']}` to see why.")
 
 
-# -- E-002-1: the two-point example by gradient descent ---------------------------------------
-PAPER_ITERATIONS = (5000, 11000)
-THEORY_ITERATIONS = {1.0: (12000, 25100), 2.0: (6000, 12550)}
-
-
-def e002_1_reproduction(path: Path, lr: float = 1e-3, seed: int = 0) -> dict:
-    """GD with step ``lr`` on the two-point example (m = 60, lam = 1e-6/sqrt(60)) for the loss
-    of eq. (1) (loss_scale 1) and torch's MSE-mean normalisation (loss_scale 2); the first
-    iterations where L (of eq. (1)) falls below the midpoint between L(0) and the plateau
-    and between the plateau and 0. Writes the figure of both loss curves to ``path``."""
-    from numerics import simulate
-    from numerics.descent import GradientDescent
-
-    start = time.perf_counter()
-    runs = []
-    for scale, steps in ((1.0, 30000), (2.0, 16000)):
-        prob = generators.two_point(seed=seed, loss_scale=scale)
-        traj = simulate(prob, GradientDescent(lr=lr, error_check=None),
-                        np.arange(steps + 1) * lr)
-        loss = np.asarray(traj.loss) / scale  # the loss of eq. (1)
-        neg = prob.y[prob.y < 0]
-        plateau = float(neg @ neg / (2 * prob.n))
-        levels = ((loss[0] + plateau) / 2, plateau / 2)
-        drops = []
-        for level in levels:
-            below = np.nonzero(loss < level)[0]
-            drops.append(int(below[0]) if below.size else None)
-        runs.append({"loss_scale": scale, "steps": steps, "lr": lr, "L0": float(loss[0]),
-                     "plateau": plateau, "levels": [float(v) for v in levels],
-                     "mid_drops": drops, "final_loss": float(loss[-1]),
-                     "theory_expected": list(THEORY_ITERATIONS[scale]),
-                     "paper": list(PAPER_ITERATIONS), "problem": prob.describe(),
-                     "loss": loss})
-    _gd_figure(runs, path)
-    wall = time.perf_counter() - start
-    for r in runs:
-        r.pop("loss")
-    return {"runs": runs, "wall_time": wall, "method": f"GradientDescent(lr={lr}), float64, "
-            "every step saved (iteration k at flow time t = k * lr)", "seed": seed}
-
-
-def _gd_figure(runs: list[dict], path: Path) -> None:
-    plt = pyplot()
-
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    for r, color in zip(runs, ("tab:blue", "tab:orange"), strict=True):
-        label = ("eq. (1), loss_scale 1" if r["loss_scale"] == 1.0
-                 else "torch MSE mean (gradient of 2L), loss_scale 2")
-        ax.semilogy(np.arange(len(r["loss"])), np.maximum(r["loss"], 1e-300), color=color,
-                    lw=1.4, label=label)
-        for k in r["mid_drops"]:
-            if k is not None:
-                ax.axvline(k, color=color, ls=":", lw=0.9)
-    for k in PAPER_ITERATIONS:
-        ax.axvline(k, color="tab:red", ls="--", lw=0.9)
-    ax.plot([], [], color="tab:red", ls="--", lw=0.9, label="paper: ~5000 / ~11000")
-    ax.plot([], [], color="grey", ls=":", lw=0.9, label="measured mid-drops")
-    ax.set_ylim(1e-12, 2)
-    ax.set_xlabel("GD iteration (step 1e-3)")
-    ax.set_ylabel("loss of eq. (1)")
-    ax.set_title("E-002-1: two-point example, m = 60, $\\lambda = 10^{-6}/\\sqrt{60}$")
-    ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
-    save_png(fig, path)
-
-
 # -- the report --------------------------------------------------------------------------------
 # The reproduction sections (THEORY section 5), in report order: module names, each with
 # run(out, profile, seed, show_progress, store) -> verify.reproduction.Reproduction.
 def reproduction_modules() -> tuple[str, ...]:
-    """The report's sections after E-002-1: every pack's ``reproductions`` (built-in packs
-    first, then the installed ones; `theory.packs`)."""
+    """The report's sections: every pack's ``reproductions`` (built-in packs first, then
+    the installed ones; `theory.packs`)."""
     from theory import packs
 
     return tuple(m for pack in packs.packs() for m in pack.reproductions)
@@ -326,7 +172,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     reproductions are stored in ``store`` (default ``out_dir/store``) and read back from
     there: a second report with the same store recomputes nothing. ``reproductions``
     selects sections by module name (default: all of `reproduction_modules`)."""
-    prof = get_profile(profile)
+    get_profile(profile)  # an unknown profile is refused before any work
     if instances is not None and instances < 0:
         raise InputError(f"--instances: must be >= 0, got {instances}")
     limits.at_most("--instances", instances or 0, "budget")
@@ -339,8 +185,11 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
                                   f"store is a directory holding {DB_NAME}")
         if (store_dir / DB_NAME).exists():
             read_rows(store_dir)  # readable (read-only is fine), not corrupted
-    reference.threshold_runs()  # the published data the E-000 sections compare with
-    reference.orthogonal_pl()
+    sections = reproduction_modules() if reproductions is None else tuple(reproductions)
+    modules = [importlib.import_module(name) for name in sections]
+    for module in modules:  # inputs a section needs (published data) are checked first
+        if hasattr(module, "preflight"):
+            module.preflight()
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: is a file; the report needs a directory (created if "
@@ -355,65 +204,32 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     start = time.perf_counter()
     suite_run = SuiteRun(profile, show_progress) if suite else None
     store = Path(store) if store is not None else out / "store"
-    sections = reproduction_modules() if reproductions is None else tuple(reproductions)
     try:
-        return _write_report(out, profile, seed, show_progress, instances, prof, start,
-                             suite_run, store, sections)
+        return _write_report(out, profile, seed, show_progress, instances, start,
+                             suite_run, store, dict(zip(sections, modules, strict=True)))
     except BaseException:
         if suite_run is not None:
             suite_run.kill()
         raise
 
 
-def _write_report(out, profile, seed, show_progress, instances, prof, start,
+def _write_report(out, profile, seed, show_progress, instances, start,
                   suite_run, store, sections) -> ReportResult:
-    claims = [theory.get(cid) for cid in S002_IDS]
-    log = VerdictLog()
-    two_point_rows = []
-    examples = [("two-point (paper's lambda)", generators.two_point(seed=seed)),
-                ("two-point, lambda=1e-20", generators.two_point(lam=1e-20, seed=seed))]
-    count = prof.examples if instances is None else instances
-    family = family_instances(count, seed, prof.max_n)
-    work = len(examples) + len(family)
-    hashes = []
-    with Progress(work, "simulating and checking", enabled=show_progress) as bar:
-        two_point_traj = None
-        for label, prob in examples:
-            traj = s002_trajectory(prob, points=prof.saved_times)
-            two_point_traj = two_point_traj or traj
-            hashes.append((label, prob.describe()))
-            for claim in claims:
-                v = log.record(check(claim, traj), claim.kind.value)
-                two_point_rows.append([label, claim.id, v.outcome.value, _fmt(v.observed),
-                                       _fmt(v.predicted), _fmt(v.margin), _fmt(v.tolerance),
-                                       v.reason])
-            bar.advance()
-        for prob in family:
-            traj = s002_trajectory(prob, points=prof.saved_times)
-            hashes.append(("orthonormal family", prob.describe()))
-            for claim in claims:
-                log.record(check(claim, traj), claim.kind.value)
-            bar.advance()
-    figure = out / "two_point_loss.png"
-    _two_point_figure(two_point_traj, figure)
-    table = log.table()
-    gd_figure = out / "e002_1_gd_loss.png"
-    repro = e002_1_reproduction(gd_figure, seed=seed)
     others = []
-    for name in sections:
+    for name, module in sections.items():
         if show_progress:
             print(f"reproduction {name} ...", file=sys.stderr, flush=True)
-        module = importlib.import_module(name)
+        # ``instances`` (--instances) goes to the sections that draw random instances
+        extra = ({"instances": instances}
+                 if "instances" in inspect.signature(module.run).parameters else {})
         others.append(module.run(out, profile, seed=seed, show_progress=show_progress,
-                                 store=store))
+                                 store=store, **extra))
     suite_result = suite_run.result(show_progress) if suite_run is not None else None
     claim_figs = claim_figures(suite_result["claims"], out) if suite_result else {}
     wall = time.perf_counter() - start
     env = environment()
-    method = two_point_traj.method + " " + json.dumps(two_point_traj.options)
 
-    blocks = _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro,
-                     gd_figure, suite_result, prof, method, env, hashes, others, claim_figs)
+    blocks = _blocks(profile, seed, wall, suite_result, env, others, claim_figs)
     title = "gfverify bound-checking report"
     index = out / "index.md"
     _atomic_write(index, to_markdown(blocks))
@@ -421,20 +237,15 @@ def _write_report(out, profile, seed, show_progress, instances, prof, start,
     _atomic_write(html_path, to_html(blocks, title))
     verdicts_json = out / "verdicts.json"
     _atomic_write(verdicts_json, json.dumps(
-        {"profile": profile, "seed": seed, "claims": table, "suite": suite_result,
-         "reproduction": {"E-002-1": repro, **{r.experiment: r.data for r in others}},
-         "provenance": env,
-         "instances": [{"label": lb, "problem": ds} for lb, ds in hashes],
-         "wall_time": wall}, indent=2))
-    figures = ((figure, gd_figure) + tuple(f for r in others for f in r.figures)
-               + tuple(claim_figs.values()))
-    return ReportResult(out, index, verdicts_json, figures, table, wall,
-                        html_path, suite_result, repro, tuple(others))
+        {"profile": profile, "seed": seed, "suite": suite_result,
+         "reproduction": {r.experiment: r.data for r in others},
+         "provenance": env, "wall_time": wall}, indent=2))
+    figures = tuple(f for r in others for f in r.figures) + tuple(claim_figs.values())
+    return ReportResult(out, index, verdicts_json, figures, wall, html_path, suite_result,
+                        tuple(others))
 
 
-def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, gd_figure,
-            suite_result, prof, method, env, hashes, others=(), claim_figs=None) -> list[tuple]:
-    rows, notes = verdict_rows(table)
+def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None) -> list[tuple]:
     b: list[tuple] = [
         ("h", 1, "gfverify bound-checking report"),
         *([("p", "**" + suite_failure(suite_result) + "**")] if suite_failure(suite_result)
@@ -447,49 +258,17 @@ def _blocks(profile, seed, wall, table, claims, two_point_rows, figure, repro, g
               "instance where an assumption fails is INAPPLICABLE."),
     ]
     b += _suite_blocks(suite_result, others)
-    b += [("h", 2, "Verdicts: S002 foundation claims"),
-          ("p", "S002-L1, S002-T1 and S002-L3 on the two-point example (two values of "
-                "lambda) and random instances of the orthonormal family."),
-          ("table", VERDICT_HEADER, rows)]
-    if notes:
-        b += [("p", "Why instances were not decided:"), ("list", notes)]
-    b.append(("h", 2, "Claims"))
-    for claim in claims:
-        params = ", ".join(f"{k} = {sp.sstr(v)}" for k, v in claim.parameters.items())
-        b += [("h", 3, f"{claim.id}: {claim.title}"),
-              ("p", f"Source: {claim.source}. Kind: {claim.kind.value}."),
-              ("math", claim.latex()),
-              ("p", f"Parameters: {params or 'none'}. {claim.parameter_notes}"),
-              ("p", "Setting: " + "; ".join(a.text for a in claim.setting) + ".")]
-        if claim.flags:
-            b.append(("list", [f"flag: {flag}" for flag in claim.flags]))
-    b += [
-        ("h", 2, "S002 two-point example (section 5, E-002-1)"),
-        ("p", "x1 = (-0.5, 1), y1 = -1; x2 = (2, 1), y2 = +1; balanced initialisation. The "
-              "loss falls in two steps separated by a saddle plateau; the dashed lines are "
-              "the predicted phase times -ln(lambda)/||D_+|| and -ln(lambda)/||D_-||."),
-        ("img", figure, "loss and key-neuron norms of the two-point example"),
-        ("table", ["instance", "claim", "verdict", "observed", "bound", "margin",
-                   "numerical error", "note"], two_point_rows),
-    ]
-    b += _repro_blocks(repro, gd_figure)
     for r in others:
         b += r.blocks
     b += _catalogue_blocks(suite_result, claim_figs or {})
     b += [("h", 2, "Provenance"),
-          ("list", [f"method: {method}",
-                    f"saved times per run: {prof.saved_times}; horizon 3.6 (-ln lambda)/"
-                    f"min||D_+-||",
-                    f"seed of the random instances: {seed}; the verification suite uses its "
-                    "own fixed seeds (shown in the table's `where` column)",
+          ("list", [f"seed of the sections' random instances: {seed}; the verification suite "
+                    "uses its own fixed seeds (shown in the table's `where` column)",
                     f"wall time: {wall:.1f} s in total"
                     + (f", of which the verification suite {suite_result['wall_time']:.1f} s"
                        if suite_result else "")
-                    + f", E-002-1 gradient descent {repro['wall_time']:.1f} s"
                     + "".join(f", {r.experiment} {r.wall_time:.1f} s" for r in others),
-                    "versions: " + ", ".join(f"{k} {v}" for k, v in env.items())]),
-          ("p", f"Instances of the S002 foundation table ({len(hashes)}):"),
-          ("list", [f"{label}: {desc}" for label, desc in hashes])]
+                    "versions: " + ", ".join(f"{k} {v}" for k, v in env.items())])]
     return b
 
 
@@ -529,29 +308,6 @@ def _suite_blocks(suite_result, others=()) -> list[tuple]:
                        "sections below):"))
         b.append(("list", repro_findings))
     return b
-
-
-def _repro_blocks(repro, gd_figure) -> list[tuple]:
-    rows = []
-    for r in repro["runs"]:
-        d1, d2 = r["mid_drops"]
-        e1, e2 = r["theory_expected"]
-        name = ("eq. (1) (loss_scale 1)" if r["loss_scale"] == 1.0
-                else "torch MSE mean, gradient of 2L (loss_scale 2)")
-        rows.append([name, "-" if d1 is None else str(d1), "-" if d2 is None else str(d2),
-                     f"~{e1} / ~{e2}", "~5000 / ~11000", f"{r['final_loss']:.3g}"])
-    return [
-        ("h", 2, "Reproduction E-002-1: gradient descent on the two-point example"),
-        ("p", "S002 section 5: m = 60 neurons, lambda = 1e-6/sqrt(60), GD with step 1e-3. "
-              f"Method: {repro['method']}. The mid-drops are the first iterations where the "
-              "loss of eq. (1) falls below the midpoint between L(0) and the saddle plateau "
-              "||y_-||^2/(2n), and between the plateau and 0. With eq. (1) exactly the drops "
-              "come about twice as late as the paper reports; with torch's MSE mean "
-              "normalisation (twice the gradient) they match it (THEORY section 8, item 9)."),
-        ("table", ["loss", "first mid-drop (iteration)", "second mid-drop (iteration)",
-                   "THEORY expects", "paper reports", "final loss"], rows),
-        ("img", gd_figure, "loss curves of the two-point example under GD, both normalisations"),
-    ]
 
 
 def _catalogue_status(r: dict) -> str:

@@ -1,15 +1,19 @@
 """What one reproduction section of the report returns.
 
-Each experiment of THEORY.md section 5 (E-000-1 ...) has one module
-(``verify/repro_*.py``) with a function
+Each section of the report (an experiment of a paper, such as E-000-2, or a table such as
+S002's foundation claims) is one module named in a pack's ``reproductions``
+(`theory.packs`), with a function
 
-    run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
-        store: Path | None = None) -> Reproduction
+    run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,
+        store: Path | None = None[, instances: int | None = None]) -> Reproduction
 
 that simulates (or reads a sweep store), writes its PNG figures into ``out``
 (through `verify.figures.save_png`) and returns the report blocks
 (`verify.report_doc`) of its section, headed by the experiment's ID, plus the
-numbers behind them for ``verdicts.json``.
+numbers behind them for ``verdicts.json``. Optional: ``instances`` (a section that draws
+random instances receives ``gfverify report --instances`` there) and a function
+``preflight()`` that the report calls before any work, raising an `verify.errors.InputError`
+when an input the section needs (published data) is missing.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ class Reproduction:
 
     ``findings`` are one-line statements (with their evidence) of where the paper's
     claim and the measurement disagree; the report collects them in its Findings
-    section.
+    section. ``summary``: a few lines of headline numbers that ``gfverify report`` prints
+    under the section's title.
     """
 
     experiment: str  # e.g. "E-001-2", or several joined by ", "
@@ -34,3 +39,4 @@ class Reproduction:
     data: dict
     wall_time: float
     findings: tuple[str, ...] = field(default_factory=tuple)
+    summary: tuple[str, ...] = field(default_factory=tuple)  # lines `gfverify report` prints

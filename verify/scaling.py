@@ -59,10 +59,45 @@ class PowerLawFit:
                 f"[{self.lo:.3f}, {self.hi:.3f}] ({self.method}, {self.points} points)")
 
 
-def _ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+@dataclass(frozen=True)
+class Coefficient:
+    """One least-squares coefficient with its two-sided t-interval at ``level``."""
+
+    value: float
+    lo: float
+    hi: float
+    stderr: float
+
+
+def ols(design, y, level: float = 0.95) -> list[Coefficient]:
+    """Ordinary least squares of ``y`` on the columns of ``design``, with t-intervals: the
+    one regression every fit of gfverify uses (`line_fit` for a straight line)."""
+    X = np.asarray(design, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    coef, *_ = np.linalg.lstsq(X, ya, rcond=None)
+    dof = len(ya) - X.shape[1]
+    resid = ya - X @ coef
+    sigma2 = float(resid @ resid) / dof if dof > 0 else math.inf
+    se = np.sqrt(np.diag(sigma2 * np.linalg.inv(X.T @ X)))
+    q = float(stats.t.ppf(0.5 + level / 2, dof)) if dof > 0 else math.inf
+    return [Coefficient(float(c), float(c - q * e), float(c + q * e), float(e))
+            for c, e in zip(coef, se, strict=True)]
+
+
+def line_fit(x, y, level: float = 0.95) -> tuple[Coefficient, Coefficient, float]:
+    """y = slope x + intercept by `ols`: (slope, intercept, R^2)."""
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    slope, intercept = ols(np.column_stack([xa, np.ones_like(xa)]), ya, level)
+    resid = ya - (slope.value * xa + intercept.value)
+    total = float(np.sum((ya - ya.mean()) ** 2))
+    r2 = 1.0 - float(resid @ resid) / total if total > 0 else math.nan
+    return slope, intercept, r2
+
+
+def _slope(x: np.ndarray, y: np.ndarray) -> float:
+    """The least-squares slope alone (the bootstrap's inner loop)."""
     xm = x.mean()
-    slope = float(np.sum((x - xm) * (y - y.mean())) / np.sum((x - xm) ** 2))
-    return slope, float(y.mean() - slope * xm)
+    return float(np.sum((x - xm) * (y - y.mean())) / np.sum((x - xm) ** 2))
 
 
 def fit_power_law(x: Sequence[float], y: Sequence[float], level: float = 0.95,
@@ -82,20 +117,16 @@ def fit_power_law(x: Sequence[float], y: Sequence[float], level: float = 0.95,
                        f"{lx.size} points at {values.size}")
     if not 0 < level < 1:
         raise FitError(f"level: a confidence level in (0, 1), got {level!r}")
-    slope, intercept = _ols(lx, ly)
-    dof = lx.size - 2
-    resid = ly - (intercept + slope * lx)
-    sxx = float(np.sum((lx - lx.mean()) ** 2))
-    stderr = math.sqrt(float(resid @ resid) / dof / sxx) if dof > 0 else math.inf
-    q = float(stats.t.ppf(0.5 + level / 2, dof)) if dof > 0 else math.inf
-    t_lo, t_hi = slope - q * stderr, slope + q * stderr
+    fit, intercept_fit, _ = line_fit(lx, ly, level)
+    slope, intercept, stderr = fit.value, intercept_fit.value, fit.stderr
+    t_lo, t_hi = fit.lo, fit.hi
     groups = [np.flatnonzero(lx == v) for v in values]
     if all(g.size >= 2 for g in groups):
         rng = np.random.default_rng(seed)
         slopes = np.empty(bootstrap)
         for b in range(bootstrap):
             idx = np.concatenate([rng.choice(g, size=g.size, replace=True) for g in groups])
-            slopes[b] = _ols(lx[idx], ly[idx])[0]
+            slopes[b] = _slope(lx[idx], ly[idx])
         lo, hi = np.quantile(slopes, [0.5 - level / 2, 0.5 + level / 2])
         method = "bootstrap"
     else:
@@ -116,4 +147,5 @@ def binomial_interval(hits: int, total: int, level: float = 0.95) -> tuple[float
     return lo, hi
 
 
-__all__ = ["FitError", "PowerLawFit", "binomial_interval", "fit_power_law"]
+__all__ = ["Coefficient", "FitError", "PowerLawFit", "binomial_interval", "fit_power_law",
+           "line_fit", "ols"]

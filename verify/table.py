@@ -220,3 +220,25 @@ def as_dataframe(rows: list[dict]):
         raise InputError("to_dataframe: needs pandas (pip install 'gfverify[notebook]')") \
             from None
     return pd.DataFrame(rows)
+
+
+# -- the verdict table as report rows --------------------------------------------------------
+VERDICT_HEADER = ["claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "INAPPLICABLE",
+                  "INCONCLUSIVE", "verdict", "worst margin", "where"]
+
+
+def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
+    """Rows of the verdict table (as `verify.table.markdown_table`) and the notes on
+    instances that were not decided."""
+    rows = []
+    for r in table:
+        margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
+        if r["tolerance"] is not None and margin:
+            margin += f" (err {r['tolerance']:.1g})"
+        data = "published" if r.get("data") == "published" else "sim"
+        rows.append([r["claim"], r["kind"], data, str(r["instances"]), str(r["HOLDS"]),
+                     str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
+                     r["verdict"], margin, r["where"]])
+    notes = [f"{r['claim']}: {n} x {reason}" for r in table
+             for reason, n in r.get("reasons", {}).items()]
+    return rows, notes

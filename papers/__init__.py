@@ -1,0 +1,13 @@
+"""The three papers gfverify is built around, as built-in packs (`theory.packs`).
+
+Each folder is laid out as an outside pack is (``examples/packs/`` shows one) and uses only
+the public API an outside pack can use; the engine (``theory``, ``numerics``, ``verify``)
+imports none of them and finds them through `theory.packs.BUILTIN`:
+
+- ``s000``: weakly interacting data (Dana et al. 2025): claims, measures, families,
+  published reference data and protocols, reproductions E-000-2/4/5, tests;
+- ``s001``: early alignment (Min, Mallada, Vidal, ICLR 2024): claims, measures, family,
+  evidence runs, reproductions E-001-1/2, tests;
+- ``s002``: saddle to saddle (Boursier, Pillaud-Vivien, Flammarion, NeurIPS 2022): claims,
+  measures, families, the foundation table and reproduction E-002-1, tests.
+"""

@@ -1,0 +1,1 @@
+"""S000's verification tests, run by `pytest verify` with every pack's."""

@@ -1,0 +1,48 @@
+"""S001's family: mu-separated data with a balanced small initialisation.
+
+Horizon: 200 T with T = ln(1/(sqrt(h) eps))/(4 n X_max), S001's end of the small-norm
+phase; the loss then decays like 1/t.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from numerics import Problem, generators
+from verify.families import SMALL_SCALE, ChoiceParam, Family, FloatParam, IntParam, seed_param
+
+SEPARABLE_HORIZON_FACTOR = 200.0
+
+
+def _separable_horizon(problem: Problem, params: dict) -> float:
+    x_max = float(np.max(np.linalg.norm(problem.X, axis=1)))
+    eps = float(problem.init_scale)
+    t_early = math.log(1.0 / (math.sqrt(problem.p) * eps)) / (4 * problem.n * x_max)
+    return SEPARABLE_HORIZON_FACTOR * max(t_early, 0.05)
+
+
+SEPARABLE = Family(
+    name="separable",
+    setting="S001",
+    description="S001's mu-separated data (G-001-sep), labels +-1, |x_i| = 1; standard network, "
+    "balanced init I-001-bal at scale eps, exponential or logistic (sum) loss",
+    params={
+        "n": IntParam(2, 8, "samples", default=4, limits=(2, None)),
+        "h": IntParam(2, 30, "width (S001's h; the vocabulary's p)", default=10),
+        "d": IntParam(2, 6, "input dimension (S001's D)", default=3, limits=(2, None)),
+        "mu": FloatParam(0.01, 0.9, "separation mu of the data", default=0.1,
+                         limits=(0.0, 1.0)),
+        "eps": FloatParam(1e-8, 1e-2, "initialisation scale", default=1e-4,
+                          limits=SMALL_SCALE),
+        "loss": ChoiceParam(("exponential", "logistic"), "loss", default="exponential"),
+        "seed": seed_param(),
+    },
+    build=lambda n, h, d, mu, eps, loss, seed: generators.separable(
+        n=n, d=d, p=h, seed=seed, mu=mu, eps=eps, loss=loss),
+    horizon_rule=_separable_horizon,
+    horizon_text="200 ln(1/(sqrt(h) eps))/(4 n X_max)",
+)
+
+FAMILIES = (SEPARABLE,)

@@ -1,0 +1,1 @@
+"""S001's verification tests, run by `pytest verify` with every pack's."""

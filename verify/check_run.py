@@ -1,0 +1,359 @@
+"""The checks on trajectories: a relation at every saved time of a window (POINTWISE,
+CONSERVED, TRAPPING, IDENTITY), an event time against its bound (EVENT_TIME), a run
+scalar only a limit defines (`verify.evidence.Estimate`), with their figure payloads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from numerics import Trajectory
+from theory.claim import Claim, Kind
+from verify.evidence import Estimate
+from verify.figure_data import number
+from verify.figure_data import series as figure_series
+from verify.measures import (
+    ERROR_SAFETY,
+    FLOAT_EPS,
+    ROUNDOFF_ULPS,
+)
+from verify.relations import RELATION_TEXT, signed_margin
+from verify.run_context import ASSUMPTION_ATOL, MissingValue, RunContext, margin_on_run
+from verify.verdict import CheckError, Outcome, Verdict, Where
+
+# An equality (identity, conservation law) is confirmed only on a run whose state is
+# known to this relative accuracy; a looser run cannot tell the identity from an
+# O(error) violation of it, and gets INCONCLUSIVE.
+IDENTITY_MAX_STATE_ERROR = 1e-5
+
+# -- the checks ------------------------------------------------------------------------------
+def _where(tr: Trajectory, t: float | None = None, part: str = "") -> Where:
+    return Where(instance=tr.problem.content_hash, seed=tr.problem.meta.get("seed"), t=t,
+                 part=part)
+
+
+def _verdict(claim, tr, outcome, **kw) -> Verdict:
+    return Verdict(claim_id=claim.id, outcome=outcome, method=tr.method, **kw)
+
+
+def _inapplicable(claim: Claim, ctx: RunContext) -> str | None:
+    return inapplicable_problem(claim, ctx, ctx.tr.problem)
+
+
+def inapplicable_problem(claim: Claim, ctx: RunContext, prob) -> str | None:
+    if not claim.applies_to(prob.parametrization, prob.loss):
+        return (f"the claim is stated for the {claim.parametrization or 'any'} "
+                f"parametrisation with the {claim.loss or 'its'} loss; the instance is "
+                f"{prob.parametrization} with the {prob.loss} loss")
+    for assumption in claim.setting:
+        parts = (assumption.statement.args if isinstance(assumption.statement, sp.And)
+                 else (assumption.statement,))
+        for rel in parts:
+            try:
+                lhs = ctx.scalar(rel.lhs)
+                rhs = ctx.scalar(rel.rhs)
+            except MissingValue as exc:
+                return f"{assumption.name}: the instance does not define {exc}"
+            ok = {
+                sp.Equality: abs(lhs - rhs) <= ASSUMPTION_ATOL,
+                sp.Unequality: abs(lhs - rhs) > ASSUMPTION_ATOL,
+                sp.GreaterThan: lhs >= rhs,
+                sp.StrictGreaterThan: lhs > rhs,
+                sp.LessThan: lhs <= rhs,
+                sp.StrictLessThan: lhs < rhs,
+            }[type(rel)]
+            if not ok:
+                return f"{assumption.name} fails: {sp.sstr(rel)} with {lhs:.4g} vs {rhs:.4g}"
+    return None
+
+
+def check_one(claim: Claim, tr: Trajectory) -> Verdict:
+    if not claim.checkable:
+        raise CheckError(f"{claim.id} is not checkable: {claim.not_checkable_reason}")
+    ctx = RunContext(claim, tr)
+    why = _inapplicable(claim, ctx)
+    if why:
+        return _verdict(claim, tr, Outcome.INAPPLICABLE, reason=why, where=_where(tr))
+    if not tr.status.ok or not tr.finite:
+        return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr),
+                        reason=f"simulation not trustworthy: {tr.status.name} {tr.message}")
+    try:
+        if claim.kind in (Kind.POINTWISE, Kind.CONSERVED, Kind.TRAPPING, Kind.IDENTITY):
+            return _check_over_window(claim, ctx)
+        if claim.kind is Kind.EVENT_TIME:
+            return _check_event_time(claim, ctx)
+    except MissingValue as exc:
+        return _verdict(claim, tr, Outcome.INAPPLICABLE, where=_where(tr),
+                        reason=f"the instance does not define {exc}")
+    raise CheckError(f"{claim.id}: checks of kind {claim.kind.value!r} are not implemented yet")
+
+
+def check_estimate(claim: Claim, est: Estimate) -> Verdict:
+    """The claim's relations with ``est.quantity`` set to the estimate: the error is the
+    estimate's own (propagated through the relation) plus the round-off of the sides."""
+    tr = est.trajectory
+    ctx = RunContext(claim, tr)
+    why = _inapplicable(claim, ctx)
+    where = _where(tr, est.t)
+    if why:
+        return _verdict(claim, tr, Outcome.INAPPLICABLE, reason=why, where=where)
+    if not tr.status.ok or not tr.finite:
+        return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=where,
+                        reason=f"simulation not trustworthy: {tr.status.name} {tr.message}")
+    picks = []
+    for rel in claim.relations():
+        named = [s for s in claim.substituted(rel.lhs - rel.rhs).free_symbols
+                 if s.name == est.quantity]
+        if not named:
+            raise CheckError(f"{claim.id}: {sp.sstr(rel)} does not mention {est.quantity}")
+        quantity = named[0]
+        at = {quantity: sp.Float(est.value)}
+        try:
+            sides = [ctx.scalar(claim.substituted(side).xreplace(at))
+                     for side in (rel.lhs, rel.rhs)]
+            slope = ctx.scalar(sp.diff(claim.substituted(rel.lhs - rel.rhs), quantity)
+                               .xreplace(at))
+        except MissingValue as exc:
+            return _verdict(claim, tr, Outcome.INAPPLICABLE, where=where,
+                            reason=f"the instance does not define {exc}")
+        error = abs(slope) * est.error + FLOAT_EPS * ROUNDOFF_ULPS * (abs(sides[0])
+                                                                       + abs(sides[1]))
+        margin = float(signed_margin(rel, sides[0] - sides[1]))
+        decided = isinstance(rel, sp.Equality) or abs(margin) > error
+        rank = 0 if margin < -error else (2 if decided else 1)
+        picks.append((rank, margin, error, rel, sides))
+    rank, margin, error, rel, sides = min(picks, key=lambda p: p[:2])
+    part = sp.sstr(rel)
+    figure = None
+    if len(est.series) == 2 and rel.lhs == quantity:
+        times, values = (np.asarray(a, dtype=float) for a in est.series)
+        figure = figure_series(
+            claim.kind.value, RELATION_TEXT[type(rel)], times, values, sides[1], error,
+            -np.abs(values - sides[1]) if isinstance(rel, sp.Equality) else margin,
+            int(np.argmin(np.abs(times - est.t))), part=part,
+            observed_label=f"{est.quantity} as read off the run", bound_label=sp.sstr(rel.rhs))
+    return _verdict(claim, tr, (Outcome.VIOLATED, Outcome.INCONCLUSIVE, Outcome.HOLDS)[rank],
+                    margin=float(margin), tolerance=float(error), where=Where(
+                        tr.problem.content_hash, tr.problem.meta.get("seed"), est.t, part),
+                    observed=float(sides[0]), predicted=float(sides[1]),
+                    reason=f"{est.quantity} {est.value:.6g} +- {est.error:.2g}"
+                    + (f" ({est.how})" if est.how else ""), figure_data=figure)
+
+
+def _run_end(tr: Trajectory) -> float:
+    """Last time at which the saved states are states of the dynamics.
+
+    A run stopped early on purpose (gradient descent's ``stop_loss``) repeats its
+    last state afterwards; those repeats are not evidence about later times.
+    """
+    return float(tr.t[-1]) if tr.stop_time is None else min(float(tr.t[-1]), tr.stop_time)
+
+
+def _window_mask(claim: Claim, ctx: RunContext) -> np.ndarray:
+    lo_expr, hi_expr = claim.window
+    lo = ctx.scalar(lo_expr)
+    hi = math.inf if hi_expr == sp.oo else ctx.scalar(hi_expr)
+    hi = min(hi, _run_end(ctx.tr))
+    return (ctx.tr.t >= lo) & (ctx.tr.t <= hi)
+
+
+def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
+    """Every relation at every saved time in the window.
+
+    A point violates when margin < -error. For inequalities, |margin| <= error
+    is inside the error band (inconclusive there); equalities can only be
+    confirmed up to the error. The reported point is the most violated one, or
+    else the first inconclusive one, or else the one closest to its error band.
+    """
+    tr = ctx.tr
+    inside = _window_mask(claim, ctx)
+    if not inside.any():
+        return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr),
+                        reason="no saved time inside the claim's window")
+    times = tr.t[inside]
+    violated, inconclusive, closest = [], [], []
+    series = {}  # part -> (relation, margin, error) over the window, for figure_data
+    for rel in claim.relations():
+        margin, error, is_eq = margin_on_run(rel, ctx)
+        margin, error = margin[inside], error[inside]
+        part = sp.sstr(rel)
+        if not np.all(np.isfinite(margin)):
+            k = int(np.flatnonzero(~np.isfinite(margin))[0])
+            return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, times[k], part),
+                            reason=f"{part} is not finite at t={times[k]:.4g}")
+        series.setdefault(part, (rel, margin, error))
+        strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+        bad = (margin < -error) | (strict & (margin <= 0) & (error == 0))
+        # each entry ends with the index k of its point (never reached by the tuple
+        # order: one entry per relation, and the entries differ in ``part`` before it)
+        if bad.any():
+            k = int(np.argmin(margin + error))
+            violated.append((margin[k] + error[k], margin[k], error[k], times[k], part, k))
+            continue
+        undecided = (np.abs(margin) <= error) & (error > 0)
+        if not is_eq and undecided.any():
+            k = int(np.flatnonzero(undecided)[0])
+            inconclusive.append((0.0, margin[k], error[k], times[k], part, k))
+        denom = np.abs(margin) + error
+        with np.errstate(divide="ignore", invalid="ignore"):
+            closeness = np.where(denom > 0, (margin + error) / denom, 1.0)
+        # the least slack relative to the error; among points equally far from deciding
+        # (closeness 1: every margin > error), the smallest margin
+        k = int(np.lexsort((margin, closeness))[0])
+        closest.append((closeness[k], margin[k], error[k], times[k], part, k))
+    reason = ""
+    if violated:
+        outcome, pick = Outcome.VIOLATED, min(violated)
+    elif inconclusive:
+        outcome, pick = Outcome.INCONCLUSIVE, inconclusive[0]
+    else:
+        outcome, pick = Outcome.HOLDS, min(closest)
+        has_equality = any(isinstance(rel, sp.Equality) for rel in claim.relations())
+        state_error = float(np.max(tr.state_error[inside]))
+        if has_equality and not state_error <= IDENTITY_MAX_STATE_ERROR:
+            outcome = Outcome.INCONCLUSIVE
+            reason = (f"the run's relative state error {state_error:.2g} is above "
+                      f"{IDENTITY_MAX_STATE_ERROR:g}: too coarse to confirm an identity")
+    _, margin, error, t_at, part, k = pick
+    rel, margins, errors = series[part]
+    figure = _series_figure(claim, ctx, rel, np.flatnonzero(inside), margins, errors, k)
+    return _verdict(claim, tr, outcome, margin=float(margin), tolerance=float(error),
+                    where=_where(tr, float(t_at), part), reason=reason, figure_data=figure)
+
+
+
+def _series_figure(claim: Claim, ctx: RunContext, rel: sp.Basic, rows: np.ndarray,
+                   margin: np.ndarray, error: np.ndarray, k: int | None,
+                   event: dict | None = None, at_margin: float | None = None,
+                   at_tolerance: float | None = None) -> dict | None:
+    """figure_data of a time-series check (see `verify.figure_data`): the relation's two
+    sides at the saved times ``rows`` (indices into the run), with the check's own margin
+    and error there; ``k`` (an index into ``rows``) is the reported point and is kept.
+
+    Only a picture of the check: a side that cannot be evaluated alone leaves no figure
+    (None), never a different verdict."""
+    try:
+        observed = ctx.values(rel.lhs, fine_only=True).fine[rows]
+        bound = ctx.values(rel.rhs, fine_only=True).fine[rows]
+        return figure_series(
+            claim.kind.value, RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
+            ctx.tr.t[rows], observed, bound, error, margin, k,
+            observed_label=sp.sstr(rel.lhs), bound_label=sp.sstr(rel.rhs), part=sp.sstr(rel),
+            at_margin=at_margin, at_tolerance=at_tolerance, event=event)
+    except Exception:  # noqa: BLE001  (the figure is optional; the verdict stands)
+        return None
+
+
+def _event_time(claim: Claim, ctx: RunContext, companion: bool) -> float:
+    """First saved time at which every part of the event holds (inf if never)."""
+    ok = np.ones(len(ctx.tr.t), dtype=bool)
+    for rel in claim.event_relations():
+        v = ctx.values(rel.lhs - rel.rhs)
+        vals = v.companion if companion else v.fine
+        if vals is None:
+            return math.inf
+        with np.errstate(invalid="ignore"):
+            if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
+                ok &= vals >= 0
+            elif isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
+                ok &= vals <= 0
+            else:
+                raise CheckError(f"event relations must be inequalities, got {rel!r}")
+    ok &= ctx.tr.t <= _run_end(ctx.tr)
+    idx = np.flatnonzero(ok)
+    return float(ctx.tr.t[idx[0]]) if idx.size else math.inf
+
+
+def event_time(claim: Claim, tr: Trajectory) -> float:
+    """The first saved time at which ``claim``'s event holds on ``tr`` (inf if never), read
+    exactly as an EVENT_TIME check reads it."""
+    try:
+        return _event_time(claim, RunContext(claim, tr), companion=False)
+    except MissingValue as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
+
+
+def instance_scalar(claim: Claim, tr: Trajectory, expr: sp.Basic) -> float:
+    """An instance-level expression in ``claim``'s terms (a bound, a window end) on the run's
+    problem, evaluated exactly as the checks evaluate it."""
+    try:
+        return RunContext(claim, tr).scalar(expr)
+    except MissingValue as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
+
+
+def _check_event_time(claim: Claim, ctx: RunContext) -> Verdict:
+    tr = ctx.tr
+    rel = claim.statement
+    if not (isinstance(rel, (sp.LessThan, sp.StrictLessThan)) and rel.lhs == claim.event_time):
+        raise CheckError(f"{claim.id}: event-time statements read '{claim.event_time} <= bound'")
+    bound = ctx.scalar(rel.rhs)
+    t_fine = _event_time(claim, ctx, companion=False)
+    t_comp = _event_time(claim, ctx, companion=True)
+    grid = float(np.max(np.diff(tr.t))) if len(tr.t) > 1 else math.inf
+    if math.isinf(t_fine) and math.isinf(t_comp):
+        integ = 0.0
+    elif tr.companion is None:
+        integ = math.inf
+    else:
+        integ = abs(t_fine - t_comp)
+    error = ERROR_SAFETY * integ + grid
+    t_end = _run_end(tr)
+    figure = _event_figure(claim, ctx, t_fine, bound, error, t_end)
+    if math.isinf(t_fine):
+        if t_end > bound + error:
+            return _verdict(claim, tr, Outcome.VIOLATED, margin=bound - t_end, tolerance=error,
+                            where=_where(tr, t_end, "event never reached"),
+                            observed=math.inf, predicted=bound, figure_data=figure,
+                            reason=f"the event did not happen by t={t_end:.4g} > bound {bound:.4g}")
+        return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, t_end),
+                        predicted=bound, tolerance=error, figure_data=figure,
+                        reason=f"the run ends at t={t_end:.4g}, before the bound {bound:.4g} "
+                        "(plus error) and before the event")
+    margin = bound - t_fine
+    if margin > error:
+        outcome = Outcome.HOLDS
+    elif margin < -error:
+        outcome = Outcome.VIOLATED
+    else:
+        outcome = Outcome.INCONCLUSIVE
+    return _verdict(claim, tr, outcome, margin=margin, tolerance=error,
+                    where=_where(tr, t_fine, str(claim.event_time)),
+                    observed=t_fine, predicted=bound, figure_data=figure)
+
+
+def _event_figure(claim: Claim, ctx: RunContext, t_event: float, bound: float, error: float,
+                  t_end: float) -> dict | None:
+    """figure_data of an event-time check: the event's binding relation (the one that
+    holds last, or never) over the run, with the event time against its bound."""
+    t = ctx.tr.t
+    rows = np.flatnonzero(t <= t_end)
+    if rows.size == 0:
+        return None
+    event = {"label": str(claim.event_time), "time": number(t_event), "bound": number(bound),
+             "tolerance": number(error), "run_end": number(t_end)}
+    try:
+        best = None
+        for rel in claim.event_relations():
+            margin, err, _ = margin_on_run(rel, ctx)
+            with np.errstate(invalid="ignore"):
+                holds = margin[rows] >= 0
+            first = int(np.argmax(holds)) if holds.any() else rows.size  # rows.size: never
+            if best is None or first > best[0]:
+                best = (first, rel, margin[rows], err[rows])
+    except Exception:  # noqa: BLE001  (the figure is optional; the verdict stands)
+        return None
+    if best is None:
+        return None
+    first, rel, margin, err = best
+    if math.isfinite(t_event):
+        k = int(np.argmin(np.abs(t[rows] - t_event)))
+    else:
+        k = rows.size - 1
+    # the reported point of an event check is the event (or the run's end); its margin is
+    # the time margin of the verdict, in time units
+    return _series_figure(claim, ctx, rel, rows, margin, err, k, event=event,
+                          at_margin=bound - min(t_event, t_end), at_tolerance=error)

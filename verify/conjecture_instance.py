@@ -1,0 +1,254 @@
+"""One instance of a conjecture's search: the run (exact flow or gradient descent, with
+its companion, memoised), the check of the statement on it by `verify.check.check`, and
+the tightest point of the relation (margin relative to the size of both sides).
+"""
+
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from numerics import ExactFlow, Problem, ProblemError, Trajectory, simulate
+from theory.claim import Claim, Kind
+from verify import families as fam_mod
+from verify import limits
+from verify.check import check, evaluate, relation_margins
+from verify.conjecture_statement import (
+    DEFAULT_GD_LR,
+    FLOW_RTOL,
+    METHODS,
+    TINY,
+    ConjectureError,
+    Statement,
+    UndefinedHere,
+)
+from verify.verdict import Outcome, Verdict, Where
+
+
+# -- simulation ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MethodSpec:
+    """How instances are simulated: the exact flow, or gradient descent with step ``lr``."""
+
+    name: str = "flow"
+    lr: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in METHODS:
+            raise ConjectureError(f"--method: {self.name!r} is not one of {METHODS}")
+        if self.lr is not None and not (math.isfinite(self.lr) and self.lr > 0):
+            raise ConjectureError(f"--lr: must be a positive number, got {self.lr!r}")
+        if self.lr is not None and self.name != "gd":
+            raise ConjectureError("--lr: only used with --method gd (the exact flow has no step)")
+
+    @property
+    def step(self) -> float:
+        return self.lr if self.lr is not None else DEFAULT_GD_LR
+
+    def method(self):
+        if self.name == "flow":
+            return ExactFlow(rtol=FLOW_RTOL)
+        try:
+            from numerics.descent import GradientDescent
+        except ImportError as exc:  # being written alongside; say so plainly
+            raise ConjectureError(f"--method gd: gradient descent is not available in this "
+                                  f"installation ({exc}); use --method flow") from None
+        return GradientDescent(lr=self.step)
+
+    def times(self, horizon: float, points: int, extra: list[float]) -> np.ndarray:
+        t = np.concatenate([np.linspace(0.0, horizon, points), extra])
+        if self.name == "gd":
+            t = self.step * np.rint(t / self.step)
+        return np.unique(t)
+
+    def snap(self, at: float) -> float:
+        return self.step * round(at / self.step) if self.name == "gd" else at
+
+    def cli(self) -> list[str]:
+        if self.name == "flow":
+            return []
+        return ["--method", "gd", "--lr", repr(self.step)]
+
+
+_RUNS: dict[tuple, Trajectory] = {}
+_RUN_CACHE_SIZE = 256
+
+
+def run_instance(problem: Problem, horizon: float, method: MethodSpec, points: int,
+                 extra_times: list[float]) -> Trajectory:
+    """Simulate ``problem`` to ``horizon`` (memoised by content, horizon and method)."""
+    key = (problem.content_hash, float(horizon), method, points, tuple(extra_times))
+    if key not in _RUNS:
+        if len(_RUNS) >= _RUN_CACHE_SIZE:
+            _RUNS.pop(next(iter(_RUNS)))
+        t_eval = method.times(horizon, points, [x for x in extra_times if x <= horizon])
+        _RUNS[key] = simulate(problem, method.method(), t_eval=t_eval)
+    return _RUNS[key]
+
+
+# -- one instance ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Instance:
+    """One checked instance: its parameters, its verdict and both sides where it is decided."""
+
+    params: dict
+    problem_hash: str
+    sizes: dict
+    verdict: Verdict
+    t: float | None
+    lhs: float | None
+    rhs: float | None
+    margin: float
+    error: float
+    relative_margin: float
+    horizon: float
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.verdict.outcome
+
+    def describe(self) -> str:
+        sizes = " ".join(f"{k}={v}" for k, v in self.sizes.items())
+        others = " ".join(f"{k}={value_text(v)}" for k, v in self.params.items()
+                          if k not in self.sizes)
+        return f"{sizes} {others} [{self.problem_hash}]".strip()
+
+
+def value_text(v) -> str:
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+class InstanceChecker:
+    """Checks the statement on family instances, with a cache keyed by the parameters."""
+
+    def __init__(self, statement: Statement, family: fam_mod.Family, mode: str,
+                 at_t: float | None, method: MethodSpec, points: int,
+                 pinned: frozenset = frozenset()):
+        self.statement, self.family, self.mode = statement, family, mode
+        self.pinned = pinned  # parameters the user fixed (--param)
+        self.at_t, self.method, self.points = at_t, method, points
+        self.cache: dict[tuple, Instance | None] = {}
+        self.unbuildable: list[tuple[dict, str]] = []
+        self.trajectories: dict[tuple, Trajectory] = {}
+
+    def key(self, params: Mapping) -> tuple:
+        return tuple(sorted(params.items()))
+
+    def __call__(self, params: Mapping) -> Instance | None:
+        """The checked instance, or None when the family cannot build it (e.g. no Q-good
+        draw): such draws are rejected by the search and never counterexamples."""
+        key = self.key(params)
+        if key not in self.cache:
+            try:
+                self.cache[key] = self._check(dict(params))
+            except ProblemError as exc:
+                self.cache[key] = None
+                self.unbuildable.append((dict(params), str(exc)))
+        return self.cache[key]
+
+    def trajectory(self, inst: Instance) -> Trajectory:
+        return self.trajectories[self.key(inst.params)]
+
+    def _check(self, params: dict) -> Instance:
+        try:
+            limits.problem_size(params)
+        except limits.LimitError as exc:
+            raise ConjectureError(str(exc)) from None
+        problem = self.family.make(params)
+        sizes = {k: params[k] for k in self.family.size_params() if k in params}
+        try:
+            self.statement.require_defined(problem)
+        except UndefinedHere as exc:
+            if exc.names <= self.pinned:  # undefined on every instance: bad input
+                raise
+            # undefined on this draw only: the statement says nothing here
+            verdict = Verdict("conjecture", Outcome.INAPPLICABLE,
+                              reason=f"the statement is undefined here: {exc}",
+                              where=Where(problem.content_hash, params.get("seed")))
+            return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
+                            verdict=verdict, t=None, lhs=None, rhs=None, margin=math.nan,
+                            error=math.nan, relative_margin=math.nan, horizon=0.0)
+        horizon = self.family.horizon(problem, params)
+        extra = self.statement.fixed_times()
+        if self.mode == "at_t":
+            horizon = max(horizon, self.at_t)
+            extra = sorted({*extra, self.at_t})
+        try:  # the horizon actually run (family rule, --t-max or --at-t) and its GD steps
+            limits.at_most("horizon (--t-max, --at-t or the family's)", horizon, "horizon")
+            if self.method.name == "gd":
+                limits.at_most("horizon / --lr (gradient-descent steps)",
+                               horizon / self.method.step, "gd_steps")
+        except limits.LimitError as exc:
+            raise ConjectureError(str(exc)) from None
+        tr = run_instance(problem, horizon, self.method, self.points, extra)
+        self.trajectories[self.key(params)] = tr
+        t_end = float(tr.t[-1]) if len(tr.t) else horizon
+        claim = self.statement.claim(self.mode, self.at_t, t_end, first_positive(tr))
+        verdict = check(claim, tr)
+        point = _tightest(claim, tr, verdict)
+        t_at, lhs, rhs, margin, error, rel_margin = point
+        return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
+                        verdict=verdict, t=t_at, lhs=lhs, rhs=rhs, margin=margin, error=error,
+                        relative_margin=float(rel_margin), horizon=horizon)
+
+
+def _tightest(claim: Claim, tr: Trajectory, verdict: Verdict):
+    """(t, lhs, rhs, margin, error, relative margin) at the point that decides the instance.
+
+    VIOLATED or INCONCLUSIVE: the verdict's own point. HOLDS: the saved time in the window
+    with the smallest margin relative to the size of the two sides (where the statement
+    is tightest). Margins and errors are `check`'s (`relation_margins`).
+    """
+    nan = math.nan
+    if claim.kind is Kind.EVENT_TIME:
+        lhs, rhs = verdict.observed, verdict.predicted
+        scale = abs(rhs) if rhs is not None else nan
+        rel = verdict.margin / max(scale, TINY) if math.isfinite(scale) else nan
+        return verdict.where.t, lhs, rhs, verdict.margin, verdict.tolerance, rel
+    t_v = verdict.where.t
+    if t_v is None or not math.isfinite(t_v) or not len(tr.t) or math.isnan(verdict.margin):
+        return t_v, None, None, verdict.margin, verdict.tolerance, nan
+    lo = float(claim.window[0])
+    hi = math.inf if claim.window[1] == sp.oo else float(claim.window[1])
+    inside = (tr.t >= lo) & (tr.t <= hi)
+    best = None
+    for rel, margin, error in relation_margins(claim, tr):
+        lhs = np.broadcast_to(evaluate(claim, tr, rel.lhs)[0], tr.t.shape)
+        rhs = np.broadcast_to(evaluate(claim, tr, rel.rhs)[0], tr.t.shape)
+        scale = np.maximum(np.maximum(np.abs(lhs), np.abs(rhs)), TINY)
+        relative = np.where(inside, margin / scale, np.inf)
+        if verdict.outcome is not Outcome.HOLDS:
+            if sp.sstr(rel) != verdict.where.part:
+                continue
+            k = int(np.argmin(np.abs(tr.t - t_v)))
+        else:
+            k = int(np.argmin(relative))
+        cand = (float(relative[k]), float(tr.t[k]), float(lhs[k]), float(rhs[k]),
+                float(margin[k]), float(error[k]))
+        if best is None or cand[0] < best[0]:
+            best = cand
+    if best is None:
+        return t_v, None, None, verdict.margin, verdict.tolerance, nan
+    rel, t, lhs, rhs, margin, error = best
+    return t, lhs, rhs, margin, error, rel
+
+
+def first_positive(tr: Trajectory) -> float:
+    """The first saved time after 0: the for-all-t window starts there (at t = 0 the sides of
+    a statement such as L(t) <= L(0) coincide exactly, which a check can only call
+    inconclusive; ``--at-t 0`` checks the initial state)."""
+    return float(tr.t[1]) if len(tr.t) > 1 else 0.0
+
+
+def relation_named(claim: Claim, part: str) -> sp.Basic:
+    for rel in claim.relations():
+        if sp.sstr(rel) == part:
+            return rel
+    return claim.relations()[0]
+
+

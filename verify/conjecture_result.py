@@ -1,0 +1,233 @@
+"""What a conjecture search returns: the verdict over the instances tried, the shrunk
+counterexample and its replay command, its text, JSON and figure.
+"""
+
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from numerics import Trajectory
+from theory.claim import Claim, Kind
+from verify.check import evaluate
+from verify.conjecture_instance import Instance, MethodSpec, relation_named, value_text
+from verify.conjecture_statement import DEFAULT_POINTS, ConjectureError
+from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
+from verify.figures import pyplot, save_png
+from verify.verdict import Outcome
+
+
+# -- the result ----------------------------------------------------------------------------------
+@dataclass
+class ConjectureResult:
+    """What a search found.
+
+    ``decided``: instances whose verdict is HOLDS or VIOLATED. The verdict is
+    COUNTEREXAMPLE when one is VIOLATED; otherwise NO COUNTEREXAMPLE only when at least
+    ``min_decided`` of the instances tried were decided (all, by default), and UNDECIDED
+    when fewer were (INCONCLUSIVE: the margin within numerical error, or a run that did
+    not reach its horizon; INAPPLICABLE: an assumption of the statement not met).
+    ``exit_code``: `verify.exit_codes` (0, 1, or 3 for UNDECIDED).
+    """
+
+    statement: str
+    family: str
+    mode: str
+    at_t: float | None
+    method: MethodSpec
+    budget: int
+    seed: int
+    tried: list[Instance]
+    counterexample: Instance | None = None
+    first_found: Instance | None = None
+    shrink_trials: int = 0
+    replay_command: str = ""
+    plot_path: Path | None = None
+    fixed: dict = field(default_factory=dict)
+    unbuildable: list = field(default_factory=list)
+    min_decided: float = 1.0
+    plot_skipped: str = ""
+    shown: Instance | None = None
+    _trajectory: Trajectory | None = None
+    _claim: Claim | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.counterexample is not None
+
+    @property
+    def decided(self) -> int:
+        return sum(i.outcome in (Outcome.HOLDS, Outcome.VIOLATED) for i in self.tried)
+
+    @property
+    def undecided(self) -> bool:
+        """No counterexample, and fewer than ``min_decided`` of the instances decided."""
+        if self.found:
+            return False
+        return not self.tried or self.decided < self.min_decided * len(self.tried)
+
+    @property
+    def exit_code(self) -> int:
+        if self.found:
+            return EXIT_FOUND
+        return EXIT_UNDECIDED if self.undecided else EXIT_OK
+
+    @property
+    def verdict(self) -> str:
+        if self.found:
+            return "COUNTEREXAMPLE"
+        return "UNDECIDED" if self.undecided else "NO COUNTEREXAMPLE"
+
+    def undecided_reasons(self) -> dict[str, int]:
+        """How often each reason was given for an instance that was not decided."""
+        out: dict[str, int] = {}
+        for inst in self.tried:
+            if inst.outcome in (Outcome.INCONCLUSIVE, Outcome.INAPPLICABLE):
+                why = inst.verdict.reason or "the margin is within the numerical error"
+                key = f"{inst.outcome.value}: {why.split(' with ')[0]}"
+                out[key] = out.get(key, 0) + 1
+        return out
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {o.value: 0 for o in Outcome}
+        for inst in self.tried:
+            out[inst.outcome.value] += 1
+        return out
+
+    @property
+    def worst(self) -> Instance | None:
+        """The instance with the smallest relative margin among those decided or undecided."""
+        scored = [i for i in self.tried if math.isfinite(i.relative_margin)]
+        return min(scored, key=lambda i: i.relative_margin) if scored else None
+
+    def trajectory(self) -> Trajectory | None:
+        return self._trajectory
+
+    def report(self) -> str:
+        mode = {"for_all_t": "for all t in the horizon",
+                "as_t_to_inf": "at the end of the horizon (t -> oo)",
+                "at_t": f"at t = {self.at_t}"}[self.mode]
+        lines = [f"conjecture: {self.statement}   ({mode})",
+                 f"family: {self.family}   method: {self.method.name}   budget: {self.budget}"
+                 f"   seed: {self.seed}",
+                 f"verdict: {self.verdict}"]
+        counts = ", ".join(f"{v} {k}" for k, v in self.counts.items() if v)
+        lines.append(f"instances tried: {len(self.tried)} ({counts or 'none'}), decided "
+                     f"(HOLDS or VIOLATED): {self.decided}")
+        if self.undecided:
+            need = math.ceil(self.min_decided * len(self.tried)) if self.tried else 1
+            lines.append(f"undecided: {self.decided} of {len(self.tried)} decided, "
+                         f"{need} needed (min_decided = {self.min_decided:g}); nothing is "
+                         f"claimed about this statement")
+        shown = self.counterexample if self.found else self.worst
+        if self.found:
+            c = self.counterexample
+            lines.append(f"counterexample (shrunk in {self.shrink_trials} trial runs from "
+                         f"{self.first_found.describe()}):")
+            lines += _instance_lines(c)
+            lines.append(f"replay: {self.replay_command}")
+        elif shown is not None:
+            lines.append(f"worst margin: {shown.margin:.4g} (relative "
+                         f"{shown.relative_margin:.3g}, numerical error "
+                         f"{shown.error:.2g}) on an instance where it is {shown.outcome.value}:")
+            lines += _instance_lines(shown)
+            lines.append(f"replay: {self.replay_command}")
+        reasons = self.undecided_reasons()
+        if reasons:
+            lines.append("not decided:")
+            lines += [f"  {n} x {why}" for why, n in sorted(reasons.items(),
+                                                            key=lambda kv: -kv[1])]
+        if self.unbuildable:
+            params, why = self.unbuildable[0]
+            lines.append(f"draws the family could not build: {len(self.unbuildable)} (e.g. "
+                         f"{params}: {why})")
+        if self.plot_path is not None:
+            lines.append(f"plot: {self.plot_path}")
+        elif self.plot_skipped:
+            lines.append(f"plot: not written ({self.plot_skipped})")
+        return "\n".join(lines)
+
+    def plot(self, path) -> Path:
+        """Both sides of the inequality over time on the shown instance, as a PNG."""
+        path = Path(path)
+        _plot(self, path)
+        self.plot_path = path
+        return path
+
+
+def _instance_lines(inst: Instance) -> list[str]:
+    v = inst.verdict
+    lines = [f"  {inst.describe()}   horizon {inst.horizon:.4g}"]
+    if inst.lhs is not None and inst.rhs is not None:
+        where = "event time vs bound" if v.where.part == "t_conv" else (v.where.part or "")
+        t = f"t = {inst.t:.6g}" if inst.t is not None and math.isfinite(inst.t) else "t = -"
+        lines.append(f"  {t}: lhs = {inst.lhs:.6g}, rhs = {inst.rhs:.6g}   ({where})")
+    lines.append(f"  margin {inst.margin:.4g}, numerical error {inst.error:.2g}: "
+                 f"{v.outcome.value}{': ' + v.reason if v.reason else ''}")
+    return lines
+
+
+def _plot(result: ConjectureResult, path: Path) -> None:
+    plt = pyplot()
+
+    tr, claim = result._trajectory, result._claim
+    inst = result.counterexample or result.shown
+    if tr is None or claim is None or inst is None:
+        raise ConjectureError("nothing to plot: no instance was checked")
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    if claim.kind is Kind.EVENT_TIME:
+        rel = claim.event_relations()[0]
+    else:
+        rel = relation_named(claim, inst.verdict.where.part)
+    lhs, lhs_err = evaluate(claim, tr, rel.lhs)
+    rhs, rhs_err = evaluate(claim, tr, rel.rhs)
+    positive = np.all(lhs[np.isfinite(lhs)] > 0) and np.all(rhs[np.isfinite(rhs)] > 0)
+    for values, err, label, color in ((lhs, lhs_err, sp.sstr(rel.lhs), "C0"),
+                                      (rhs, rhs_err, sp.sstr(rel.rhs), "C1")):
+        ax.plot(tr.t, values, color=color, lw=1.5, label=label)
+        finite = np.isfinite(err)
+        ax.fill_between(tr.t[finite], (values - err)[finite], (values + err)[finite],
+                        color=color, alpha=0.2, lw=0)
+    if positive:
+        ax.set_yscale("log")
+    if claim.kind is Kind.EVENT_TIME:
+        if inst.lhs is not None and math.isfinite(inst.lhs):
+            ax.axvline(inst.lhs, color="k", ls="--", lw=1, label=f"first(...) = {inst.lhs:.4g}")
+        if inst.rhs is not None:
+            ax.axvline(inst.rhs, color="r", ls=":", lw=1.5, label=f"bound = {inst.rhs:.4g}")
+    elif inst.t is not None and math.isfinite(inst.t):
+        ax.axvline(inst.t, color="r" if result.found else "k", ls=":", lw=1.2,
+                   label=f"{'violated' if result.found else 'worst margin'} at t = {inst.t:.4g}")
+    ax.set_xlabel("t")
+    title = "counterexample" if result.found else "worst instance"
+    ax.set_title(f"{result.statement}\n{title}: {result.family} {inst.describe()}", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def replay_command(statement: str, family: str, params: Mapping, mode: str,
+                   at_t: float | None, method: MethodSpec, horizon: float | None,
+                   points: int) -> str:
+    """A command that checks exactly this instance again (every parameter fixed)."""
+    args = ["gfverify", "conjecture", statement, "--family", family]
+    for k, v in params.items():
+        args += ["--param", f"{k}={value_text(v)}"]
+    if horizon is not None:
+        args += ["--t-max", repr(float(horizon))]
+    args += {"for_all_t": ["--for-all-t"], "as_t_to_inf": ["--as-t-to-inf"],
+             "at_t": ["--at-t", repr(at_t)]}[mode]
+    if points != DEFAULT_POINTS:
+        args += ["--points", str(points)]
+    args += method.cli() + ["--budget", "1"]
+    return " ".join(shlex.quote(a) for a in args)
+
+
