@@ -36,7 +36,6 @@ def _group_horizon(problem: Problem, params: dict) -> float:
     return max(times)
 
 
-published_width = generators.published_width  # R's width rule (E-000-4), one owner
 
 
 ORTHOGONAL_ASYM = Family(
@@ -48,7 +47,7 @@ ORTHOGONAL_ASYM = Family(
     params={
         "n": IntParam(2, 12, "samples", default=10),
         "p": IntParam(6, 24, "width (>= 6: Q-good draws stay likely)",
-                      default=lambda v: published_width(v["n"]),
+                      default=lambda v: generators.published_width(v["n"]),
                       default_text="R: ln(n/0.05)/ln(4/3)+1"),
         "d": IntParam(2, 24, "input dimension (span flow when d > n)",
                       default=lambda v: 2 * v["n"], default_text="2n", ge="n"),
@@ -68,7 +67,7 @@ SPHERE = Family(
     "slides here (pre-activations held at 0, numerics.sliding)",
     params={
         "n": IntParam(2, 10, "samples", default=5),
-        "p": IntParam(2, 24, "width", default=lambda v: published_width(v["n"]),
+        "p": IntParam(2, 24, "width", default=lambda v: generators.published_width(v["n"]),
                       default_text="R: ln(n/0.05)/ln(4/3)+1"),
         "d": IntParam(2, 400, "input dimension", default=lambda v: 4 * v["n"] ** 2,
                       default_text="4 n^2 (S000-C1)", ge="n"),
