@@ -67,6 +67,7 @@ from verify.conjecture_statement import (
     statement_of,
 )
 from verify.expressions import ExpressionError
+from verify.profiles import pin_hypothesis_draws
 from verify.verdict import Outcome
 
 
@@ -79,6 +80,7 @@ class _Found(Exception):
 
 def _search(checker: InstanceChecker, budget: int,
             seed: int) -> tuple[list[Instance], Instance | None]:
+    pin_hypothesis_draws()  # same seed, same instances, whatever is loaded
     tried: list[Instance] = []
     seen: set[tuple] = set()
 
