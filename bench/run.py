@@ -48,6 +48,7 @@ from numerics import generators
 from numerics import torch_network as tn
 from numerics.descent import GradientDescent
 from numerics.flow import ExactFlow
+from numerics.generators import published_width
 from numerics.problem import Problem
 from numerics.protocol_loop import protocol_descent
 from numerics.provenance import environment
@@ -58,7 +59,6 @@ from verify.sweep import (
     compute_batch,
     load_config,
     plan,
-    published_width,
     read_rows,
     run_sweep,
 )
@@ -194,7 +194,7 @@ def run_batches(batches, workers: int):
 def sampled_config(name: str, grids: list[dict], seeds: int):
     """The example sweep ``name`` restricted to the sampled grid points and seeds 0..seeds-1
     (no kernel rate: the loop does not compute it)."""
-    config = load_config(os.path.join(ROOT, "verify", "protocols", f"{name}.toml"))
+    config = load_config(name)  # the shipped protocol (papers/s000/protocols/)
     config.grids = [{k: [v] for k, v in g.items()} for g in grids]
     config.seeds = list(range(seeds))
     config.batch_size = max(config.batch_size, seeds) if name == "exp1_1" else config.batch_size
@@ -280,7 +280,7 @@ def full_exp1_1(workers: int, loop_epochs: int = 30) -> dict:
     executor = LocalExecutor() if workers == 1 else DaskExecutor(local_workers=workers)
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        res = run_sweep(os.path.join(ROOT, "verify", "protocols", "exp1_1.toml"), tmp,
+        res = run_sweep("exp1_1", tmp,
                         progress=True, executor=executor)
         wall = time.perf_counter() - start
         rows = read_rows(tmp)

@@ -24,8 +24,9 @@ from verify.cli import main
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE
 from verify.expressions import ExpressionError, parse_conjecture
 
+# the modules that call run_instance (imported before any patch: each binds the name)
+instance_mod = importlib.import_module("verify.conjecture_instance")
 conjecture_mod = importlib.import_module("verify.conjecture")  # the module, not the function
-# imported before any patch: it binds conjecture.run_instance at import
 scaling_mod = importlib.import_module("verify.scaling_conjecture")
 CORPUS = json.loads((Path(__file__).parent / "data" / "bad_inputs.json").read_text())
 SMOKE = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "smoke.toml"
@@ -62,7 +63,7 @@ def no_work(monkeypatch):
     def refuse(*args, **kwargs):
         raise _NoWork("work started")
 
-    monkeypatch.setattr(conjecture_mod, "run_instance", refuse)
+    monkeypatch.setattr(instance_mod, "run_instance", refuse)
     monkeypatch.setattr(scaling_mod, "run_instance", refuse)
     monkeypatch.setattr(sweep, "compute_batch", refuse)
     monkeypatch.setattr("verify.report.SuiteRun", refuse)

@@ -48,3 +48,17 @@ def test_draws_do_not_depend_on_the_modules_loaded(tmp_path):
 def test_without_the_pin_the_loaded_literals_do_change_the_draws(tmp_path):
     """The test above can fail: unpinned, the same module changes what is drawn."""
     assert _draws(tmp_path, load=True, pin=False) != _draws(tmp_path, load=False, pin=False)
+
+
+def test_a_conjecture_search_pins_the_draws_only_while_it_runs():
+    """`gfverify conjecture` in a user's process (a notebook) pins the pool for its search
+    and gives Hypothesis its own behaviour back afterwards."""
+    from hypothesis.internal.conjecture import providers
+
+    from verify.profiles import pinned_hypothesis_draws
+
+    original = providers._get_local_constants
+    with pinned_hypothesis_draws():
+        assert providers._get_local_constants is not original
+        assert len(providers._get_local_constants()) == 0
+    assert providers._get_local_constants is original

@@ -67,7 +67,7 @@ from verify.conjecture_statement import (
     statement_of,
 )
 from verify.expressions import ExpressionError
-from verify.profiles import pin_hypothesis_draws
+from verify.profiles import pinned_hypothesis_draws
 from verify.verdict import Outcome
 
 
@@ -80,7 +80,6 @@ class _Found(Exception):
 
 def _search(checker: InstanceChecker, budget: int,
             seed: int) -> tuple[list[Instance], Instance | None]:
-    pin_hypothesis_draws()  # same seed, same instances, whatever is loaded
     tried: list[Instance] = []
     seen: set[tuple] = set()
 
@@ -220,7 +219,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     checker = InstanceChecker(statement, fam, mode, at_t, spec, points,
                        pinned=frozenset(k for k in fixed if k != "horizon"))
     with callable_quantities(statement.func):
-        tried, found = _search(checker, budget, seed)
+        with pinned_hypothesis_draws():  # same seed, same instances, whatever is loaded
+            tried, found = _search(checker, budget, seed)
         first = found
         trials = 0
         if found is not None:

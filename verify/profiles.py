@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, settings
@@ -24,23 +25,49 @@ PROFILES = {
 
 
 def pin_hypothesis_draws() -> None:
-    """Make Hypothesis's draws depend on the seed alone.
+    """Make Hypothesis's draws depend on the seed alone, for the rest of the process.
 
     Hypothesis (6.13x and later) biases its draws towards the literal constants of the
     local modules loaded so far in the process (`hypothesis.internal.conjecture.
     providers._get_local_constants`). Which of our modules are loaded depends on the order
     tests run in (xdist hands them out by load) and on lazy imports, so the same seed drew
     different instances from run to run (measured: 5 of 22 draws of an S002 family test).
-    The pool is pinned to empty: the draws use Hypothesis's global constants only. A
-    Hypothesis without this mechanism is left as it is."""
+    The pool is pinned to empty (and the cache built from it cleared): the draws use
+    Hypothesis's global constants only. The plugin pins it for the verification session;
+    `pinned_hypothesis_draws` does it for one search and restores it. A Hypothesis without
+    this mechanism is left as it is."""
+    _set_local_constants(None)
+
+
+@contextlib.contextmanager
+def pinned_hypothesis_draws():
+    """`pin_hypothesis_draws` for the duration of a ``with`` block, then Hypothesis's own
+    behaviour again (a conjecture search in a user's process leaves their tests alone)."""
+    previous = _set_local_constants(None)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            _set_local_constants(previous)
+
+
+def _set_local_constants(source):
+    """Replace Hypothesis's local-constants source (None: an empty pool); return the
+    previous one, or None when this Hypothesis has no such mechanism."""
     try:
         from hypothesis.internal.conjecture import providers as hp
 
-        empty = hp.Constants(integers=hp.SortedSet(), floats=hp.SortedSet(key=hp.float_to_int),
-                             bytes=hp.SortedSet(), strings=hp.SortedSet())
-        hp._get_local_constants = lambda: empty
+        previous = hp._get_local_constants
+        if source is None:
+            empty = hp.Constants(integers=hp.SortedSet(),
+                                 floats=hp.SortedSet(key=hp.float_to_int),
+                                 bytes=hp.SortedSet(), strings=hp.SortedSet())
+            source = lambda: empty  # noqa: E731
+        hp._get_local_constants = source
+        hp.CONSTANTS_CACHE.cache.clear()
+        return previous
     except (ImportError, AttributeError):
-        return
+        return None
 
 
 def register_hypothesis_profiles() -> None:

@@ -3,7 +3,7 @@ claim on exact gradient flows.
 
 Where the claims can be met (THEORY N-4): condition (28) on eps is below float64's range
 for most data, but not all. On mu = 0.95 separable data (n = 4, h = 6) both terms of (28)
-hold at eps = 1e-100 for the seeds in ``s001_evidence.THEOREM_SEEDS``, which the log-norm
+hold at eps = 1e-100 for the seeds in ``papers.s001.evidence.THEOREM_SEEDS``, which the log-norm
 coordinates integrate without underflow: Theorem 1 and every lemma after t_1 are checked
 there as stated, with no monitored surrogate. The early-phase lemmas (window [0, T]) are
 decided at eps = 1e-5 on separable data, the two-point toys of App. A (mu = sin 0.1,
@@ -78,7 +78,7 @@ def _decided(verdict):
     assert verdict.counts["HOLDS"] >= 1, str(verdict)
 
 
-# -- instances and their runs (memoised in s001_evidence) --------------------------------------
+# -- instances and their runs (memoised in papers.s001.evidence) ------------------------------
 def theorem_cases(profile):
     cases = [(loss, seed) for loss, seeds in ev.THEOREM_SEEDS.items() for seed in seeds]
     return cases if profile.name == "full" else cases[:1] + cases[-1:]
