@@ -19,17 +19,12 @@ from verify.measures import instance_values
 DEFAULT_SAVED_TIMES = 4001
 
 
-@lru_cache(maxsize=64)
-def _cached(problem: Problem, horizon: float, points: int, rtol: float) -> Trajectory:
+@lru_cache(maxsize=128)
+def _cached(problem: Problem, horizon: float, points: int, rtol: float,
+            extra: tuple) -> Trajectory:
     t_eval = np.linspace(0.0, horizon, points)
-    return simulate(problem, ExactFlow(rtol=rtol), t_eval=t_eval)
-
-
-@lru_cache(maxsize=64)
-def _cached_with(problem: Problem, horizon: float, points: int, rtol: float,
-                 extra: tuple) -> Trajectory:
-    grid = np.linspace(0.0, horizon, points)
-    t_eval = np.union1d(grid, [t for t in extra if 0.0 <= t <= horizon])
+    if extra:
+        t_eval = np.union1d(t_eval, [t for t in extra if 0.0 <= t <= horizon])
     return simulate(problem, ExactFlow(rtol=rtol), t_eval=t_eval)
 
 
@@ -41,10 +36,8 @@ def exact_trajectory(problem: Problem, horizon: float, points: int = DEFAULT_SAV
     ``extra_times`` are saved as well (exactly those floats), for claims stated at one
     instant such as S002-L2 at t_1 (see `claim_time`).
     """
-    if len(extra_times):
-        extra = tuple(sorted({float(t) for t in extra_times}))
-        return _cached_with(problem, float(horizon), points, rtol, extra)
-    return _cached(problem, float(horizon), points, rtol)
+    extra = tuple(sorted({float(t) for t in extra_times}))
+    return _cached(problem, float(horizon), points, rtol, extra)
 
 
 def claim_time(claim, problem: Problem, expr) -> float:

@@ -54,13 +54,8 @@ ORTHOGONAL = Family(
     horizon_rule=_s002_horizon,
     horizon_text="3.6 (-ln lam)/min(||D_+||, ||D_-||)",
 )
-ORTHONORMAL = ORTHOGONAL  # the name of earlier versions
 
 FAMILIES = (TWO_POINT, ORTHOGONAL)
-
-
-def two_point() -> st.SearchStrategy[Problem]:
-    return TWO_POINT.strategy()
 
 
 def orthonormal(max_n: int | None = None) -> st.SearchStrategy[Problem]:
