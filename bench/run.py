@@ -62,7 +62,7 @@ from verify.sweep import (
     read_rows,
     run_sweep,
 )
-from verify.sweep_dask import DaskExecutor
+from verify.sweep.dask_executor import DaskExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXP1_1_POINTS = ((10, 50), (10, 100), (40, 400), (40, 1000), (70, 700), (70, 1960), (100, 1000),

@@ -3,7 +3,7 @@
 Written from the protocol (papers/s000/published/README.md), not from its code: a mean-field
 network of two bias-free ``nn.Linear`` layers, autograd, ``torch.optim.SGD`` on the
 objective p * mean_i (y_i - h(x_i))^2 / 2, learning rate lr, stop once the objective is
-below a threshold. `GradientDescent` must give the same numbers (tests/test_descent.py),
+below a threshold. `GradientDescent` must give the same numbers (tests/numerics/test_descent.py),
 and ``bench/run.py`` times it against our batched descent.
 """
 

@@ -2,7 +2,7 @@
 
 The formulas are those of `numerics.network` (the reference, in numpy), written
 once more in torch so that gradient descent can run many replicates as one
-batched computation; ``tests/test_descent.py`` checks that the two agree to
+batched computation; ``tests/numerics/test_descent.py`` checks that the two agree to
 1e-12 in float64 for every loss and parametrisation. Gradients are closed form,
 not autograd, with relu'(0) = 0 (the mask is the strict ``Z > 0``).
 

@@ -97,7 +97,7 @@ def _source(paper, reference):
     return Source(paper, reference, Provenance.DERIVED)
 
 
-_PROOF = "Proved in tests/test_closed_forms.py: "
+_PROOF = "Proved in tests/theory/test_closed_forms.py: "
 MF, STD, SQUARE = "mean_field", "standard", "square"
 
 ORTHOGONAL = Assumption("orthogonal inputs", _eq(OffDiagGram, 0), "<x_i, x_k> = 0 for i != k")

@@ -6,7 +6,7 @@ torch) instead of retyping it. Each also has a `Claim` of kind IDENTITY
 (`theory.closed_form_claims`, the pack CF) whose
 statement is written in the shared vocabulary (a measured quantity against its
 closed form, or an exact algebraic relation between free variables).
-tests/test_closed_forms.py proves each one symbolically, without tolerances: an
+tests/theory/test_closed_forms.py proves each one symbolically, without tolerances: an
 ODE solution is differentiated and substituted into its ODE, an identity is
 reduced to 0, an inequality to a sum of non-negative terms, a probability is
 compared with exhaustive enumeration. The dynamical ones are also compared with

@@ -24,7 +24,7 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
 - ``generators``: ``GENERATORS``, a dict name -> f(seed=..., **grid values) ->
   numerics.Problem (for ``generator = "name"`` in a sweep file);
 - each of ``reproductions``: ``run(out, profile, *, seed, show_progress, store) ->
-  verify.reproduction.Reproduction`` (a section of ``gfverify report``);
+  verify.report.reproduction.Reproduction`` (a section of ``gfverify report``);
 - ``protocols``: a package whose directory holds sweep files (``NAME.toml``) that
   ``gfverify sweep NAME`` runs by name;
 - ``tests``: a package whose ``test_*.py`` files ``pytest verify`` runs with the

@@ -33,7 +33,9 @@ class _Package(types.ModuleType):
 
     def __setattr__(self, name, value):
         if name in _SAME_NAME and isinstance(value, types.ModuleType):
-            value = getattr(value, name)
+            if name not in vars(value):
+                return  # a package not loaded yet: ``verify.conjecture`` resolves on use
+            value = vars(value)[name]
         super().__setattr__(name, value)
 
 

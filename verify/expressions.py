@@ -359,9 +359,24 @@ def _parse_tree(text: str) -> ast.AST:
         raise ExpressionError(f"cannot read {text!r}{col}: {exc.msg}") from None
 
 
-def parse_conjecture(text: str) -> Parsed:
-    """Read ``text`` (an inequality in the vocabulary) into sympy; no evaluation."""
+def free_constant(name: str) -> sp.Symbol:
+    """The symbol of a free constant a user names (``--free C``): an identifier that is not a
+    vocabulary name, a function or a constant of the language."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ExpressionError(f"--free: a name such as C, got {name!r}")
+    instance, trajectory = measurable_names()
+    taken = instance | trajectory | set(S.VOCABULARY) | set(FUNCTIONS) | set(CONSTANTS)
+    if name in taken | {"t", "oo", "t_conv", EVENT_FUNCTION}:
+        raise ExpressionError(f"--free {name}: already a name of the vocabulary or the "
+                              f"language; choose another (e.g. C)")
+    return sp.Symbol(name, real=True)
+
+
+def parse_conjecture(text: str, free: tuple[sp.Symbol, ...] = ()) -> Parsed:
+    """Read ``text`` (an inequality in the vocabulary) into sympy; no evaluation.
+    ``free``: symbols of free constants the text may use (`free_constant`)."""
     reader = _Reader(text, allow_infinity=False)
+    reader.extra = {s.name: s for s in free}
     rel = reader.statement(_parse_tree(text))
     if reader.event is None:
         if rel.has(S.t_conv):

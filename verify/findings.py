@@ -12,7 +12,7 @@ never a finding.
 
 The README's "Findings of the verification suite" block is regenerated from a run's
 ``verdicts.json`` by ``gfverify findings VERDICTS_JSON --readme README.md``;
-``tests/test_cli.py`` fails when the README and the quick report's run disagree.
+``tests/verify/test_cli.py`` fails when the README and the quick report's run disagree.
 """
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ MEAN_FIELD = Claim(
     not_checkable_reason="a definition (the convention that fixes the time scale of the "
     "mean-field flow): an instance's flow factor is defined to be p, so comparing the two "
     "decides nothing. That the simulated flows move on this clock is a test of the "
-    "simulator (tests/test_closed_forms.py, CF-1), and every S000 check in physical time "
+    "simulator (tests/theory/test_closed_forms.py, CF-1), and every S000 check in physical time "
     "relies on it.",
     notes="The factor p undoes the 1/p time dilation of h, so each neuron moves at O(1) "
     "speed as p grows. R runs the flow as gradient descent on p*L with learning rate eta: "

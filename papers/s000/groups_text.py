@@ -21,7 +21,7 @@ from papers.s000.groups_model import (
     closed_form_point,
 )
 from papers.s000.groups_sim import K_TOL
-from verify.report_doc import number_text
+from verify.report.doc import number_text
 
 
 def public(point: dict) -> dict:

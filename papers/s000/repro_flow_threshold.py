@@ -25,7 +25,7 @@ from scipy import stats
 from papers.s000.repro_threshold import cell_text, logistic_threshold, protocol_rows
 from papers.s000.repro_threshold import sweep_config as descent_config
 from verify.figures import pyplot, save_png
-from verify.reproduction import Reproduction
+from verify.report.reproduction import Reproduction
 from verify.scaling import binomial_interval
 from verify.sweep import load_config, run_sweep
 

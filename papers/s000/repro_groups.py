@@ -73,7 +73,7 @@ from papers.s000.groups_sim import (
 from papers.s000.groups_text import public, section_blocks, section_findings
 from verify.errors import InputError
 from verify.progress import Progress
-from verify.reproduction import Reproduction
+from verify.report.reproduction import Reproduction
 
 
 # -- the section -------------------------------------------------------------------------------

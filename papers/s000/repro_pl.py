@@ -33,7 +33,7 @@ from numerics.simulate import simulate_batch
 from papers.s000.reference import orthogonal_pl
 from papers.s000.repro_threshold import protocol_rows
 from verify.figures import pyplot, save_png
-from verify.reproduction import Reproduction
+from verify.report.reproduction import Reproduction
 from verify.scaling import line_fit
 from verify.sweep import integer_range, load_config, plan, run_sweep
 

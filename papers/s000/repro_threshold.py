@@ -22,8 +22,8 @@ from scipy import optimize
 
 from papers.s000.reference import threshold_runs
 from verify.figures import pyplot, save_png
-from verify.report_doc import number_text
-from verify.reproduction import Reproduction
+from verify.report.doc import number_text
+from verify.report.reproduction import Reproduction
 from verify.scaling import binomial_interval, line_fit
 from verify.sweep import load_config, plan, read_rows, row_key, run_sweep
 

@@ -17,7 +17,7 @@ from papers.s001 import evidence as ev
 from papers.s001.measures import class_sums, cone_of, replay_crossings, unsorted_mask
 from verify.errors import InputError
 from verify.measures import ERROR_SAFETY, FLOAT_EPS, ROUNDOFF_ULPS, measure
-from verify.report_doc import number_text
+from verify.report.doc import number_text
 
 PAPER_LR = 2e-3  # eta of every S001 experiment
 PAPER_WIDTH = 50  # h

@@ -56,7 +56,7 @@ from papers.s001.e001_2 import (
 )
 from papers.s001.e001_2_text import e001_2_blocks
 from verify.progress import Progress
-from verify.reproduction import Reproduction
+from verify.report.reproduction import Reproduction
 
 
 def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True, store=None,

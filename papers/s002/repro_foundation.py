@@ -2,7 +2,7 @@
 example of S002 section 5 (two values of lambda) and on random instances of the orthogonal
 family, each by the exact flow up to `papers.s002.evidence.s002_horizon`.
 
-A report section (`verify.reproduction`): ``run`` checks the three claims, draws the loss
+A report section (`verify.report.reproduction`): ``run`` checks the three claims, draws the loss
 and key-neuron figure of the two-point example, and returns the blocks with the verdict
 table, the claims' statements and the per-instance rows.
 """
@@ -26,8 +26,8 @@ from verify.figures import pyplot, save_png
 from verify.measures import instance_values
 from verify.profiles import get_profile
 from verify.progress import Progress
-from verify.report_doc import number_text
-from verify.reproduction import Reproduction
+from verify.report.doc import number_text
+from verify.report.reproduction import Reproduction
 from verify.table import VERDICT_HEADER, VerdictLog, verdict_rows
 
 CLAIM_IDS = ("S002-L1", "S002-T1", "S002-L3")

@@ -4,7 +4,7 @@ m = 60 neurons, lambda = 1e-6/sqrt(60), GD with step 1e-3, for the loss of S002'
 and for torch's MSE-mean normalisation (twice the gradient). The paper reports the two
 loss drops near iterations 5000 and 11000; THEORY section 8 (item 9) predicts about twice
 that for eq. (1) and the paper's numbers for the MSE mean. A report section
-(`verify.reproduction`).
+(`verify.report.reproduction`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from numerics import generators
 from verify.figures import pyplot, save_png
-from verify.reproduction import Reproduction
+from verify.report.reproduction import Reproduction
 
 FIGURE = "e002_1_gd_loss.png"
 PAPER_ITERATIONS = (5000, 11000)

@@ -11,7 +11,7 @@ from pathlib import Path
 from gf_identities.claims import CLAIMS
 from gf_identities.families import flow
 from verify import check
-from verify.reproduction import Reproduction
+from verify.report.reproduction import Reproduction
 
 INSTANCES = {"quick": 4, "full": 16}
 

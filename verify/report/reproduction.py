@@ -9,7 +9,7 @@ S002's foundation claims) is one module named in a pack's ``reproductions``
 
 that simulates (or reads a sweep store), writes its PNG figures into ``out``
 (through `verify.figures.save_png`) and returns the report blocks
-(`verify.report_doc`) of its section, headed by the experiment's ID, plus the
+(`verify.report.doc`) of its section, headed by the experiment's ID, plus the
 numbers behind them for ``verdicts.json``. Optional: ``instances`` (a section that draws
 random instances receives ``gfverify report --instances`` there) and a function
 ``preflight()`` that the report calls before any work, raising an `verify.errors.InputError`

@@ -7,8 +7,8 @@ import pytest
 
 from verify import sweep
 from verify.cli import main
+from verify.conjecture.stored import StoreConjectureError, parse_law, stored_scaling
 from verify.scaling import fit_power_law
-from verify.store_conjecture import StoreConjectureError, parse_law, stored_scaling
 
 
 @pytest.fixture(scope="module")

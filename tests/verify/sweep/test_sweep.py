@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-import verify.sweep as sweep
+import verify.sweep.run as sweep
 from numerics import generators
 from verify.cli import main
 

@@ -79,7 +79,7 @@ def register(subparsers) -> None:
     fam.set_defaults(run=_families_command)
 
 
-def _params(items: list[str]) -> dict[str, str]:
+def parse_params(items: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -106,7 +106,7 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def _plot_path(args, default: str) -> str | None:
+def plot_path(args, default: str) -> str | None:
     """The PNG to write, or None; its directory must exist (nothing is created)."""
     if args.no_plot:
         if args.plot is not None:
@@ -135,7 +135,7 @@ def _conjecture_command(args) -> int:
     if args.family is None:
         raise UsageError("--family: required (see `gfverify families`), unless --scaling is "
                          "fitted to a sweep store with --results DIR")
-    params = _params(args.param)
+    params = parse_params(args.param)
     try:
         if args.scaling is not None:
             return _scaling(args, params)
@@ -154,7 +154,7 @@ def _conjecture_command(args) -> int:
             args.expr, args.family, params=params, mode=mode, at_t=args.at_t,
             budget=20 if args.budget is None else args.budget, seed=args.seed,
             method=args.method, lr=args.lr, t_max=args.t_max,
-            plot=_plot_path(args, "conjecture.png"), **kwargs)
+            plot=plot_path(args, "conjecture.png"), **kwargs)
     except (ConjectureError, FamilyError) as exc:
         raise UsageError(str(exc)) from None
     print(result.report())
@@ -162,7 +162,7 @@ def _conjecture_command(args) -> int:
 
 
 def _stored_scaling(args) -> int:
-    from verify.store_conjecture import StoreConjectureError, stored_scaling
+    from verify.conjecture.stored import StoreConjectureError, stored_scaling
 
     if args.scaling is None:
         raise UsageError("--results: only a --scaling law can be fitted to stored rows")
@@ -177,7 +177,7 @@ def _stored_scaling(args) -> int:
 
 
 def _scaling(args, params) -> int:
-    from verify.scaling_conjecture import scaling_conjecture
+    from verify.conjecture.scaling import scaling_conjecture
 
     if args.mode is not None or args.at_t is not None:
         raise UsageError("--for-all-t/--at-t/--as-t-to-inf: a scaling statement is taken at "
@@ -199,7 +199,7 @@ def _scaling(args, params) -> int:
     result = scaling_conjecture(
         args.scaling, args.family, params=params, seed=args.seed, method=args.method,
         lr=args.lr, t_max=args.t_max, jobs=args.jobs,
-        plot=_plot_path(args, "scaling.png"), **kwargs)
+        plot=plot_path(args, "scaling.png"), **kwargs)
     print(result.report())
     return result.exit_code
 

@@ -18,7 +18,7 @@ from theory.claim import Claim, Kind
 from verify import families as fam_mod
 from verify import limits
 from verify.check import check, evaluate, relation_margins
-from verify.conjecture_statement import (
+from verify.conjecture.statement import (
     DEFAULT_GD_LR,
     FLOW_RTOL,
     METHODS,
@@ -89,6 +89,25 @@ def run_instance(problem: Problem, horizon: float, method: MethodSpec, points: i
         t_eval = method.times(horizon, points, [x for x in extra_times if x <= horizon])
         _RUNS[key] = simulate(problem, method.method(), t_eval=t_eval)
     return _RUNS[key]
+
+
+def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mapping,
+                        method: MethodSpec, points: int, extra: list[float],
+                        at_t: float | None = None) -> tuple[Trajectory, float]:
+    """Simulate one family instance to its horizon (the family's rule, --t-max, or at
+    least ``at_t``), within the limits; returns the run and the horizon."""
+    horizon = family.horizon(problem, dict(params))
+    if at_t is not None:
+        horizon = max(horizon, at_t)
+        extra = sorted({*extra, at_t})
+    try:  # the horizon actually run (family rule, --t-max or --at-t) and its GD steps
+        limits.at_most("horizon (--t-max, --at-t or the family's)", horizon, "horizon")
+        if method.name == "gd":
+            limits.at_most("horizon / --lr (gradient-descent steps)",
+                           horizon / method.step, "gd_steps")
+    except limits.LimitError as exc:
+        raise ConjectureError(str(exc)) from None
+    return run_instance(problem, horizon, method, points, extra), horizon
 
 
 # -- one instance ------------------------------------------------------------------------------
@@ -173,19 +192,9 @@ class InstanceChecker:
             return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
                             verdict=verdict, t=None, lhs=None, rhs=None, margin=math.nan,
                             error=math.nan, relative_margin=math.nan, horizon=0.0)
-        horizon = self.family.horizon(problem, params)
-        extra = self.statement.fixed_times()
-        if self.mode == "at_t":
-            horizon = max(horizon, self.at_t)
-            extra = sorted({*extra, self.at_t})
-        try:  # the horizon actually run (family rule, --t-max or --at-t) and its GD steps
-            limits.at_most("horizon (--t-max, --at-t or the family's)", horizon, "horizon")
-            if self.method.name == "gd":
-                limits.at_most("horizon / --lr (gradient-descent steps)",
-                               horizon / self.method.step, "gd_steps")
-        except limits.LimitError as exc:
-            raise ConjectureError(str(exc)) from None
-        tr = run_instance(problem, horizon, self.method, self.points, extra)
+        tr, horizon = run_family_instance(self.family, problem, params, self.method,
+                                          self.points, self.statement.fixed_times(),
+                                          self.at_t if self.mode == "at_t" else None)
         self.trajectories[self.key(params)] = tr
         t_end = float(tr.t[-1]) if len(tr.t) else horizon
         claim = self.statement.claim(self.mode, self.at_t, t_end, first_positive(tr))

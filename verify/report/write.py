@@ -5,7 +5,7 @@ Writes ``DIR/index.md`` and the same content as a self-contained ``DIR/index.htm
 report holds the whole verdict table of the verification suite (``pytest verify``,
 run in a subprocess: every checkable claim of every pack, with the mutants and the
 findings), then every pack's report sections in pack order (`theory.packs`; each a
-`verify.reproduction.Reproduction`: the papers' experiments, S002's foundation table),
+`verify.report.reproduction.Reproduction`: the papers' experiments, S002's foundation table),
 one entry per claim of the catalogue, and provenance. This module knows no paper. Files
 are written to a temporary name and renamed, so an interrupted run never leaves a
 half-written report.
@@ -35,7 +35,7 @@ from verify.claim_figures import claim_figures
 from verify.errors import InputError
 from verify.profiles import get_profile
 from verify.progress import Progress
-from verify.report_doc import to_html, to_markdown
+from verify.report.doc import to_html, to_markdown
 from verify.table import VERDICT_HEADER, verdict_rows
 
 
@@ -70,7 +70,7 @@ class SuiteRun:
     measured by the run (all from ``--verify-json``; `verify.findings`)."""
 
     def __init__(self, profile: str, show_progress: bool = True) -> None:
-        verify_dir = Path(__file__).resolve().parent
+        verify_dir = Path(__file__).resolve().parents[1]  # the verify package
         self.start = time.perf_counter()
         self.tmp = tempfile.TemporaryDirectory(prefix="gfverify-suite-")
         self.vjson = Path(self.tmp.name) / "verdicts.json"
@@ -154,7 +154,7 @@ def suite_failure(suite_result: dict | None) -> str:
 
 # -- the report --------------------------------------------------------------------------------
 # The reproduction sections (THEORY section 5), in report order: module names, each with
-# run(out, profile, seed, show_progress, store) -> verify.reproduction.Reproduction.
+# run(out, profile, seed, show_progress, store) -> verify.report.reproduction.Reproduction.
 def reproduction_modules() -> tuple[str, ...]:
     """The report's sections: every pack's ``reproductions`` (built-in packs first, then
     the installed ones; `theory.packs`)."""

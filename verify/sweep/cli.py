@@ -1,7 +1,7 @@
 """`gfverify sweep CONFIG.toml --results DIR` and `gfverify results DIR`: sweeps at scale.
 
 `--scheduler ADDRESS` (a running Dask scheduler) or `--dask-local N` (a local Dask
-cluster of N worker processes) runs the batches with `verify.sweep_dask.DaskExecutor`;
+cluster of N worker processes) runs the batches with `verify.sweep.dask_executor.DaskExecutor`;
 the rows are the same whichever executor computed them.
 
 Exit codes: 0 done, 2 bad input (the message names the key), 130 interrupted
@@ -58,7 +58,7 @@ def _executor(args):
         from verify.sweep import LocalExecutor
 
         return LocalExecutor()
-    from verify.sweep_dask import DaskExecutor, require_dask
+    from verify.sweep.dask_executor import DaskExecutor, require_dask
 
     require_dask()  # before anything is written
     return DaskExecutor(address=args.scheduler, local_workers=args.dask_local)

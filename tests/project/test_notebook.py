@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "examples" / "walkthrough.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "walkthrough.ipynb"
 
 
 def test_walkthrough_notebook_executes(tmp_path):

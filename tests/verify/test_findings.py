@@ -13,7 +13,7 @@ import papers.s000.tests.test_s000 as s000
 from verify import findings as F
 from verify import mutants
 from verify.cli import EXIT_SUITE_FAILED, main
-from verify.report import _suite_dict, suite_failure
+from verify.report.write import _suite_dict, suite_failure
 from verify.table import VerdictLog
 
 
@@ -99,7 +99,7 @@ def test_a_failed_suite_is_said_at_the_top_and_in_the_exit_code(monkeypatch, tmp
 
 
 def test_a_crashed_suite_is_reported_as_crashed_with_the_roster_unmet():
-    from verify.report import _suite_blocks
+    from verify.report.write import _suite_blocks
 
     suite = _suite_dict(["python", "-m", "pytest", "verify", "-q", "--verify-json=x"], 2, "",
                         {"claims": [], "mutants": [], "findings": []}, 0.0)

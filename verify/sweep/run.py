@@ -39,10 +39,10 @@ A batch (`Batch`) is a self-contained, picklable description of B trajectories:
 `compute_batch` builds the Problems from the generator and seeds and returns the
 rows, wherever it runs. `run_sweep` hands the missing batches, largest estimated
 work first (`Batch.cost`), to an executor (by default this process, one batch after
-another; `verify.sweep_dask` for a Dask cluster)
+another; `verify.sweep.dask_executor` for a Dask cluster)
 and writes the rows as batches finish, in this process only.
 
-The parts: `verify.sweep_config` (the file), `verify.sweep_store` (the SQLite store and
+The parts: `verify.sweep.config` (the file), `verify.sweep.store` (the SQLite store and
 its schema); this module plans batches, runs them and writes their rows. Every public
 name of the three is importable from here.
 
@@ -68,7 +68,7 @@ from numerics import ExactFlow, GradientDescent, network, simulate_batch
 from numerics.provenance import environment
 from verify.measures import average_rate, terminal_rate
 from verify.progress import Progress
-from verify.sweep_config import (
+from verify.sweep.config import (
     METHODS,
     SweepConfig,
     SweepConfigError,
@@ -83,7 +83,7 @@ from verify.sweep_config import (
     protocol_path,
     protocols,
 )
-from verify.sweep_store import (
+from verify.sweep.store import (
     COLUMN_NAMES,
     COLUMNS,
     DB_NAME,
@@ -309,9 +309,10 @@ def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
               executor=None) -> SweepResult:
     """Run (or resume) the sweep ``config`` (a SweepConfig, a mapping or a TOML path).
 
-    ``executor`` runs the batches (default `LocalExecutor`; `verify.sweep_dask.DaskExecutor`
-    for a cluster): anything with ``map_unordered(fn, batches)`` yielding fn's results as
-    they finish, used as a context manager. Rows are written here, one transaction per batch.
+    ``executor`` runs the batches (default `LocalExecutor`;
+    `verify.sweep.dask_executor.DaskExecutor` for a cluster): anything with
+    ``map_unordered(fn, batches)`` yielding fn's results as they finish, used as a
+    context manager. Rows are written here, one transaction per batch.
     """
     if isinstance(config, (str, Path)):
         config = load_config(config)

@@ -26,8 +26,8 @@ A Python callable may stand for the statement: ``f(trajectory)`` returns
 read ``>= 0``. It is checked through the same `check`, as a temporary trajectory
 quantity whose error is the companion difference plus the round-off floor.
 
-The parts: `verify.conjecture_statement` (the statement as a claim), `conjecture_instance`
-(one instance: its run and check), `conjecture_result` (what the search returns); this
+The parts: `verify.conjecture.statement` (the statement as a claim), `.instance`
+(one instance: its run and check), `.result` (what the search returns); this
 module searches and shrinks. Their public names are importable from here.
 """
 
@@ -45,15 +45,15 @@ from hypothesis.errors import Unsatisfiable
 
 from verify import families as fam_mod
 from verify import limits
-from verify.conjecture_instance import (
+from verify.conjecture.instance import (
     Instance,
     InstanceChecker,
     MethodSpec,
     first_positive,
     run_instance,
 )
-from verify.conjecture_result import ConjectureResult, replay_command
-from verify.conjecture_statement import (
+from verify.conjecture.result import ConjectureResult, replay_command
+from verify.conjecture.statement import (
     DEFAULT_BUDGET,
     DEFAULT_GD_LR,
     DEFAULT_POINTS,
@@ -246,9 +246,6 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
             if plot is not None:
                 result.plot(plot)
     return result
-
-
-__all__ = ["ConjectureError", "ConjectureResult", "Instance", "conjecture"]
 
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_GD_LR", "DEFAULT_POINTS", "DEFAULT_SHRINK_BUDGET", "MODES",

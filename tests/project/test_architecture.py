@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -65,9 +66,8 @@ def _private_uses(path) -> list[str]:
 def test_packs_and_engine_use_only_public_names_of_other_modules():
     """Built-in packs, the engine and the example outside pack reach each other through
     public names only (what an outside pack can use is what the built-in ones use)."""
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     files = [p for pkg in ("theory", "numerics", "verify", "papers")
              for p in (root / pkg).rglob("*.py")]
     files += list((root / "examples" / "packs").rglob("*.py"))
@@ -79,9 +79,8 @@ def test_the_suite_collects_without_xdist(tmp_path):
     """An installed gfverify without the dev extras has no pytest-xdist: the plugin must not
     need it (an xdist hook it implements is optional). Measured on the wheel: before, every
     `pytest verify` there was an INTERNALERROR."""
-    from pathlib import Path
 
-    verify_dir = Path(__file__).resolve().parents[1] / "verify"
+    verify_dir = Path(__file__).resolve().parents[2] / "verify"
     out = subprocess.run([sys.executable, "-m", "pytest", str(verify_dir), "--collect-only",
                           "-q", "-p", "no:xdist", "-p", "no:cacheprovider"],
                          capture_output=True, text=True, cwd=tmp_path)
@@ -110,9 +109,8 @@ def _imported_modules(path) -> set[str]:
 def test_the_engine_imports_no_pack():
     """Engine modules (check, verdicts, measures and families machinery, report, sweep,
     conjecture, cli, ...) reach the packs only through theory.packs, never by import."""
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     engine = [p for pkg in ("theory", "numerics", "verify") for p in (root / pkg).rglob("*.py")
               if not f"{pkg}.{p.stem}".startswith(PACK_MODULE)]
     found = [f"{path.relative_to(root)} imports {name}" for path in engine
@@ -124,11 +122,10 @@ def test_the_engine_imports_no_pack():
 def test_every_builtin_paper_is_a_folder_of_papers():
     """The three papers live in papers/<name>/ and theory.packs names only modules there
     (the layout an outside pack has); nothing of a paper is left in the engine packages."""
-    from pathlib import Path
 
     from theory import packs
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     for pack in packs.BUILTIN:
         if pack.name == "CF":
             continue
@@ -138,3 +135,20 @@ def test_every_builtin_paper_is_a_folder_of_papers():
     leftovers = [p.name for pkg in ("theory", "verify") for p in (root / pkg).glob("*.py")
                  if any(tag in p.stem for tag in ("s000", "s001", "s002", "repro_"))]
     assert not leftovers, leftovers
+
+
+def test_verify_is_split_by_role():
+    """The engine sits at the top of verify/; the report, sweeps and conjectures are each a
+    subpackage (their parts do not drift back to the top as prefixed modules), and tests/
+    mirrors the packages."""
+    root = Path(__file__).resolve().parents[2]
+    for role in ("report", "sweep", "conjecture"):
+        assert (root / "verify" / role / "__init__.py").is_file(), role
+    drifted = [p.name for p in (root / "verify").glob("*.py")
+               if p.stem.split("_")[0] in ("report", "sweep", "conjecture", "reproduction")
+               or p.stem.endswith(("_conjecture", "_sweep", "_report"))]
+    assert not drifted, drifted
+    flat = [p.name for p in (root / "tests").glob("test_*.py")]
+    assert not flat, f"tests/ mirrors the packages (tests/theory, tests/verify, ...): {flat}"
+    for sub in ("theory", "numerics", "verify", "verify/sweep", "verify/conjecture"):
+        assert list((root / "tests" / sub).glob("test_*.py")), sub

@@ -17,8 +17,8 @@ import sympy as sp
 from numerics import Trajectory
 from theory.claim import Claim, Kind
 from verify.check import evaluate
-from verify.conjecture_instance import Instance, MethodSpec, relation_named, value_text
-from verify.conjecture_statement import DEFAULT_POINTS, ConjectureError
+from verify.conjecture.instance import Instance, MethodSpec, relation_named, value_text
+from verify.conjecture.statement import DEFAULT_POINTS, ConjectureError
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.figures import pyplot, save_png
 from verify.verdict import Outcome

@@ -14,8 +14,8 @@ from papers.s002 import families as s002_families
 from theory import symbols as S
 from verify import ConjectureResult, conjecture, families
 from verify.cli import EXIT_INTERNAL, EXIT_UNDECIDED, main
-from verify.conjecture import MethodSpec, _shrink, statement_of
-from verify.conjecture_instance import InstanceChecker
+from verify.conjecture.instance import InstanceChecker
+from verify.conjecture.search import MethodSpec, _shrink, statement_of
 from verify.expressions import ExpressionError, parse_conjecture, parse_scaling
 from verify.scaling import fit_power_law
 from verify.verdict import Outcome

@@ -14,7 +14,7 @@ import theory
 from verify import findings
 from verify.cli import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _external_links(html: str) -> list[str]:

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("distributed")
 
-import verify.sweep as sweep  # noqa: E402
+import verify.sweep.run as sweep  # noqa: E402
 from verify.cli import main  # noqa: E402
-from verify.sweep_dask import (  # noqa: E402
+from verify.sweep.dask_executor import (  # noqa: E402
     MISSING,
     DaskExecutor,
     DaskMissingError,

@@ -19,17 +19,17 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verify import sweep
+import verify.sweep.run as sweep  # the runner module (patched below)
 from verify.cli import main
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE
 from verify.expressions import ExpressionError, parse_conjecture
 
 # the modules that call run_instance (imported before any patch: each binds the name)
-instance_mod = importlib.import_module("verify.conjecture_instance")
-conjecture_mod = importlib.import_module("verify.conjecture")  # the module, not the function
-scaling_mod = importlib.import_module("verify.scaling_conjecture")
-CORPUS = json.loads((Path(__file__).parent / "data" / "bad_inputs.json").read_text())
-SMOKE = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "smoke.toml"
+instance_mod = importlib.import_module("verify.conjecture.instance")
+conjecture_mod = importlib.import_module("verify.conjecture.search")
+scaling_mod = importlib.import_module("verify.conjecture.scaling")
+CORPUS = json.loads((Path(__file__).resolve().parents[1] / "data" / "bad_inputs.json").read_text())
+SMOKE = Path(__file__).resolve().parents[2] / "examples" / "sweeps" / "smoke.toml"
 
 
 def _prepare(tmp: Path) -> dict[str, str]:
@@ -66,7 +66,7 @@ def no_work(monkeypatch):
     monkeypatch.setattr(instance_mod, "run_instance", refuse)
     monkeypatch.setattr(scaling_mod, "run_instance", refuse)
     monkeypatch.setattr(sweep, "compute_batch", refuse)
-    monkeypatch.setattr("verify.report.SuiteRun", refuse)
+    monkeypatch.setattr("verify.report.write.SuiteRun", refuse)
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[" ".join(c["argv"])[:60] for c in CORPUS])
