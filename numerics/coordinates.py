@@ -86,9 +86,9 @@ class Cartesian:
         """y with w_j moved by the least change that adds ``dz`` to z_ij, i in ``idx``."""
         y = y.copy()
         X = self.problem.X[idx]
-        coef = np.linalg.solve(X @ X.T, dz)
         d = self.problem.d
-        y[j * d:(j + 1) * d] += coef @ X
+        # the least change: min-norm solution of X dw = dz (samples may be dependent, n > d)
+        y[j * d:(j + 1) * d] += np.linalg.lstsq(X, dz, rcond=None)[0]
         return y
 
     def outputs(self, Y) -> dict:
@@ -247,7 +247,8 @@ class Span:
         """y with w_j moved by the least change that adds ``dz`` to z_ij, i in ``idx``."""
         y = y.copy()
         n = self.problem.n
-        y[j * n + np.asarray(idx)] += np.linalg.solve(self.G[np.ix_(idx, idx)], dz)
+        y[j * n + np.asarray(idx)] += np.linalg.lstsq(self.G[np.ix_(idx, idx)], dz,
+                                                      rcond=None)[0]  # G may be singular
         return y
 
     def outputs(self, Y) -> dict:

@@ -72,7 +72,9 @@ class SlidingSystem:
             if j in old and old[j][0] == key:  # this neuron's regime is unchanged
                 Qj = old[j][1]
             else:  # -G_SS^{-1} G_{S,:} restricted to neuron j's active columns
-                Qj = -np.linalg.solve(G[np.ix_(S, S)], G[S] * mask[j])
+                # (lstsq: with dependent samples in S, n > d, G_SS is singular and the
+                # alphas are not unique; the min-norm ones give the same velocity of w_j)
+                Qj = -np.linalg.lstsq(G[np.ix_(S, S)], G[S] * mask[j], rcond=None)[0]
             self.blocks[int(j)] = (key, Qj)
             parts.append(Qj)
         self.Q = np.concatenate(parts) if parts else np.zeros((0, G.shape[0]))
@@ -100,6 +102,18 @@ class SlidingSystem:
                             np.where(b == 0, 0.0, np.inf))
 
 
+def _gram_root(G: np.ndarray) -> np.ndarray:
+    """R with G = R^T R: Cholesky's upper factor, or, for a singular Gram matrix (samples
+    of P linearly dependent, as when n > d), the square root over its range from the
+    eigendecomposition (eigenvalues below round-off dropped)."""
+    try:
+        return np.linalg.cholesky(G).T
+    except np.linalg.LinAlgError:
+        vals, vecs = np.linalg.eigh(G)
+        keep = vals > G.shape[0] * np.finfo(float).eps * max(float(vals.max()), 0.0)
+        return np.sqrt(vals[keep])[:, None] * vecs[:, keep].T
+
+
 def _min_norm_box(H_G: np.ndarray, gP: np.ndarray, qP: np.ndarray) -> np.ndarray:
     """argmin over alpha in [0,1]^k of |v|^2, v = b + sum_i alpha_i g_i x_i, in Gram form.
 
@@ -110,9 +124,9 @@ def _min_norm_box(H_G: np.ndarray, gP: np.ndarray, qP: np.ndarray) -> np.ndarray
     if k == 1:
         a = -qP[0] / (gP[0] * H_G[0, 0])
         return np.array([min(max(a, 0.0), 1.0)])
-    R = np.linalg.cholesky(H_G).T  # upper: G = R^T R
+    R = _gram_root(H_G)  # G = R^T R
     A = R * gP[None, :]
-    b = -np.linalg.solve(R.T, qP)
+    b = -np.linalg.lstsq(R.T, qP, rcond=None)[0]  # exact: q = X_P b lies in range(G)
     res = lsq_linear(A, b, bounds=(0.0, 1.0), method="bvls", tol=1e-14)
     return np.clip(res.x, 0.0, 1.0)
 

@@ -56,8 +56,7 @@ def check_probability(claim: Claim, sample: Sample) -> Verdict:
     first = sample.problems[0]
     where = Where(instance=f"{len(sample.problems)} instances, first {first.content_hash}",
                   seed=first.meta.get("seed"))
-    ctx = RunContext.__new__(RunContext)
-    ctx.claim, ctx.tr, ctx.inst, ctx._series = claim, None, instance_values(first), {}
+    ctx = RunContext.of_problem(claim, first)
     why = inapplicable_problem(claim, ctx, first)
     if why:
         return Verdict(claim.id, Outcome.INAPPLICABLE, reason=why, where=where)

@@ -43,6 +43,12 @@ def _inapplicable(claim: Claim, ctx: RunContext) -> str | None:
     return inapplicable_problem(claim, ctx, ctx.tr.problem)
 
 
+def inapplicable_instance(claim: Claim, problem) -> str | None:
+    """Why ``claim`` does not apply to ``problem`` (an unmet assumption, another
+    parametrisation or loss), or None: decided before any simulation."""
+    return inapplicable_problem(claim, RunContext.of_problem(claim, problem), problem)
+
+
 def inapplicable_problem(claim: Claim, ctx: RunContext, prob) -> str | None:
     if not claim.applies_to(prob.parametrization, prob.loss):
         return (f"the claim is stated for the {claim.parametrization or 'any'} "
@@ -272,6 +278,14 @@ def event_time(claim: Claim, tr: Trajectory) -> float:
     exactly as an EVENT_TIME check reads it."""
     try:
         return _event_time(claim, RunContext(claim, tr), companion=False)
+    except MissingValue as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
+
+
+def window_mask(claim: Claim, tr: Trajectory) -> np.ndarray:
+    """The saved times of ``tr`` inside ``claim``'s window, exactly as a check selects them."""
+    try:
+        return _window_mask(claim, RunContext(claim, tr))
     except MissingValue as exc:
         raise CheckError(f"the instance does not define {exc}") from None
 

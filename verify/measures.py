@@ -195,7 +195,9 @@ def _pl(tr: Trajectory) -> Series:
 
 
 def relative_series(tr: Trajectory, values: np.ndarray, degree: float) -> Series:
-    return Series(values, relative_floor(tr, degree) * np.abs(values))
+    with np.errstate(invalid="ignore"):  # 0 x an unknown (inf) floor: unknown, not nan
+        error = relative_floor(tr, degree) * np.abs(values)
+    return Series(values, np.where(np.isnan(error), np.inf, error))
 
 
 def _square_norms(tr: Trajectory) -> np.ndarray:

@@ -16,11 +16,15 @@ class Profile:
     examples: int  # random instances per claim and family
     max_n: int  # largest number of samples drawn
     saved_times: int  # points of the saved-time grid
+    tighten_budget: int = 3  # instances drawn per claim by the report's tightness table
+    tighten_refine: int = 1  # refinement runs per claim there
 
 
 PROFILES = {
-    "quick": Profile("quick", examples=20, max_n=5, saved_times=4001),
-    "full": Profile("full", examples=200, max_n=8, saved_times=8001),
+    "quick": Profile("quick", examples=20, max_n=5, saved_times=4001, tighten_budget=3,
+                     tighten_refine=1),
+    "full": Profile("full", examples=200, max_n=8, saved_times=8001, tighten_budget=12,
+                    tighten_refine=4),
 }
 
 

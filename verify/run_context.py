@@ -81,6 +81,14 @@ class RunContext:
         self.inst = instance_values(tr.problem)
         self._series: dict[tuple[str, bool], Series] = {}
 
+    @classmethod
+    def of_problem(cls, claim: Claim, problem) -> RunContext:
+        """A context with the instance's numbers only (no run): for assumptions and other
+        instance-level expressions."""
+        ctx = cls.__new__(cls)
+        ctx.claim, ctx.tr, ctx.inst, ctx._series = claim, None, instance_values(problem), {}
+        return ctx
+
     def series(self, name: str, companion: bool) -> Series:
         key = (name, companion)
         if key not in self._series:

@@ -224,3 +224,26 @@ def test_lognorm_coordinates_detect_and_name_the_sliding_mode():
                   ExactFlow(coordinates="lognorm", error_check=None), np.linspace(0, 16, 17))
     assert tr.status is Status.CHATTERING
     assert "lognorm coordinates do not integrate sliding modes" in tr.message
+
+
+def test_min_norm_box_with_linearly_dependent_samples():
+    """Three samples in the plane make the Gram matrix singular (Cholesky fails): the
+    minimal-norm activations must still minimise |b + sum_i alpha_i g_i x_i| over the box,
+    as the same bounded least squares written in the primal variables does."""
+    from scipy.optimize import lsq_linear
+
+    from numerics.sliding import _min_norm_box
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        X = rng.normal(size=(3, 2))
+        g = rng.choice([-1.0, 1.0], size=3) * rng.uniform(0.5, 2.0, size=3)
+        b = rng.normal(size=2)
+        G = X @ X.T
+        assert np.linalg.matrix_rank(G) == 2
+        alpha = _min_norm_box(G, g, X @ b)
+        assert np.all((alpha >= 0) & (alpha <= 1))
+        ref = lsq_linear(X.T * g[None, :], -b, bounds=(0.0, 1.0), method="bvls", tol=1e-14)
+        ours = np.linalg.norm(b + (alpha * g) @ X)
+        best = np.linalg.norm(b + (ref.x * g) @ X)
+        assert ours <= best + 1e-10

@@ -35,6 +35,7 @@ from verify.claim_figures import claim_figures
 from verify.errors import InputError
 from verify.profiles import get_profile
 from verify.progress import Progress
+from verify.report import tightness
 from verify.report.doc import to_html, to_markdown
 from verify.table import VERDICT_HEADER, verdict_rows
 
@@ -224,12 +225,15 @@ def _write_report(out, profile, seed, show_progress, instances, start,
                  if "instances" in inspect.signature(module.run).parameters else {})
         others.append(module.run(out, profile, seed=seed, show_progress=show_progress,
                                  store=store, **extra))
+    if show_progress:
+        print("tightness table ...", file=sys.stderr, flush=True)
+    tight_blocks, tight_data = tightness.run(out, profile, store, show_progress)
     suite_result = suite_run.result(show_progress) if suite_run is not None else None
     claim_figs = claim_figures(suite_result["claims"], out) if suite_result else {}
     wall = time.perf_counter() - start
     env = environment()
 
-    blocks = _blocks(profile, seed, wall, suite_result, env, others, claim_figs)
+    blocks = _blocks(profile, seed, wall, suite_result, env, others, claim_figs, tight_blocks)
     title = "gfverify bound-checking report"
     index = out / "index.md"
     _atomic_write(index, to_markdown(blocks))
@@ -238,14 +242,15 @@ def _write_report(out, profile, seed, show_progress, instances, start,
     verdicts_json = out / "verdicts.json"
     _atomic_write(verdicts_json, json.dumps(
         {"profile": profile, "seed": seed, "suite": suite_result,
-         "reproduction": {r.experiment: r.data for r in others},
+         "reproduction": {r.experiment: r.data for r in others}, "tightness": tight_data,
          "provenance": env, "wall_time": wall}, indent=2))
     figures = tuple(f for r in others for f in r.figures) + tuple(claim_figs.values())
     return ReportResult(out, index, verdicts_json, figures, wall, html_path, suite_result,
                         tuple(others))
 
 
-def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None) -> list[tuple]:
+def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None,
+            tight_blocks=()) -> list[tuple]:
     b: list[tuple] = [
         ("h", 1, "gfverify bound-checking report"),
         *([("p", "**" + suite_failure(suite_result) + "**")] if suite_failure(suite_result)
@@ -260,6 +265,7 @@ def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None) 
     b += _suite_blocks(suite_result, others)
     for r in others:
         b += r.blocks
+    b += list(tight_blocks)
     b += _catalogue_blocks(suite_result, claim_figs or {})
     b += [("h", 2, "Provenance"),
           ("list", [f"seed of the sections' random instances: {seed}; the verification suite "

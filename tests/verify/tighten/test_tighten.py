@@ -1,0 +1,146 @@
+"""Tightening: the sharpest constant found on cases whose sharp value is known exactly,
+its consistency with `gfverify conjecture`, the claim mode, the JSON and the store."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import sympy as sp
+
+from theory import closed_forms as cf
+from theory import symbols as S
+from verify import conjecture
+from verify.cli import EXIT_OK, main
+from verify.tighten import tighten, tighten_claim
+from verify.tighten.statement import TightenError, from_text
+from verify.verdict import Outcome
+
+SMALL = {"lam": "1e-6"}  # short horizons on the orthogonal family
+
+
+def _on_the_true_side(result, exact: float) -> None:
+    """Within 5% of the exact sharp value, and not past it: where C is bounded below the
+    observed supremum cannot exceed the true one (and the reverse), up to its error."""
+    found, err = result.sharpest, result.error
+    assert found is not None and result.witness.decided, result.report()
+    assert abs(found - exact) <= 0.05 * abs(exact), result.report()
+    if result.direction > 0:
+        assert found <= exact + err + 1e-12, result.report()
+    else:
+        assert found >= exact - err - 1e-12, result.report()
+
+
+def test_the_loss_bound_by_its_initial_value_is_sharp_at_one(tmp_path):
+    """The acceptance case: L is monotone and L(0)/L(0) = 1, so the sharpest C is 1."""
+    out = tmp_path / "t.json"
+    png = tmp_path / "t.png"
+    code = main(["tighten", "L(t) <= C*L(0)", "--free", "C", "--family", "orthogonal",
+                 "--budget", "6", "--json", str(out), "--plot", str(png), "--quiet"])
+    assert code == EXIT_OK
+    data = json.loads(out.read_text())
+    assert 1.0 <= data["sharpest"] <= 1.05
+    assert data["bounded"] == "below" and data["verdict"] == "SHARPEST FOUND"
+    assert data["witness"]["decided"] and data["witness"]["t"] == 0.0
+    assert set(data["witness"]["params"]) == {"n", "p", "d", "lam", "seed"}
+    assert data["replay"].startswith("gfverify tighten ") and data["searched"] >= 6
+    assert math.isfinite(data["error"]) and "proved" not in data
+    assert png.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("statement, family, params, mode, exact, why", [
+    # CF initial_loss: at h = 0, L = n(||D_+||^2 + ||D_-||^2)/2 on unit orthogonal data
+    ("L(0) <= C*n*(Dplus**2 + Dminus**2)/2", "orthogonal", SMALL, "at_t",
+     float(cf.initial_loss(1, 1, 1) / cf.initial_loss(1, 1, 1)), "initial loss (CF)"),
+    # CF-8: u_+ grows logistically to its capacity U_+ = n||D_+||, never past it
+    ("UPlus(t) <= C*Uplus", "orthogonal", SMALL, "for_all_t", 1.0, "capacity (CF-8)"),
+    # energy identity + Cauchy-Schwarz: |theta(t) - theta(0)|^2 <= t * kappa (L(0) - L(t)),
+    # with equality as t -> 0 (the velocity is constant to first order)
+    ("ParamDrift(t) <= C*sqrt(kappa*t*(L(0) - L(t)))", "orthogonal", {"lam": "0.3"},
+     "for_all_t", 1.0, "Cauchy-Schwarz"),
+    # a lower bound (C bounded above): L(t) <= L(0), equality at t = 0
+    ("L(0) >= C*L(t)", "two-point", {}, "for_all_t", 1.0, "monotone loss"),
+])
+def test_sharp_values_known_exactly(statement, family, params, mode, exact, why):
+    result = tighten(statement, family, params=params, mode=mode,
+                     at_t=0.0 if mode == "at_t" else None, budget=5)
+    _on_the_true_side(result, exact)
+
+
+def test_initial_loss_closed_form_is_the_one_used():
+    """The exact value of the first case comes from theory.closed_forms (a unit check)."""
+    assert cf.initial_loss(S.Dplus, S.Dminus, S.n) == S.n * (S.Dplus**2 + S.Dminus**2) / 2
+
+
+@pytest.mark.parametrize("statement, family, params", [
+    ("L(t) <= C*L(0)", "orthogonal", SMALL),
+    ("ParamDrift(t) <= C*sqrt(kappa*t*(L(0) - L(t)))", "orthogonal", {"lam": "0.3"}),
+])
+def test_consistent_with_conjecture_two_percent_each_way(statement, family, params):
+    """`gfverify conjecture` on the witness: 2% past the sharpest value a counterexample,
+    2% back it holds (the same check, run through the conjecture entry point)."""
+    result = tighten(statement, family, params=params, budget=4)
+    w = result.witness
+    assert w is not None and w.decided
+    s = result.sharpest
+    past = conjecture(result.tightenable.text_at(s * 0.98), family, params=w.searched.params,
+                      budget=1, shrink_budget=0)
+    back = conjecture(result.tightenable.text_at(s * 1.02), family, params=w.searched.params,
+                      budget=1, shrink_budget=0)
+    assert past.verdict == "COUNTEREXAMPLE", past.report()
+    assert back.verdict == "NO COUNTEREXAMPLE", back.report()
+
+
+def test_a_claim_parameter_is_tightened_against_its_proved_value():
+    """S002-T1's c_T (3 in the paper): the convergence time is well inside the bound."""
+    result = tighten_claim("S002-T1", "two-point", param="c_T", budget=4)
+    data = result.to_dict()
+    assert data["proved"] == 3.0 and data["verdict"] == "SHARPEST FOUND"
+    assert 0 < data["sharpest"] < 3.0 and data["slack"] == pytest.approx(3.0 / data["sharpest"])
+    assert result.witness.past_outcome is Outcome.VIOLATED
+    assert result.witness.back_outcome is Outcome.HOLDS
+
+
+def test_the_multiplier_of_a_claim_and_an_event_time_ratio():
+    """Without a parameter: C multiplies the bound side; for an event-time bound the
+    sharpest C is the largest ratio measured / bound."""
+    result = tighten_claim("S002-T1", "two-point", budget=3)
+    assert result.tightenable.proved == 1 and result.direction == 1
+    w = result.witness
+    claim = result.tightenable.claim_for("for_all_t", None, float(w.trajectory.t[-1]), 1)
+    from verify.check import check
+    verdict = check(claim, w.trajectory)
+    assert result.sharpest == pytest.approx(verdict.observed / verdict.predicted, rel=1e-9)
+
+
+def test_same_seed_same_numbers_and_the_store_extends(tmp_path):
+    store = tmp_path / "store"
+    first = tighten("L(t) <= C*L(0)", "two-point", budget=3, refine_budget=0, results=store)
+    again = tighten("L(t) <= C*L(0)", "two-point", budget=3, refine_budget=0)
+    assert [s.params for s in first.searched] == [s.params for s in again.searched]
+    assert first.sharpest == again.sharpest
+    more = tighten("L(t) <= C*L(0)", "two-point", budget=5, refine_budget=0, results=store,
+                   seed=1)
+    assert more.stored == len(first.searched)  # read back, not simulated again
+    assert len(more.searched) > len(first.searched)
+    assert more.sharpest >= first.sharpest  # the sharpest over every stored instance
+
+
+@pytest.mark.parametrize("text, message", [
+    ("L(t) <= C**2*L(0)", "not isolated by one value"),
+    ("L(t) <= L(0)", "does not use the free constant"),
+    ("L(t) <= C*L(0) and L(t) >= C*L(0)/100", "opposite sides"),
+])
+def test_statements_that_cannot_be_tightened_are_refused(text, message):
+    with pytest.raises(TightenError, match=message):
+        tight = from_text(text)
+        tighten(text, "two-point", budget=2)
+        del tight
+
+
+def test_the_critical_value_is_solved_symbolically():
+    tight = from_text("L(t) <= C*L(0)*exp(-t/n)")
+    (part,) = tight.parts
+    assert sp.simplify(part.critical - S.L(S.t) * sp.exp(S.t / S.n) / S.L(0)) == 0
+    assert sp.simplify(part.slope - S.L(0) * sp.exp(-S.t / S.n)) == 0

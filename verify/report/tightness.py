@@ -1,0 +1,106 @@
+"""The report's tightness table: for every catalogue claim with a constant, the proved
+value, the sharpest value observed, the slack factor and the witness.
+
+Each claim that `verify.tighten.statement.is_tightenable` accepts (checkable, pointwise or
+event-time, with a bound side that is not 0) is tightened by `tighten_claim` at the
+profile's budget (`verify.profiles.Profile.tighten_budget`), on the family its pack
+declares for it (a ``TIGHTEN`` mapping in the pack's families module: claim id ->
+``{"family": NAME, "params": {...}, "param": NAME}``) or else on the default family of its
+paper. Instances are kept in the report's store (``tighten.sqlite``), so a second report
+with the same store reads them and a larger budget extends them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from theory import packs, registry
+from verify.errors import InputError
+from verify.profiles import get_profile
+from verify.progress import Progress
+
+HEADER = ["claim", "constant", "family", "proved", "sharpest observed", "slack",
+          "witness", "verdict"]
+
+
+def declared_settings() -> dict[str, dict]:
+    """Every pack's ``TIGHTEN`` declarations (claim id -> settings)."""
+    out: dict[str, dict] = {}
+    for pack in packs.packs():
+        module = pack.module("families") if pack.families else None
+        out.update(getattr(module, "TIGHTEN", {}) or {})
+    return out
+
+
+def tightenable_claims() -> list:
+    from verify.tighten.statement import is_tightenable
+
+    return [c for c in registry.claims() if is_tightenable(c)]
+
+
+def _number(x, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    return f"{x:.{digits}g}"
+
+
+def _row(claim_id: str, result) -> tuple[list[str], dict]:
+    d = result.to_dict()
+    w = d["witness"]
+    sharpest = (f"{_number(d['sharpest'], 5)} ± {_number(d['error'], 2)}"
+                if d["sharpest"] is not None else "none decided")
+    proved = (_number(d.get("proved"), 5) if d.get("proved") is not None
+              else d.get("proved_text", ""))
+    witness = (" ".join(f"{k}={v}" for k, v in w["params"].items())
+               + ("" if w["decided"] else " (not decided)")) if w else ""
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(d["counts"].items()))
+    verdict = f"{d['verdict']} ({counts})"
+    row = [claim_id, d["tightened"], d["family"], proved, sharpest, _number(d.get("slack"), 3),
+           witness, verdict]
+    return row, d
+
+
+def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[tuple], dict]:
+    """The section's blocks and its data (for verdicts.json)."""
+    from verify.tighten.search import tighten_claim
+
+    prof = get_profile(profile)
+    settings = declared_settings()
+    claims = tightenable_claims()
+    rows, data, start = [], {}, time.perf_counter()
+    with Progress(len(claims), "tightness", enabled=show_progress) as bar:
+        for claim in claims:
+            s = settings.get(claim.id, {})
+            try:
+                result = tighten_claim(
+                    claim.id, s.get("family"), param=s.get("param"), part=s.get("part"),
+                    params=s.get("params"), t_max=s.get("t_max"), budget=prof.tighten_budget,
+                    refine_budget=prof.tighten_refine, results=store, seed=0)
+                row, d = _row(claim.id, result)
+            except InputError as exc:  # e.g. a constant that cannot be isolated
+                row = [claim.id, "", s.get("family", ""), "", "not tightened", "", "",
+                       str(exc)]
+                d = {"error": str(exc)}
+            rows.append(row)
+            data[claim.id] = d
+            bar.advance()
+    wall = time.perf_counter() - start
+    found = sum(1 for d in data.values() if d.get("verdict") == "SHARPEST FOUND")
+    blocks = [
+        ("h", 2, "How tight: the sharpest constants"),
+        ("p", f"For each claim with a constant, `gfverify tighten CLAIM` at the `{profile}` "
+              f"profile's budget ({prof.tighten_budget} instances drawn + "
+              f"{prof.tighten_refine} refinement runs, seed 0): the claim's parameter or the "
+              f"multiplier of its bound side (proved value 1), the sharpest value observed "
+              f"with its numerical error, the slack factor (proved / sharpest, >= 1 when the "
+              f"proved value is on the side that keeps the claim true) and the witness. A "
+              f"witness is *decided* when the claim with the constant moved 2% past the "
+              f"sharpest value is VIOLATED on it and 2% back HOLDS; UNDECIDED rows say why. "
+              f"{found} of {len(claims)} claims have a decided witness ({wall:.1f} s)."),
+        ("table", HEADER, rows),
+    ]
+    return blocks, {"profile": profile, "wall_time": wall, "claims": data}
+
+
+__all__ = ["HEADER", "declared_settings", "run", "tightenable_claims"]

@@ -1,0 +1,139 @@
+"""`gfverify tighten ...`: the sharpest constant of a statement or a catalogue claim.
+
+Exit codes (`verify.exit_codes`): 0 a sharpest value with a decided witness, 1 a claim's
+proved value is violated on the witness (the claim fails there), 2 bad input, 3
+undecided (no instance decided the constant, or the witness is within numerical error
+at 2%), 4 an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from verify.cli import UsageError
+from verify.conjecture.cli import parse_params, plot_path
+
+_EPILOG = """\
+EXPR is a statement with one free constant (--free, default C); a claim id tightens the
+claim's parameter (--param NAME) or the multiplier of its bound side. Examples:
+  gfverify tighten "L(t) <= C*L(0)" --free C --family orthogonal
+  gfverify tighten "first(L(t) <= 1e-3*L(0)) <= C*log(1/lam)/Dminus" --family two-point
+  gfverify tighten S002-T1 --param c_T --family two-point
+"""
+
+
+def register(subparsers) -> None:
+    tg = subparsers.add_parser(
+        "tighten", help="the sharpest constant of a statement or a claim, with its witness",
+        description="Search a family for the instance on which a constant must be most "
+        "extreme for a statement to hold; print the sharpest value observed with its error, "
+        "the witness (checked 2%% past and back) and a replay command.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    tg.add_argument("target", help='a statement with a free constant ("L(t) <= C*L(0)") or a '
+                                   "claim id (S002-T1)")
+    tg.add_argument("--free", default=None, metavar="NAME",
+                    help="the free constant of a statement (default C)")
+    tg.add_argument("--family", default=None,
+                    help="family name (see `gfverify families`); for a claim, default the "
+                         "first family of its pack")
+    tg.add_argument("--param", action="append", default=[], metavar="KEY=VALUE|NAME",
+                    help="KEY=VALUE fixes a family parameter (repeatable; horizon=T sets the "
+                         "horizon); for a claim, a bare NAME is the parameter to tighten")
+    tg.add_argument("--part", type=int, default=None,
+                    help="tighten only this part of a conjunction (1-based)")
+    when = tg.add_mutually_exclusive_group()
+    when.add_argument("--for-all-t", dest="mode", action="store_const", const="for_all_t",
+                      help="the extreme over every saved time from t = 0 (default)")
+    when.add_argument("--at-t", type=float, default=None, metavar="T", help="at time T")
+    when.add_argument("--as-t-to-inf", dest="mode", action="store_const",
+                      const="as_t_to_inf", help="at the end of the horizon")
+    tg.add_argument("--budget", type=int, default=20, help="instances to draw (default 20)")
+    tg.add_argument("--refine-budget", type=int, default=None,
+                    help="simulations for the local refinement (default budget/4)")
+    tg.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    tg.add_argument("--method", default="flow", choices=("flow", "gd"),
+                    help="exact gradient flow (default) or gradient descent")
+    tg.add_argument("--lr", type=float, default=None, help="gradient-descent step (gd only)")
+    tg.add_argument("--t-max", type=float, default=None, help="simulation horizon")
+    tg.add_argument("--points", type=int, default=None, help="saved times per run")
+    tg.add_argument("--results", default=None, metavar="DIR",
+                    help="store the instances in DIR/tighten.sqlite; a later run with the "
+                         "same query reads them and extends the search")
+    tg.add_argument("--json", default=None, metavar="OUT", help="write the result as JSON")
+    tg.add_argument("--plot", default=None, help="PNG path (default tighten.png)")
+    tg.add_argument("--no-plot", action="store_true", help="do not write a PNG")
+    tg.add_argument("--quiet", action="store_true", help="no progress bar")
+    tg.set_defaults(run=_tighten_command, mode=None)
+
+
+def _looks_like_claim(target: str) -> bool:
+    from theory import registry
+
+    try:
+        registry.get(target.strip())
+    except Exception:  # noqa: BLE001 - any lookup failure: not a claim id
+        return False
+    return True
+
+
+def _json_path(text: str | None) -> Path | None:
+    if text is None:
+        return None
+    path = Path(text)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"--json {path}: the directory {parent} does not exist")
+    if path.is_dir():
+        raise UsageError(f"--json {path}: is a directory; give a file name")
+    return path
+
+
+def _tighten_command(args) -> int:
+    from verify.families import FamilyError
+    from verify.tighten.search import tighten, tighten_claim
+    from verify.tighten.statement import TightenError
+
+    family_params = parse_params([p for p in args.param if "=" in p])
+    names = [p.strip() for p in args.param if "=" not in p]
+    mode = "at_t" if args.at_t is not None else (args.mode or "for_all_t")
+    out = _json_path(args.json)
+    kwargs = dict(params=family_params, budget=args.budget, seed=args.seed,
+                  method=args.method, lr=args.lr, t_max=args.t_max,
+                  refine_budget=args.refine_budget, results=args.results,
+                  plot=plot_path(args, "tighten.png"), progress=not args.quiet)
+    if args.points is not None:
+        kwargs["points"] = args.points
+    try:
+        if _looks_like_claim(args.target):
+            if args.free is not None:
+                raise UsageError("--free: a claim's constant is its parameter (--param NAME) "
+                                 "or the multiplier of its bound side")
+            if mode != "for_all_t":
+                raise UsageError("--at-t/--as-t-to-inf: a claim is tightened over its own "
+                                 "window")
+            if len(names) > 1:
+                raise UsageError(f"--param: one claim parameter at a time, got {names}")
+            result = tighten_claim(args.target.strip(), args.family,
+                                   param=names[0] if names else None, part=args.part,
+                                   **kwargs)
+        else:
+            if names:
+                raise UsageError(f"--param {names[0]}: expected KEY=VALUE (a bare NAME "
+                                 f"names a claim's parameter, and {args.target!r} is not a "
+                                 f"claim id)")
+            if args.family is None:
+                raise UsageError("--family: required for a statement (see `gfverify "
+                                 "families`)")
+            result = tighten(args.target, args.family, free=args.free or "C",
+                             part=args.part, mode=mode, at_t=args.at_t, **kwargs)
+    except (TightenError, FamilyError) as exc:
+        raise UsageError(str(exc)) from None
+    print(result.report())
+    if out is not None:
+        tmp = out.with_name(out.name + ".partial")
+        tmp.write_text(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
+        tmp.replace(out)
+        print(f"  json: {out}")
+    return result.exit_code

@@ -1,0 +1,286 @@
+"""What a tightening returns: the sharpest value with its error, the witness (decided or
+not), the slack against the proved value, the instances searched, as text, JSON and a
+PNG of the best value against the number of instances searched.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from numerics import Trajectory
+from theory.claim import Claim
+from verify.conjecture.instance import MethodSpec, value_text
+from verify.conjecture.result import replay_command
+from verify.conjecture.statement import DEFAULT_POINTS
+from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
+from verify.figures import pyplot, save_png
+from verify.tighten.extreme import DECIDED, Extreme
+from verify.tighten.statement import Tightenable
+from verify.verdict import Outcome
+
+
+def _finite(x) -> float | None:
+    return float(x) if x is not None and math.isfinite(float(x)) else None
+
+
+@dataclass(frozen=True)
+class Searched:
+    """One instance searched: its parameters and its extreme."""
+
+    params: dict
+    problem_hash: str
+    extreme: Extreme
+    horizon: float
+
+    def row(self, query: str, versions: str) -> dict:
+        e = self.extreme
+        return {"query": query, "params": json.dumps(self.params, sort_keys=True),
+                "problem_hash": self.problem_hash, "status": e.status, "value": e.value,
+                "error": _finite(e.error), "t": e.t, "part": e.part, "direction": e.direction,
+                "note": e.note, "horizon": self.horizon, "versions": versions}
+
+    @classmethod
+    def from_row(cls, row: dict) -> Searched:
+        e = Extreme(row["status"], row["value"],
+                    math.inf if row["error"] is None else row["error"], row["t"],
+                    int(row["part"] or 0), int(row["direction"] or 0), row["note"] or "")
+        return cls(json.loads(row["params"]), row["problem_hash"], e, float(row["horizon"]))
+
+
+@dataclass
+class Witness:
+    """The instance attaining the sharpest value, checked with C moved past and back."""
+
+    searched: Searched
+    past: float
+    back: float
+    past_outcome: Outcome
+    back_outcome: Outcome
+    proved_here: float | None
+    trajectory: Trajectory | None = None
+    claim: Claim | None = None
+
+    @property
+    def decided(self) -> bool:
+        return self.past_outcome is Outcome.VIOLATED and self.back_outcome is Outcome.HOLDS
+
+    @property
+    def outcome(self) -> str:
+        """HOLDS-style word for the witness: DECIDED or INCONCLUSIVE (with why)."""
+        return "DECIDED" if self.decided else "INCONCLUSIVE"
+
+
+@dataclass
+class TightenResult:
+    tightenable: Tightenable
+    family: str
+    mode: str
+    at_t: float | None
+    method: MethodSpec
+    budget: int
+    seed: int
+    points: int
+    searched: list[Searched]
+    stored: int = 0
+    refined: int = 0
+    witness: Witness | None = None
+    passed_over: int = 0  # sharper instances whose 2% check was within numerical error
+    fixed: dict = field(default_factory=dict)
+    unbuildable: list = field(default_factory=list)
+    horizon: float | None = None
+    results: str | None = None
+    seconds: float = 0.0
+    plot_path: Path | None = None
+
+    # -- numbers -------------------------------------------------------------------------
+    @property
+    def sharpest(self) -> float | None:
+        return self.witness.searched.extreme.value if self.witness else None
+
+    @property
+    def error(self) -> float | None:
+        return self.witness.searched.extreme.error if self.witness else None
+
+    @property
+    def direction(self) -> int:
+        return self.witness.searched.extreme.direction if self.witness else 0
+
+    @property
+    def proved(self) -> float | None:
+        """The proved value (on the witness when it depends on the instance)."""
+        return self.witness.proved_here if self.witness else self.tightenable.proved_value()
+
+    @property
+    def slack(self) -> float | None:
+        """How far the proved value is from the sharpest observed, as a factor >= 1 when
+        the proved value is on the side that keeps the statement true."""
+        p, s = self.proved, self.sharpest
+        if p is None or s is None or p == 0 or s == 0 or (p > 0) != (s > 0):
+            return None
+        return p / s if self.direction > 0 else s / p
+
+    @property
+    def decided(self) -> int:
+        return sum(s.extreme.status == DECIDED for s in self.searched)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for s in self.searched:
+            out[s.extreme.status] = out.get(s.extreme.status, 0) + 1
+        return out
+
+    @property
+    def verdict(self) -> str:
+        if self.witness is None:
+            return "UNDECIDED"
+        if not self.witness.decided:
+            return "UNDECIDED"
+        if self.slack is not None and self.slack < 1 and self.proved is not None:
+            return "PROVED VALUE VIOLATED"
+        return "SHARPEST FOUND"
+
+    @property
+    def exit_code(self) -> int:
+        return {"UNDECIDED": EXIT_UNDECIDED, "PROVED VALUE VIOLATED": EXIT_FOUND}.get(
+            self.verdict, EXIT_OK)
+
+    def history(self) -> list[tuple[int, float | None]]:
+        """(instances searched, best value so far), in search order."""
+        out, best = [], None
+        for k, s in enumerate(self.searched, 1):
+            e = s.extreme
+            if e.status == DECIDED and (best is None or (e.value > best if e.direction > 0
+                                                          else e.value < best)):
+                best = e.value
+            out.append((k, best))
+        return out
+
+    # -- how to reproduce ----------------------------------------------------------------
+    def replay(self) -> str:
+        """A command that tightens again on the witness alone (every parameter fixed)."""
+        if self.witness is None:
+            return ""
+        t = self.tightenable
+        args = ["gfverify", "tighten", t.text, "--family", self.family]
+        if t.claim is None:
+            args[3:3] = ["--free", t.free.name]
+        elif "parameter" in t.how:
+            args[3:3] = ["--param", t.how.rsplit(" ", 1)[-1]]
+        for k, v in self.witness.searched.params.items():
+            args += ["--param", f"{k}={value_text(v)}"]
+        if self.horizon is not None:
+            args += ["--t-max", repr(float(self.horizon))]
+        if t.claim is None:
+            args += {"for_all_t": ["--for-all-t"], "as_t_to_inf": ["--as-t-to-inf"],
+                     "at_t": ["--at-t", repr(self.at_t)]}[self.mode]
+        if self.points != DEFAULT_POINTS:
+            args += ["--points", str(self.points)]
+        args += self.method.cli() + ["--budget", "1", "--refine-budget", "0"]
+        return " ".join(shlex.quote(a) for a in args)
+
+    def conjecture_commands(self) -> dict[str, str]:
+        """`gfverify conjecture` on the witness with C moved past and back (user text)."""
+        t, w = self.tightenable, self.witness
+        if w is None or t.parsed is None:
+            return {}
+        return {name: replay_command(t.text_at(value), self.family, w.searched.params,
+                                     self.mode, self.at_t, self.method, self.horizon,
+                                     self.points)
+                for name, value in (("past", w.past), ("back", w.back))}
+
+    # -- output --------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        t, w = self.tightenable, self.witness
+        out = {
+            "statement": t.text, "constant": t.free.name, "tightened": t.how,
+            "parts": [p.text() for p in t.parts], "family": self.family, "mode": self.mode,
+            "at_t": self.at_t, "method": self.method.name, "lr": self.method.lr,
+            "verdict": self.verdict, "sharpest": self.sharpest, "error": _finite(self.error),
+            "bounded": {1: "below", -1: "above"}.get(self.direction),
+            "searched": len(self.searched), "decided": self.decided,
+            "passed_over": self.passed_over,
+            "counts": self.counts(), "stored_before": self.stored, "refined": self.refined,
+            "budget": self.budget, "seed": self.seed, "fixed": self.fixed,
+            "history": self.history(), "seconds": round(self.seconds, 3),
+            "replay": self.replay(), "results": self.results,
+            "plot": str(self.plot_path) if self.plot_path else None,
+        }
+        if t.proved is not None:
+            out["proved"] = self.proved
+            out["proved_text"] = t.proved_text()
+            out["slack"] = self.slack
+        if w is not None:
+            e = w.searched.extreme
+            out["witness"] = {
+                "params": w.searched.params, "problem_hash": w.searched.problem_hash,
+                "t": e.t, "part": t.parts[e.part].text(), "value": e.value,
+                "error": _finite(e.error), "decided": w.decided,
+                "past": {"C": w.past, "outcome": w.past_outcome.value},
+                "back": {"C": w.back, "outcome": w.back_outcome.value},
+            }
+            out["conjecture_commands"] = self.conjecture_commands()
+        else:
+            out["witness"] = None
+        return out
+
+    def report(self) -> str:
+        t, w = self.tightenable, self.witness
+        lines = [f"tighten {t.text} ({t.how}) on family {self.family}"
+                 + (f", {self.mode}" if t.claim is None else "")]
+        counts = ", ".join(f"{v} {k}" for k, v in sorted(self.counts().items()))
+        stored = f" ({self.stored} read from the store)" if self.stored else ""
+        lines.append(f"  searched: {len(self.searched)} instances{stored}: {counts}; "
+                     f"refinement {self.refined} runs; {self.seconds:.1f} s")
+        if w is None:
+            lines.append("  verdict: UNDECIDED: no instance decided the constant")
+            return "\n".join(lines)
+        e = w.searched.extreme
+        side = "smallest C that holds" if e.direction > 0 else "largest C that holds"
+        lines.append(f"  sharpest observed: {e.value:.6g} +- {e.error:.2g} ({side}; at "
+                     f"t = {e.t:.4g}, part {t.parts[e.part].text()})")
+        if t.proved is not None:
+            slack = f"{self.slack:.3g}" if self.slack is not None else "n/a"
+            proved = (f"{self.proved:.6g}" if self.proved is not None else t.proved_text())
+            extra = ("" if t.proved.is_number else f" ({t.proved_text()} on the witness)")
+            lines.append(f"  proved: {proved}{extra}; slack factor {slack}")
+        if self.passed_over:
+            lines.append(f"  ({self.passed_over} sharper instance(s) passed over: their 2% "
+                         f"check is within numerical error)")
+        lines.append(f"  witness: {_params_text(w.searched.params)} "
+                     f"[{w.searched.problem_hash}]")
+        lines.append(f"  check at C = {w.past:.6g} (2% past): {w.past_outcome.value}; "
+                     f"at C = {w.back:.6g} (2% back): {w.back_outcome.value} -> witness "
+                     f"{'decided' if w.decided else 'NOT decided (within numerical error)'}")
+        lines.append(f"  verdict: {self.verdict}")
+        lines.append(f"  replay: {self.replay()}")
+        if self.plot_path:
+            lines.append(f"  plot: {self.plot_path}")
+        return "\n".join(lines)
+
+    def plot(self, path) -> Path:
+        plt = pyplot()
+        fig, ax = plt.subplots(figsize=(6.0, 3.6))
+        hist = [(k, v) for k, v in self.history() if v is not None]
+        if hist:
+            ks, vs = zip(*hist, strict=True)
+            ax.step(ks, vs, where="post", color="tab:blue", label="sharpest so far")
+        if self.proved is not None:
+            ax.axhline(self.proved, color="tab:red", ls="--", lw=1, label="proved")
+        for k, s in enumerate(self.searched, 1):
+            if s.extreme.status == DECIDED:
+                ax.plot(k, s.extreme.value, ".", color="0.6", ms=4)
+        ax.set_xlabel("instances searched")
+        ax.set_ylabel(f"critical {self.tightenable.free.name}")
+        ax.set_title(f"tighten {self.tightenable.text}"[:80], fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        self.plot_path = save_png(fig, path)
+        return self.plot_path
+
+
+def _params_text(params: dict) -> str:
+    return " ".join(f"{k}={value_text(v)}" for k, v in params.items())

@@ -1,0 +1,397 @@
+"""The sharpest constant: an adversarial search over a family, then a local refinement.
+
+``tighten("L(t) <= C*L(0)", "orthogonal")`` (a user's statement, free constant ``C``) and
+``tighten_claim("S002-T1", param="c_T")`` (a catalogue claim: a named parameter, or the
+multiplier of its bound side) search the family for the instance on which the constant
+must be most extreme for the statement to hold, and return the sharpest value observed
+(`TightenResult`).
+
+Search: hypothesis draws the family's parameters (as `verify.conjecture` does, with the
+same pinned draws: same seed, same instances) and ``hypothesis.target`` steers it
+towards larger critical values (where C is bounded below) or smaller ones (above).
+Refinement: from the best instance, each size parameter is moved by one and each float
+parameter by 10% (within its range), keeping a move while it sharpens the value, until
+the refinement budget is spent or nothing moves. Per instance, the value is the exact
+extreme over the saved times of the window (`verify.tighten.extreme`).
+
+The witness (the instance attaining the sharpest value) is then checked as
+`gfverify conjecture` would check it, with C moved 2% past the sharpest value (the
+statement must be VIOLATED) and 2% back (it must HOLD): the witness is *decided* only
+when both verdicts come out so, i.e. its margin at 2% is outside the numerical error.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
+from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import Unsatisfiable
+
+from numerics import ProblemError
+from numerics.provenance import environment
+from theory import registry
+from verify import families as fam_mod
+from verify import limits
+from verify.check import check
+from verify.check_run import inapplicable_instance, instance_scalar
+from verify.conjecture.instance import MethodSpec, first_positive, run_family_instance
+from verify.conjecture.statement import DEFAULT_POINTS, MODES, Statement, UndefinedHere
+from verify.profiles import pinned_hypothesis_draws
+from verify.progress import Progress
+from verify.tighten.extreme import DECIDED, INAPPLICABLE, MOVE, UNDECIDED, Extreme, instance_extreme
+from verify.tighten.result import Searched, TightenResult, Witness
+from verify.tighten.statement import Tightenable, TightenError, from_claim, from_text
+from verify.tighten.store import Store, params_key, query_hash
+
+DEFAULT_BUDGET = 20
+WITNESS_TRIES = 5  # sharpest instances tried, in order, for a decided witness
+PROBES = 8  # instances drawn (not simulated) to choose a claim's default family
+
+
+class _Evaluator:
+    """Simulates and measures family instances, memoised by parameters (and stored)."""
+
+    def __init__(self, tight: Tightenable, family: fam_mod.Family, mode: str,
+                 at_t: float | None, method: MethodSpec, points: int,
+                 store: Store | None, bar: Progress | None):
+        self.tight, self.family, self.mode, self.at_t = tight, family, mode, at_t
+        self.method, self.points, self.store, self.bar = method, points, store, bar
+        self.seen: dict[str, Searched] = {}
+        self.order: list[Searched] = []  # in the order searched (stored ones first)
+        self.unbuildable: list[tuple[dict, str]] = []
+        self.versions = json.dumps(environment(), sort_keys=True)
+        if store is not None:
+            for row in store.rows():
+                s = Searched.from_row(row)
+                self.seen[params_key(s.params)] = s
+                self.order.append(s)
+        self.stored = len(self.order)
+
+    def reference(self):
+        return self.tight.proved if self.tight.proved is not None else sp.Integer(1)
+
+    def claim_on(self, tr, value=None):
+        t_end = float(tr.t[-1]) if len(tr.t) else 0.0
+        return self.tight.claim_for(self.mode, self.at_t, t_end, value)
+
+    def run(self, params: Mapping):
+        problem = self.family.make(dict(params))
+        tr, horizon = run_family_instance(
+            self.family, problem, params, self.method, self.points,
+            [] if self.tight.parsed is None else _fixed_times(self.tight),
+            self.at_t if self.mode == "at_t" else None)
+        return problem, tr, horizon
+
+    def __call__(self, params: Mapping) -> Searched | None:
+        key = params_key(dict(params))
+        if key in self.seen:
+            return self.seen[key]
+        try:
+            limits.problem_size(dict(params))
+        except limits.LimitError as exc:
+            raise TightenError(str(exc)) from None
+        try:
+            problem, tr, horizon = self._measure(params)
+        except ProblemError as exc:
+            self.unbuildable.append((dict(params), str(exc)))
+            return None
+        searched = self._record(params, problem, tr, horizon)
+        if self.bar is not None:
+            self.bar.advance()
+        return searched
+
+    def _before_run(self, problem) -> str | None:
+        """Why the instance says nothing, known before simulating it (or None)."""
+        if self.tight.parsed is not None:  # a user's text: a part undefined here
+            try:
+                Statement(self.tight.text, self.tight.parsed).require_defined(problem)
+            except UndefinedHere as exc:
+                return f"the statement is undefined here: {exc}"
+            return None
+        return inapplicable_instance(self.tight.claim, problem)
+
+    def _measure(self, params):
+        problem = self.family.make(dict(params))
+        why = self._before_run(problem)
+        if why is not None:
+            return problem, why, 0.0
+        return self.run(params)
+
+    def _record(self, params, problem, tr, horizon) -> Searched:
+        if isinstance(tr, str):
+            ext = Extreme(INAPPLICABLE, note=tr)
+        else:
+            ext = instance_extreme(self.tight, self.claim_on(tr), tr, self.reference())
+        s = Searched(params=dict(params), problem_hash=problem.content_hash, extreme=ext,
+                     horizon=float(horizon))
+        self.seen[params_key(s.params)] = s
+        self.order.append(s)
+        if self.store is not None:
+            self.store.add(s.row(self.store.query, self.versions))
+        return s
+
+
+def _fixed_times(tight: Tightenable) -> list[float]:
+    return Statement(tight.text, tight.parsed).fixed_times()
+
+
+def _better(a: float, b: float | None, direction: int) -> bool:
+    return b is None or (a > b if direction > 0 else a < b)
+
+
+def _best(points: list[Searched]) -> Searched | None:
+    best = None
+    for s in points:
+        e = s.extreme
+        if e.status == DECIDED and (best is None or _better(e.value, best.extreme.value,
+                                                             e.direction)):
+            best = s
+    return best
+
+
+def _search(ev: _Evaluator, budget: int, seed: int) -> None:
+    @settings(max_examples=budget, database=None, deadline=None, derandomize=False,
+              phases=(Phase.generate, Phase.target), verbosity=Verbosity.quiet,
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(ev.family.params_strategy())
+    def probe(params):
+        s = ev(params)
+        if s is not None and s.extreme.status == DECIDED:
+            target(s.extreme.direction * s.extreme.value, label="critical value of C")
+
+    try:
+        with pinned_hypothesis_draws():
+            hypothesis_seed(seed)(probe)()
+    except Unsatisfiable:
+        raise TightenError(f"--param: the family {ev.family.name!r} could not build any "
+                           f"instance with these parameters") from None
+
+
+def _neighbours(family: fam_mod.Family, params: dict, pinned: set) -> list[dict]:
+    out = []
+    for name, spec in family.params.items():
+        if name in pinned or name == "seed" or spec.kind == "choice":
+            continue
+        cur = params[name]
+        if spec.kind == "int":
+            moves = [cur - 1, cur + 1]
+        else:
+            moves = [float(f"{cur * f:.3e}") for f in (0.9, 1.1)]
+        for v in moves:
+            trial = dict(params, **{name: v})
+            lo, hi = spec.bounds(trial)
+            if lo <= v <= hi and all(family.params[k].bounds(trial)[0] <= trial[k]
+                                     <= family.params[k].bounds(trial)[1]
+                                     for k in family.size_params()):
+                out.append(trial)
+    return out
+
+
+def _refine(ev: _Evaluator, budget: int, pinned: set) -> int:
+    """Coordinate moves from the best instance while they sharpen the value."""
+    spent = 0
+    best = _best(ev.order)
+    while best is not None and spent < budget:
+        moved = False
+        for trial in _neighbours(ev.family, best.params, pinned):
+            if spent >= budget:
+                break
+            fresh = params_key(trial) not in ev.seen
+            s = ev(trial)
+            spent += fresh
+            if (s is not None and s.extreme.status == DECIDED
+                    and s.extreme.direction == best.extreme.direction
+                    and _better(s.extreme.value, best.extreme.value, s.extreme.direction)):
+                best, moved = s, True
+                break
+        if not moved:
+            break
+    return spent
+
+
+def _witness(ev: _Evaluator, best: Searched) -> Witness:
+    """Re-run the best instance and check the statement with C moved 2% each way."""
+    e = best.extreme
+    problem, tr, horizon = ev.run(best.params)
+    delta = MOVE * abs(e.value) if e.value != 0 else MOVE
+    past = e.value - e.direction * delta  # where the statement must fail
+    back = e.value + e.direction * delta  # where it must hold
+    outcomes = {}
+    for name, value in (("past", past), ("back", back)):
+        if ev.tight.parsed is not None:  # exactly what `gfverify conjecture` checks
+            t_end = float(tr.t[-1])
+            claim = ev.tight.statement_at(value).claim(ev.mode, ev.at_t, t_end,
+                                                       first_positive(tr))
+        else:
+            claim = ev.claim_on(tr, value)
+        outcomes[name] = check(claim, tr).outcome
+    proved_here = None
+    if ev.tight.proved is not None:
+        if ev.tight.proved.is_number:
+            proved_here = float(ev.tight.proved)
+        else:
+            proved_here = instance_scalar(ev.claim_on(tr), tr, ev.tight.proved)
+    return Witness(searched=best, past=past, back=back, past_outcome=outcomes["past"],
+                   back_outcome=outcomes["back"], proved_here=proved_here,
+                   trajectory=tr, claim=ev.claim_on(tr))
+
+
+def _decided_witness(ev: _Evaluator) -> tuple[Witness | None, int]:
+    """The sharpest instance whose 2% check is decided, trying the ``WITNESS_TRIES``
+    sharpest in order; also how many sharper ones were passed over (their check within
+    numerical error). With none decided, the sharpest is returned (not decided)."""
+    ranked = [s for s in ev.order if s.extreme.status == DECIDED]
+    if not ranked:
+        return None, 0
+    direction = ranked[0].extreme.direction
+    ranked.sort(key=lambda s: -direction * s.extreme.value)
+    first = None
+    for k, s in enumerate(ranked[:WITNESS_TRIES]):
+        w = _witness(ev, s)
+        if w.decided:
+            return w, k
+        first = first or w
+    return first, 0
+
+
+def _validate(mode, at_t, budget, refine_budget, points, t_max) -> None:
+    if mode not in MODES:
+        raise TightenError(f"mode: {mode!r} is not one of {MODES}")
+    if mode == "at_t" and (at_t is None or not (math.isfinite(at_t) and at_t >= 0)):
+        raise TightenError(f"--at-t: a time >= 0 is needed, got {at_t!r}")
+    if mode != "at_t" and at_t is not None:
+        raise TightenError("at_t is only used with mode='at_t'")
+    for name, v, low in (("--budget", budget, 1), ("--refine-budget", refine_budget, 0),
+                         ("--points", points, 2)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise TightenError(f"{name}: an integer >= {low}, got {v!r}")
+    if t_max is not None and not (isinstance(t_max, (int, float)) and math.isfinite(t_max)
+                                  and t_max > 0):
+        raise TightenError(f"--t-max: a positive finite time, got {t_max!r}")
+    try:
+        limits.at_most("--budget", budget, "budget")
+        limits.at_most("--refine-budget", refine_budget, "budget")
+        limits.at_most("--points", points, "points")
+        if t_max is not None:
+            limits.at_most("--t-max", float(t_max), "horizon")
+    except limits.LimitError as exc:
+        raise TightenError(str(exc)) from None
+
+
+def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: str,
+         at_t: float | None, budget: int, seed: int, method: str, lr: float | None,
+         t_max: float | None, points: int, refine_budget: int | None, results,
+         plot, progress: bool) -> TightenResult:
+    refine_budget = max(2, budget // 4) if refine_budget is None else refine_budget
+    _validate(mode, at_t, budget, refine_budget, points, t_max)
+    spec = MethodSpec(method, lr)
+    spec.method()
+    fam = fam_mod.get(family) if isinstance(family, str) else family
+    fixed = dict(params or {})
+    if t_max is not None:
+        fixed["horizon"] = t_max
+    fam = fam.fixed(**fixed) if fixed else fam
+    pinned = {k for k in fixed if k != "horizon"}
+    description = {"statement": tight.text, "how": tight.how, "free": tight.free.name,
+                   "parts": [p.text() for p in tight.parts], "family": fam.name,
+                   "fixed": {k: str(v) for k, v in sorted(fixed.items())}, "mode": mode,
+                   "at_t": at_t, "method": [spec.name, spec.step], "points": points}
+    store = (Store(results, query_hash(description), description)
+             if results is not None else None)
+    start = time.perf_counter()
+    try:
+        with Progress(budget + refine_budget, f"tighten {tight.text}",
+                      enabled=progress) as bar:
+            ev = _Evaluator(tight, fam, mode, at_t, spec, points, store, bar)
+            _search(ev, budget, seed)
+            refined = _refine(ev, refine_budget, pinned)
+        witness, passed_over = _decided_witness(ev)
+    finally:
+        if store is not None:
+            store.close()
+    result = TightenResult(tightenable=tight, family=fam.name, mode=mode, at_t=at_t,
+                           method=spec, budget=budget, seed=seed, points=points,
+                           searched=ev.order, stored=ev.stored, refined=refined,
+                           witness=witness, passed_over=passed_over, fixed=fixed,
+                           unbuildable=ev.unbuildable,
+                           horizon=fam.horizon_override,
+                           results=str(results) if results is not None else None,
+                           seconds=time.perf_counter() - start)
+    if plot is not None:
+        result.plot(plot)
+    return result
+
+
+def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
+            params: Mapping[str, Any] | None = None, mode: str = "for_all_t",
+            at_t: float | None = None, budget: int = DEFAULT_BUDGET, seed: int = 0,
+            method: str = "flow", lr: float | None = None, t_max: float | None = None,
+            points: int = DEFAULT_POINTS, refine_budget: int | None = None,
+            results: str | Path | None = None, plot: str | Path | None = None,
+            progress: bool = False) -> TightenResult:
+    """The sharpest value of the free constant ``free`` in ``expr`` over ``family``.
+
+    ``mode``: ``"for_all_t"`` (every saved time from t = 0: the extreme over time, the
+    initial state included), ``"at_t"`` (with ``at_t``) or ``"as_t_to_inf"`` (the end of
+    the horizon). ``budget``: instances hypothesis draws; ``refine_budget``: further
+    simulations for the local refinement (default budget/4). ``results``: a directory
+    whose store is read and extended. ``plot``: a PNG of the best value against the
+    number of instances searched. Other arguments as in `verify.conjecture.conjecture`.
+    """
+    tight = from_text(expr, free, part)
+    return _run(tight, family, params=params, mode=mode, at_t=at_t, budget=budget, seed=seed,
+                method=method, lr=lr, t_max=t_max, points=points,
+                refine_budget=refine_budget, results=results, plot=plot, progress=progress)
+
+
+def default_family(claim_id: str) -> str:
+    """The family a claim is tightened on when none is named: the first family of the
+    claim's paper (its pack's order) on which the claim's assumptions hold for its
+    default instance or one of a few drawn ones (no simulation); else the first."""
+    claim = registry.get(claim_id)
+    own = [(name, fam) for name, fam in fam_mod.all_families().items()
+           if fam.setting == claim.source.paper]
+    rng = np.random.default_rng(0)
+    for name, fam in own:
+        for draw in range(PROBES):
+            try:
+                params = fam.defaults() if draw == 0 else fam.sample_params(rng)
+                problem = fam.make(params)
+            except (ProblemError, fam_mod.FamilyError):
+                continue
+            if inapplicable_instance(claim, problem) is None:
+                return name
+    if own:  # none of the probes applies: the search may still find instances that do
+        return own[0][0]
+    raise TightenError(f"tighten {claim_id}: no family declares the setting "
+                       f"{claim.source.paper!r}; name one with --family")
+
+
+def tighten_claim(claim_id: str, family=None, *, param: str | None = None,
+                  part: int | None = None, **kwargs) -> TightenResult:
+    """`tighten` for a catalogue claim: its parameter ``param`` (``c_T``, ``eps``, ...) or,
+    without one, the multiplier of its bound side (proved value 1). ``family``: default
+    the first family of the claim's pack. The claim's own window is used (``mode`` is
+    not)."""
+    tight = from_claim(claim_id, param, part)
+    kwargs.setdefault("mode", "for_all_t")
+    kwargs.setdefault("budget", DEFAULT_BUDGET)
+    kwargs.setdefault("seed", 0)
+    kwargs.setdefault("method", "flow")
+    kwargs.setdefault("points", DEFAULT_POINTS)
+    for key in ("params", "at_t", "lr", "t_max", "refine_budget", "results", "plot"):
+        kwargs.setdefault(key, None)
+    kwargs.setdefault("progress", False)
+    return _run(tight, family or default_family(claim_id), **kwargs)
+
+
+__all__ = ["DEFAULT_BUDGET", "MOVE", "TightenError", "TightenResult", "default_family",
+           "tighten", "tighten_claim", "UNDECIDED"]
