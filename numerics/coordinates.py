@@ -263,8 +263,15 @@ class Span:
 COORDINATES = {"cartesian": Cartesian, "lognorm": LogNorm, "span": Span}
 
 
+LOGNORM_BELOW = 1e-60  # (1e-60)^4 = 1e-240: below it a product of four weights nears underflow
+
+
 def resolve(name: str, problem: Problem) -> str:
-    """``auto``: the span of the data when n < d (cheaper per step), else cartesian."""
+    """``auto``: log-norm coordinates for a initialisation so small that products of four
+    weights underflow (scale below ``LOGNORM_BELOW``), else the span of the data when n < d
+    (cheaper per step), else cartesian."""
     if name == "auto":
+        if problem.init_scale is not None and problem.init_scale < LOGNORM_BELOW:
+            return "lognorm"
         return "span" if problem.n < problem.d else "cartesian"
     return name

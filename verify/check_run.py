@@ -282,6 +282,14 @@ def event_time(claim: Claim, tr: Trajectory) -> float:
         raise CheckError(f"the instance does not define {exc}") from None
 
 
+def problem_scalar(claim: Claim, problem, expr: sp.Basic) -> float:
+    """An instance-level expression in ``claim``'s terms on ``problem``, before any run."""
+    try:
+        return RunContext.of_problem(claim, problem).scalar(expr)
+    except MissingValue as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
+
+
 def window_mask(claim: Claim, tr: Trajectory) -> np.ndarray:
     """The saved times of ``tr`` inside ``claim``'s window, exactly as a check selects them."""
     try:
@@ -299,6 +307,18 @@ def instance_scalar(claim: Claim, tr: Trajectory, expr: sp.Basic) -> float:
         raise CheckError(f"the instance does not define {exc}") from None
 
 
+def _event_resolution(t: np.ndarray, t_event: float) -> float:
+    """How well the saved times locate an event first seen at ``t_event``: the spacing to
+    the saved time before it (the event happened in between); the largest spacing when
+    the event was not seen."""
+    if len(t) < 2:
+        return math.inf
+    k = int(np.searchsorted(t, t_event)) if math.isfinite(t_event) else 0
+    if 0 < k < len(t) and t[k] == t_event:
+        return float(t[k] - t[k - 1])
+    return float(np.max(np.diff(t)))
+
+
 def _check_event_time(claim: Claim, ctx: RunContext) -> Verdict:
     tr = ctx.tr
     rel = claim.statement
@@ -307,7 +327,7 @@ def _check_event_time(claim: Claim, ctx: RunContext) -> Verdict:
     bound = ctx.scalar(rel.rhs)
     t_fine = _event_time(claim, ctx, companion=False)
     t_comp = _event_time(claim, ctx, companion=True)
-    grid = float(np.max(np.diff(tr.t))) if len(tr.t) > 1 else math.inf
+    grid = _event_resolution(tr.t, t_fine)
     if math.isinf(t_fine) and math.isinf(t_comp):
         integ = 0.0
     elif tr.companion is None:

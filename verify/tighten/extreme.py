@@ -9,9 +9,11 @@ event-time bound the event's time is read as a check reads it (`event_time`), wi
 check's error (the companion's event time and the saved-time spacing), and ``h`` is
 evaluated at that time.
 
-Only saved times where the critical value is known to within ``RESOLVED`` (1%) of itself
-count: a larger value whose error would make the 2% check of the witness inconclusive
-is not a sharpest value *observed*. How many times were set aside this way is recorded.
+The time chosen is the one that bounds C most surely (the largest ``h - error`` where C
+is bounded below, the smallest ``h + error`` above); the instance decides C only when
+there the error is within ``RESOLVED`` (2%) of the value, so that the 2% check of a
+witness can be decided. A larger value known less well is not a sharpest value
+*observed*.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from verify.verdict import CheckError, Outcome
 
 DECIDED, UNDECIDED, INAPPLICABLE = "decided", "undecided", "inapplicable"
 MOVE = 0.02  # the witness is checked with C moved 2% past and back (`verify.tighten.search`)
-# a saved time counts only where C's error leaves that 2% check decidable
-RESOLVED = MOVE / 2
+# an instance decides C only where C's error is below the 2% of that check
+RESOLVED = MOVE
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,9 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory) -> Extreme:
         errs = np.broadcast_to(np.asarray(errs, dtype=float), tr.t.shape)
         slope = np.broadcast_to(np.asarray(slope, dtype=float), tr.t.shape)
         with np.errstate(invalid="ignore"):
-            defined = inside & np.isfinite(vals) & np.isfinite(slope) & (slope != 0)
-            ok = defined & (errs <= RESOLVED * np.abs(vals))
-        unresolved += int(defined.sum() - ok.sum())
+            ok = (inside & np.isfinite(vals) & np.isfinite(errs) & np.isfinite(slope)
+                  & (slope != 0))
+            unresolved += int((ok & (errs > RESOLVED * np.abs(vals))).sum())
         if not ok.any():
             continue
         d = _direction(np.sign(slope[ok]), part.text())
@@ -87,16 +89,20 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory) -> Extreme:
                                f"sides; tighten one part (--part)")
         direction = d
         idx = np.flatnonzero(ok)
-        j = idx[np.argmax(vals[idx])] if d > 0 else idx[np.argmin(vals[idx])]
+        # the time that bounds C most surely: the largest h - error (smallest h + error)
+        j = idx[np.argmax(d * vals[idx] - errs[idx])]
         cand = (float(vals[j]), float(errs[j]), float(tr.t[j]), k)
-        if best is None or (cand[0] > best[0] if d > 0 else cand[0] < best[0]):
+        if best is None or d * cand[0] - cand[1] > d * best[0] - best[1]:
             best = cand
     if best is None:
-        why = (f"at {unresolved} saved times its error exceeds {RESOLVED:.0%} of it" if unresolved
-               else "its coefficient is 0 or not finite")
-        return Extreme(UNDECIDED, note=f"the constant is not resolved at any saved time of "
-                                       f"the window ({why})", unresolved=unresolved)
+        return Extreme(UNDECIDED, note="the constant is not determined at any saved time of "
+                                       "the window (no saved time there, or its coefficient "
+                                       "is 0 or not finite)")
     value, error, t, k = best
+    if not error <= RESOLVED * abs(value):
+        return Extreme(UNDECIDED, note=f"the constant is not resolved: where it is most "
+                                       f"surely bounded, {value:.4g} +- {error:.2g} (more "
+                                       f"than {RESOLVED:.0%})", unresolved=unresolved)
     return Extreme(DECIDED, value, error, t, k, direction, unresolved=unresolved)
 
 

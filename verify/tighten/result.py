@@ -133,6 +133,15 @@ class TightenResult:
             out[s.extreme.status] = out.get(s.extreme.status, 0) + 1
         return out
 
+    def reasons(self) -> dict[str, int]:
+        """How often each reason was given for an instance that did not decide C."""
+        out: dict[str, int] = {}
+        for s in self.searched:
+            if s.extreme.status != DECIDED:
+                key = f"{s.extreme.status}: {s.extreme.note}"
+                out[key] = out.get(key, 0) + 1
+        return out
+
     @property
     def verdict(self) -> str:
         if self.witness is None:
@@ -203,7 +212,8 @@ class TightenResult:
             "bounded": {1: "below", -1: "above"}.get(self.direction),
             "searched": len(self.searched), "decided": self.decided,
             "passed_over": self.passed_over,
-            "counts": self.counts(), "stored_before": self.stored, "refined": self.refined,
+            "counts": self.counts(), "reasons": self.reasons(),
+            "stored_before": self.stored, "refined": self.refined,
             "budget": self.budget, "seed": self.seed, "fixed": self.fixed,
             "history": self.history(), "seconds": round(self.seconds, 3),
             "replay": self.replay(), "results": self.results,
@@ -235,6 +245,8 @@ class TightenResult:
         stored = f" ({self.stored} read from the store)" if self.stored else ""
         lines.append(f"  searched: {len(self.searched)} instances{stored}: {counts}; "
                      f"refinement {self.refined} runs; {self.seconds:.1f} s")
+        for why, k in self.reasons().items():
+            lines.append(f"  {k} x {why}")
         if w is None:
             lines.append("  verdict: UNDECIDED: no instance decided the constant")
             return "\n".join(lines)

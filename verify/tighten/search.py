@@ -41,7 +41,7 @@ from theory import registry
 from verify import families as fam_mod
 from verify import limits
 from verify.check import check
-from verify.check_run import inapplicable_instance, instance_scalar
+from verify.check_run import event_time, inapplicable_instance, instance_scalar, problem_scalar
 from verify.conjecture.instance import MethodSpec, first_positive, run_family_instance
 from verify.conjecture.statement import DEFAULT_POINTS, MODES, Statement, UndefinedHere
 from verify.profiles import pinned_hypothesis_draws
@@ -50,9 +50,11 @@ from verify.tighten.extreme import DECIDED, INAPPLICABLE, MOVE, UNDECIDED, Extre
 from verify.tighten.result import Searched, TightenResult, Witness
 from verify.tighten.statement import Tightenable, TightenError, from_claim, from_text
 from verify.tighten.store import Store, params_key, query_hash
+from verify.verdict import CheckError
 
 DEFAULT_BUDGET = 20
 WITNESS_TRIES = 5  # sharpest instances tried, in order, for a decided witness
+EVENT_POINTS = 1001  # saved times added between an event and the saved time before it
 PROBES = 8  # instances drawn (not simulated) to choose a claim's default family
 
 
@@ -82,12 +84,36 @@ class _Evaluator:
         t_end = float(tr.t[-1]) if len(tr.t) else 0.0
         return self.tight.claim_for(self.mode, self.at_t, t_end, value)
 
+    def _extra_times(self, problem) -> list[float]:
+        """Times that must be saved: those the statement names (L(0), L(5)) and the finite
+        ends of a claim's window (t_1 for a claim at t = t_1)."""
+        if self.tight.parsed is not None:
+            return _fixed_times(self.tight)
+        out = []
+        for end in self.tight.claim.window:
+            if end != sp.oo:
+                try:
+                    value = problem_scalar(self.tight.claim, problem, end)
+                except CheckError:  # defined by the run (an event): not known before it
+                    continue
+                if math.isfinite(value) and value >= 0:
+                    out.append(value)
+        return sorted(set(out))
+
     def run(self, params: Mapping):
         problem = self.family.make(dict(params))
-        tr, horizon = run_family_instance(
-            self.family, problem, params, self.method, self.points,
-            [] if self.tight.parsed is None else _fixed_times(self.tight),
-            self.at_t if self.mode == "at_t" else None)
+        extra = self._extra_times(problem)
+        at_t = self.at_t if self.mode == "at_t" else None
+        tr, horizon = run_family_instance(self.family, problem, params, self.method,
+                                          self.points, extra, at_t)
+        if self.tight.event_time:  # the event's time to the grid's resolution: refine there
+            t_event = event_time(self.claim_on(tr), tr)
+            if math.isfinite(t_event) and t_event > 0:
+                k = int(np.searchsorted(tr.t, t_event))
+                t_before = float(tr.t[max(k - 1, 0)])
+                fine = list(np.linspace(t_before, t_event, EVENT_POINTS))
+                tr, horizon = run_family_instance(self.family, problem, params, self.method,
+                                                  self.points, sorted({*extra, *fine}), at_t)
         return problem, tr, horizon
 
     def __call__(self, params: Mapping) -> Searched | None:
