@@ -21,7 +21,7 @@ from papers.s000.groups_model import (
     closed_form_point,
 )
 from papers.s000.groups_sim import K_TOL
-from verify.report.doc import number_text
+from verify.report.doc import Block, Bullets, Figure, Heading, Math, Paragraph, Table, number_text
 
 
 def public(point: dict) -> dict:
@@ -72,7 +72,7 @@ def section_findings(points, sims, fig_point, within_tolerance, gaps) -> list[st
 
 def section_blocks(points, sims, fits, decision, verdicts, fig_point, K_limit, ratio_limit, gaps,
                    flow_errors, within_error, monotone, loss_png, width_png,
-                   settings) -> list[tuple]:
+                   settings) -> list[Block]:
     """The section, subsection by subsection (each built from the numbers it shows)."""
     return (_intro_blocks(settings, loss_png)
             + _drop_time_blocks(points, sims, fig_point, ratio_limit, monotone)
@@ -82,11 +82,11 @@ def section_blocks(points, sims, fits, decision, verdicts, fig_point, K_limit, r
             + _crosscheck_blocks(sims, gaps, flow_errors, within_error, settings))
 
 
-def _intro_blocks(settings, loss_png) -> list[tuple]:
+def _intro_blocks(settings, loss_png) -> list[Block]:
     return [
-        ("h", 2, f"Reproduction {EXPERIMENT} (S000-T2): phase transitions under the group "
+        Heading(2, f"Reproduction {EXPERIMENT} (S000-T2): phase transitions under the group "
                  "initialisation"),
-        ("p", "Setting of R's `phase_transition.py` (THEORY E-000-5, G-000-group, "
+        Paragraph("Setting of R's `phase_transition.py` (THEORY E-000-5, G-000-group, "
               "I-000-group): orthonormal data in p = 2 groups with label norms "
               "||y_G|| = beta sqrt(n), beta = (1, 2); one balanced neuron per group, aligned "
               "with its labels (cosine 1), ||w(0)||^2 = N_0 = 1. The plotted loss is "
@@ -99,7 +99,7 @@ def _intro_blocks(settings, loss_png) -> list[tuple]:
               "companion at 1e-9) and by `ClosedForm` on the same "
               f"{settings.sim_points} saved times over [0, {S_MAX_SIM:g} t_1(1/2)]. Time "
               "rescaling only changes units; every number below is a ratio of times."),
-        ("list", [
+        Bullets([
             "t_g(q): the first time the squared norm N_g of group g's neuron reaches q p Y_g "
             "(a fraction q of its capacity; THEORY S000-T2). t_1 is the slow group "
             "(beta = 1), t_2 the fast one (beta = 2).",
@@ -113,12 +113,12 @@ def _intro_blocks(settings, loss_png) -> list[tuple]:
             "(root finding on the closed form; linear interpolation between saved times on "
             "trajectories), not taken from the formulas.",
         ]),
-        ("math", r"W_g = \frac{t_g(0.9) - t_g(0.1)}{t_g(0.5)} = "
+        Math(r"W_g = \frac{t_g(0.9) - t_g(0.1)}{t_g(0.5)} = "
                  r"\frac{2\ln 9}{\ln((pY_g - N_0)/N_0)},\qquad "
                  r"\lim_{n\to\infty} W_g \ln n = 4\ln 9"),
-        ("img", loss_png, "L/p against t/t_1 for growing n, with the limit; closed form vs "
+        Figure(loss_png, "L/p against t/t_1 for growing n, with the limit; closed form vs "
                           "ExactFlow gap"),
-        ("p", "Left: the loss against t / t_1(1/2) for n from 1e2 to 1e60; the drops sharpen "
+        Paragraph("Left: the loss against t / t_1(1/2) for n from 1e2 to 1e60; the drops sharpen "
               "and move towards 1/2 and 1, the grey limit sum_g (beta_g^2/(2p)) "
               "1{s < 1/beta_g} (S000-T2). Red circles: an ExactFlow trajectory on the "
               "closed-form curve of its n. Right: the relative loss gap between ExactFlow "
@@ -127,7 +127,7 @@ def _intro_blocks(settings, loss_png) -> list[tuple]:
     ]
 
 
-def _drop_time_blocks(points, sims, fig_point, ratio_limit, monotone) -> list[tuple]:
+def _drop_time_blocks(points, sims, fig_point, ratio_limit, monotone) -> list[Block]:
     rows = []
     for r in sims:
         p = closed_form_point(r["n"], kappa=1.0)
@@ -146,8 +146,8 @@ def _drop_time_blocks(points, sims, fig_point, ratio_limit, monotone) -> list[tu
     rows.append(["n -> oo (sympy limit)", str(cf7().paper_ratio_limit), str(cf7().ratio_limit),
                  "-", "-", "-", "-", str(PAPER_LIMIT)])
     return [
-        ("h", 3, "Normalised drop times t_2/t_1"),
-        ("p", f"At R's n = 100 + floor(e^42) = {FIGURE_N}: CF-7 gives t_2/t_1 = "
+        Heading(3, "Normalised drop times t_2/t_1"),
+        Paragraph(f"At R's n = 100 + floor(e^42) = {FIGURE_N}: CF-7 gives t_2/t_1 = "
               f"{fig_point['ratio_cf7_half_capacity']:.5f} (half capacity), the measured "
               f"half-drops of the group losses {fig_point['ratio_measured_half_drop']:.5f}, "
               f"R's formula {fig_point['ratio_paper_formula']:.5f}; the paper reports "
@@ -162,14 +162,14 @@ def _drop_time_blocks(points, sims, fig_point, ratio_limit, monotone) -> list[tu
               "reads the crossings of the mid-levels (L(0) + plateau)/2 and plateau/2 of the "
               "summed loss, as one would on the figure: at small n the two drops overlap and "
               "this reading mixes the groups."),
-        ("table", ["n", "R's t_g formula", "CF-7 t(1/2) (formula)",
+        Table(["n", "R's t_g formula", "CF-7 t(1/2) (formula)",
                    "t(1/2) measured (ExactFlow)", "half-drops measured (closed form)",
                    "half-drops measured (ExactFlow)", "total-loss mid-levels", "paper"],
          rows),
     ]
 
 
-def _width_blocks(points, width_png) -> list[tuple]:
+def _width_blocks(points, width_png) -> list[Block]:
     wrows = []
     for p in points:
         g1, g2 = p["groups"]
@@ -178,14 +178,14 @@ def _width_blocks(points, width_png) -> list[tuple]:
                       _fmt(g2["width_log_n"]), _fmt(g1["loss_width"]), _fmt(g2["loss_width"]),
                       _fmt(p["width_formula_vs_measured"], 2)])
     return [
-        ("h", 3, "Transition widths against 1/ln n"),
-        ("table", ["n", "1/ln n", "W_1 (beta 1)", "W_2 (beta 2)", "W_1 ln n", "W_2 ln n",
+        Heading(3, "Transition widths against 1/ln n"),
+        Table(["n", "1/ln n", "W_1 (beta 1)", "W_2 (beta 2)", "W_1 ln n", "W_2 ln n",
                    "W^L_1", "W^L_2", "|formula - measured|"], wrows),
-        ("img", width_png, "relative width against 1/ln n with the fit; t_2/t_1 against n"),
+        Figure(width_png, "relative width against 1/ln n with the fit; t_2/t_1 against n"),
     ]
 
 
-def _fit_blocks(fits, decision, K_limit, sims) -> list[tuple]:
+def _fit_blocks(fits, decision, K_limit, sims) -> list[Block]:
     frows = []
     labels = {"asymptotic": f"closed form, n >= {ASYMPTOTIC_N:.0e}",
               "all_closed_form": "closed form, all n", "simulated": "ExactFlow (simulated n)"}
@@ -206,7 +206,7 @@ def _fit_blocks(fits, decision, K_limit, sims) -> list[tuple]:
     asym, simf = fits["asymptotic"], fits["simulated"]
     shrinks = all(d["shrinks"] for d in decision["asymptotic"])
     return [
-        ("p", "Fit. CF-7 makes 1/W affine in ln n: 1/W = (ln n + c)/K + O(n^-1/2), i.e. "
+        Paragraph("Fit. CF-7 makes 1/W affine in ln n: 1/W = (ln n + c)/K + O(n^-1/2), i.e. "
               "W = K x/(1 + c x) against x = 1/ln n, with K = lim W ln n = 4 ln 9 = "
               f"{K_limit:.4f} (sympy limit) the slope at x -> 0 and c = 2 ln(2 beta) the "
               "pre-asymptotic correction. The table fits 1/W on ln n by least squares (95% "
@@ -218,10 +218,10 @@ def _fit_blocks(fits, decision, K_limit, sims) -> list[tuple]:
               f"{100 * K_TOL:g}% of {K_limit:.3f}; it is taken on the closed form at "
               f"n >= {ASYMPTOTIC_N:.0e}. On the closed form the intervals measure only the "
               "curvature left by the neglected terms, not noise."),
-        ("table", ["points", "beta", "#", "K = lim W ln n [95%]", "c [95%]", "c (CF-7)",
+        Table(["points", "beta", "#", "K = lim W ln n [95%]", "c [95%]", "c (CF-7)",
                    "line slope b [95%]", "line intercept a [95%]", "no floor",
                    f"K within {100 * K_TOL:g}%"], frows),
-        ("p", f"Result: on the closed form at n >= {ASYMPTOTIC_N:.0e} the fitted slope is "
+        Paragraph(f"Result: on the closed form at n >= {ASYMPTOTIC_N:.0e} the fitted slope is "
               f"K = {asym[0]['K']:.4f} [{asym[0]['K_lo']:.4f}, {asym[0]['K_hi']:.4f}] "
               f"(beta = 1) and {asym[1]['K']:.4f} [{asym[1]['K_lo']:.4f}, "
               f"{asym[1]['K_hi']:.4f}] (beta = 2) against 4 ln 9 = {K_limit:.4f}: the widths "
@@ -237,25 +237,25 @@ def _fit_blocks(fits, decision, K_limit, sims) -> list[tuple]:
     ]
 
 
-def _check_blocks(verdicts) -> list[tuple]:
+def _check_blocks(verdicts) -> list[Block]:
     vrows = [[v["description"], v["outcome"],
               "-" if v["shape_exponent"] is None else f"{v['shape_exponent']:.4f}",
               "-" if not v["shape_interval"] else
               f"[{v['shape_interval'][0]:.4f}, {v['shape_interval'][1]:.4f}]"]
              for v in verdicts]
     return [
-        ("p", "The catalogue's S000-T2 (W = K/log n) through `verify.check`: a log-log fit "
+        Paragraph("The catalogue's S000-T2 (W = K/log n) through `verify.check`: a log-log fit "
               "of W on the law's shape 1/log n, whose exponent (beta) the claim says is 1, "
               "with a bootstrap interval over the two groups at each n. On the exact closed "
               "form the interval is razor-thin, so the c/ln n correction alone makes the "
               "check VIOLATED over any finite range; what the asymptotic statement predicts "
               "is beta -> 1 as the range moves to larger n, which the rows show. On the "
               "simulated range the interval is wide and the check passes."),
-        ("table", ["widths", "S000-T2 check", "beta (shape exponent)", "95% interval"], vrows),
+        Table(["widths", "S000-T2 check", "beta (shape exponent)", "95% interval"], vrows),
     ]
 
 
-def _crosscheck_blocks(sims, gaps, flow_errors, within_error, settings) -> list[tuple]:
+def _crosscheck_blocks(sims, gaps, flow_errors, within_error, settings) -> list[Block]:
     crows = []
     for r in sims:
         crows.append([str(r["n"]), r["flow_status"], str(r["flow_steps"]),
@@ -267,8 +267,8 @@ def _crosscheck_blocks(sims, gaps, flow_errors, within_error, settings) -> list[
                       f"{r['width_formula'][0]:.5f} / {r['width_closed'][0]:.5f} / "
                       f"{r['width_flow'][0]:.5f}"])
     return [
-        ("h", 3, "Closed form against simulation"),
-        ("p", "Per simulated n: the largest relative gap between ExactFlow and ClosedForm "
+        Heading(3, "Closed form against simulation"),
+        Paragraph("Per simulated n: the largest relative gap between ExactFlow and ClosedForm "
               "over the saved times (state: max_j |theta_j - theta'_j|/|theta_j|; loss: "
               "|L - L'|/L(0); widths: absolute; half-capacity times: relative), ExactFlow's "
               "error estimate (state, against its companion at 10x looser rtol) and its loss "
@@ -284,7 +284,7 @@ def _crosscheck_blocks(sims, gaps, flow_errors, within_error, settings) -> list[
               "plus its nominal rtol x steps at every n. Widths are measured on the same "
               "grid for both runs; against CF-7's formula the grid's interpolation error "
               "shows in the last column."),
-        ("table", ["n", "ExactFlow status", "steps", "state gap", "loss gap", "width gap",
+        Table(["n", "ExactFlow status", "steps", "state gap", "loss gap", "width gap",
                    "t(1/2) gap", "ExactFlow error est.", "ExactFlow loss error",
                    "ClosedForm error est.", "theory vs ClosedForm", "W_1: formula / CF / flow"],
          crows),

@@ -25,6 +25,7 @@ from scipy import stats
 from papers.s000.repro_threshold import cell_text, logistic_threshold, protocol_rows
 from papers.s000.repro_threshold import sweep_config as descent_config
 from verify.figures import pyplot, save_png
+from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
 from verify.scaling import binomial_interval
 from verify.sweep import load_config, run_sweep
@@ -179,11 +180,12 @@ def _interval(p, key) -> str:
     return f"{p[key]}/{p['pairs']} [{lo:.2f}, {hi:.2f}]"
 
 
-def _blocks(data, fig) -> list[tuple]:
+def _blocks(data, fig) -> list[Block]:
     t = data["total"]
-    b: list[tuple] = [
-        ("h", 2, "Reproduction E-000-2 by the gradient flow: the threshold under the flow"),
-        ("p", "The instances of E-000-2 (same generator, grid points and seeds, so the same data "
+    b: list[Block] = [
+        Heading(2, "Reproduction E-000-2 by the gradient flow: the threshold under the flow"),
+        Paragraph(
+              "The instances of E-000-2 (same generator, grid points and seeds, so the same data "
               "and initialisations; p = 30) simulated by the exact gradient flow through "
               "sliding modes, for the protocol's time lr x epoch budget with lr = 1, next to "
               "gradient descent at the published lr = 1 on the same instances. Success: L <= "
@@ -192,24 +194,24 @@ def _blocks(data, fig) -> list[tuple]:
               f"{data['seeds'][0]}..{data['seeds'][-1]} ({data['computed']} flows computed "
               f"now, {data['stored_before']} read from `{data['store']}`; median flow "
               f"{cell_text(data['flow_wall_median'], '.1f')} s with its companion run)."),
-        ("p", f"Paired instances: **{t['pairs']}**; both converge or both fail on "
+        Paragraph(f"Paired instances: **{t['pairs']}**; both converge or both fail on "
               f"{t['pairs'] - t['flow_only'] - t['gd_only']}; the flow alone converges on "
               f"**{t['flow_only']}**, descent alone on **{t['gd_only']}** (exact McNemar "
               f"p = {t['mcnemar_p']:.2g}). Undecided flows (not finished, or final loss within "
               f"the error of 1/(2n)): {t['undecided']}"
               + (f" ({', '.join(data['flow_failures'])})" if data["flow_failures"] else "")
               + "."),
-        ("img", fig, "success probability against n, flow and gradient descent at lr = 1"),
-        ("table", ["d", "n", "flow (95% CI)", "GD lr = 1 (95% CI)", "flow only", "GD only",
+        Figure(fig, "success probability against n, flow and gradient descent at lr = 1"),
+        Table(["d", "n", "flow (95% CI)", "GD lr = 1 (95% CI)", "flow only", "GD only",
                    "McNemar p", "undecided"],
          [[str(p["d"]), str(p["n"]), _interval(p, "flow"), _interval(p, "gd"),
            str(p["flow_only"]), str(p["gd_only"]), f"{p['mcnemar_p']:.2g}", str(p["undecided"])]
           for p in data["points"]]),
-        ("table", ["d", "N(d) flow", "N(d) GD lr = 1 (same instances)"],
+        Table(["d", "N(d) flow", "N(d) GD lr = 1 (same instances)"],
          [[str(d), cell_text(data["threshold_flow"].get(d)), cell_text(data["threshold_gd"].get(d))]
           for d in data["d_values"]]),
     ]
-    b.append(("p", _comparison(data) + " A threshold shown as - is not crossed on this grid "
+    b.append(Paragraph(_comparison(data) + " A threshold shown as - is not crossed on this grid "
                    "(the success fraction stays on one side of 1/2)."))
     return b
 

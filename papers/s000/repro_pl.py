@@ -33,6 +33,7 @@ from numerics.simulate import simulate_batch
 from papers.s000.reference import orthogonal_pl
 from papers.s000.repro_threshold import protocol_rows
 from verify.figures import pyplot, save_png
+from verify.report.doc import Block, Bullets, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
 from verify.scaling import line_fit
 from verify.sweep import integer_range, load_config, plan, run_sweep
@@ -189,7 +190,7 @@ def _overlap(a, lo, hi) -> bool:
     return math.isfinite(a["slope"]) and a["lo"] <= hi and lo <= a["hi"]
 
 
-def _blocks(data, fig) -> tuple[list[tuple], list[str]]:
+def _blocks(data, fig) -> tuple[list[Block], list[str]]:
     fits, pub = data["fits"], data["published"]
     rows, reproduced = [], []
     for key, label, _, t_slope, t_pm in STATISTICS:
@@ -209,9 +210,9 @@ def _blocks(data, fig) -> tuple[list[tuple], list[str]]:
     k = fits["kernel_rate"]
     ns = data["n"]
     seeds = data["seeds_per_n"]
-    b: list[tuple] = [
-        ("h", 2, "Reproduction E-000-4: asymptotic local PL against n (orthogonal data)"),
-        ("p", "Published protocol (papers/s000/published/README.md, their Experiment 2): "
+    b: list[Block] = [
+        Heading(2, "Reproduction E-000-4: asymptotic local PL against n (orthogonal data)"),
+        Paragraph("Published protocol (papers/s000/published/README.md, their Experiment 2): "
               "x_i = c_i e_i "
               "in R^2000, c_i ~ U[1, 2], width floor(log(n/0.05)/log(4/3)) + 1, first layer x "
               "0.01, redrawn until every sample has a neuron with a_j y_i > 0 and <w_j, x_i> > "
@@ -219,17 +220,18 @@ def _blocks(data, fig) -> tuple[list[tuple], list[str]]:
               f"sum r_i^2 < 1e-6. n in {ns}, seeds per n {sorted(set(seeds.values()))} "
               f"({data['computed']} runs computed now, {data['stored_before']} read from the "
               f"store `{data['store']}`). Orthogonal data take the O(np) path of the descent."),
-        ("p", "Each statistic is averaged over the seeds at each n and logged (as the published "
+        Paragraph(
+              "Each statistic is averaged over the seeds at each n and logged (as the published "
               "CSV); the slope is the least-squares slope against log n, with a 95% bootstrap "
               "interval (seeds resampled within each n). Published-CSV slopes are refitted "
               "from the CSV with a t-interval."),
-        ("table", ["statistic", "our slope [95%]", "published CSV slope [95%]",
+        Table(["statistic", "our slope [95%]", "published CSV slope [95%]",
                    "THEORY (R's fit)", "our interval meets R's", "-1/2 inside ours",
                    "meets [-1, -1/2]"], rows),
-        ("img", fig, "the four published statistics and the flow's kernel rate against n"),
+        Figure(fig, "the four published statistics and the flow's kernel rate against n"),
     ]
     sandwich = data["sandwich_holds_per_n"]
-    b.append(("p", f"Per run, mu_low <= mu(t_inf) <= mu_upp held at {sum(sandwich.values())} "
+    b.append(Paragraph(f"Per run, mu_low <= mu(t_inf) <= mu_upp held at {sum(sandwich.values())} "
                    f"of {len(sandwich)} values of n (every seed)."))
     err = data["step_error"]
     if err:
@@ -237,10 +239,10 @@ def _blocks(data, fig) -> tuple[list[tuple], list[str]]:
                  + ", ".join(f"{v:.4g}" for v in e["kernel_rate"].values())
                  + f" (largest relative change lr -> lr/2 on one seed: "
                  f"{e['relative_change_lr_to_half']:.2%})" for n, e in err.items()]
-        b += [("p", "Step error of the flow's rate (the kernel is evaluated at the limit of "
+        b += [Paragraph("Step error of the flow's rate (the kernel is evaluated at the limit of "
                     "gradient descent; a few seeds re-run with smaller steps, each factor "
                     "dividing lr):"),
-              ("list", items)]
+              Bullets(items)]
     findings = []
     if math.isfinite(k["slope"]):
         if k["hi"] < -0.5:
@@ -260,8 +262,8 @@ def _blocks(data, fig) -> tuple[list[tuple], list[str]]:
         else:
             meaning = (f"The gradient flow's exact asymptotic rate has slope {k['slope']:.2f} "
                        f"[{k['lo']:.2f}, {k['hi']:.2f}], slower than 1/sqrt(n) decay.")
-        b += [("h", 3, "What this means for the 1/sqrt(n) conjecture"), ("p", meaning),
-              ("p", "The published statistics are properties of gradient descent with early "
+        b += [Heading(3, "What this means for the 1/sqrt(n) conjecture"), Paragraph(meaning),
+              Paragraph("The published statistics are properties of gradient descent with early "
                     "stopping: mu(t_inf) and <mu_inf> depend on where the run stopped, and "
                     "mu_low, mu_upp are bounds, not the rate. The kernel rate is the flow's "
                     "own asymptotic rate at its limit point.")]

@@ -22,7 +22,7 @@ from scipy import optimize
 
 from papers.s000.reference import threshold_runs
 from verify.figures import pyplot, save_png
-from verify.report.doc import number_text
+from verify.report.doc import Block, Bullets, Figure, Heading, Paragraph, Table, number_text
 from verify.report.reproduction import Reproduction
 from verify.scaling import binomial_interval, line_fit
 from verify.sweep import load_config, plan, read_rows, row_key, run_sweep
@@ -176,11 +176,11 @@ def cell_text(x, spec=".0f") -> str:
     return number_text(x, spec, nonfinite="-")
 
 
-def _blocks(data, fig_p, fig_n, config) -> list[tuple]:
+def _blocks(data, fig_p, fig_n, config) -> list[Block]:
     comp, lo, lt = data["points"], data["line_ours"], data["line_published"]
-    b: list[tuple] = [
-        ("h", 2, "Reproduction E-000-2: convergence threshold N(d, p = 30) against d"),
-        ("p", "Published protocol (papers/s000/published/README.md): data uniform on the "
+    b: list[Block] = [
+        Heading(2, "Reproduction E-000-2: convergence threshold N(d, p = 30) against d"),
+        Paragraph("Published protocol (papers/s000/published/README.md): data uniform on the "
               "sphere with "
               "norms in [1, 2], labels +-U[1, 2], mean-field width p = 30, nn.Linear-law first "
               "layer and a_j = s_j(||w_j|| + Exp(1)), full-batch gradient descent with lr 1 on "
@@ -192,16 +192,16 @@ def _blocks(data, fig_p, fig_n, config) -> list[tuple]:
               f"{data['computed']} computed now, {data['stored_before']} read from the store "
               f"`{data['store']}`)."),
     ]
-    b.append(("p", f"Agreement: for **{data['inside']} of {data['compared']}** (d, n) "
+    b.append(Paragraph(f"Agreement: for **{data['inside']} of {data['compared']}** (d, n) "
                    "points our success fraction lies inside the 95% Clopper-Pearson "
                    "interval of the published count (20 runs each)."))
-    b.append(("img", fig_p, "success probability against n, ours and published"))
+    b.append(Figure(fig_p, "success probability against n, ours and published"))
     rows = []
     for d in data["d_values"]:
         rows.append([str(d), cell_text(data["threshold_ours"].get(d)),
                      cell_text(data["threshold_published_all"].get(d)),
                      str(THEORY_THRESHOLDS.get(d, "-"))])
-    b += [("table", ["d", "N(d) ours (logistic ML)", "N(d) published CSV (same fit)",
+    b += [Table(["d", "N(d) ours (logistic ML)", "N(d) published CSV (same fit)",
                      "THEORY table (interpolated)"], rows)]
     lines = []
     if lo:
@@ -213,14 +213,14 @@ def _blocks(data, fig_p, fig_n, config) -> list[tuple]:
                      f"slope [{lt['slope_lo']:.1f}, {lt['slope_hi']:.1f}] (THEORY: N ~ 15.3 d "
                      "- 260)")
     if lines:
-        b += [("p", "Linear fits of the threshold in d:"), ("list", lines)]
-    b += [("img", fig_n, "threshold N(d) against d with linear fits"),
-          ("p", "The theory (S000) only guarantees convergence for n up to about sqrt(d); the "
+        b += [Paragraph("Linear fits of the threshold in d:"), Bullets(lines)]
+    b += [Figure(fig_n, "threshold N(d) against d with linear fits"),
+          Paragraph("The theory (S000) only guarantees convergence for n up to about sqrt(d); the "
                 "measured threshold grows linearly in d, far beyond it.")]
     disagree = [r for r in comp if "inside" in r and not r["inside"]]
     if disagree:
-        b.append(("p", "Points outside the published interval:"))
-        b.append(("table", ["d", "n", "ours", "published", "published 95% interval"],
+        b.append(Paragraph("Points outside the published interval:"))
+        b.append(Table(["d", "n", "ours", "published", "published 95% interval"],
                   [[str(r["d"]), str(r["n"]), f"{r['hits']}/{r['trials']}",
                     f"{r['published']:.2f}", f"[{r['published_interval'][0]:.2f}, "
                     f"{r['published_interval'][1]:.2f}]"] for r in disagree]))

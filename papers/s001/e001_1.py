@@ -28,6 +28,7 @@ from papers.s001.alignment import (
 from papers.s001.measures import class_sums
 from verify.figures import pyplot, save_png
 from verify.measures import ERROR_SAFETY
+from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 
 
 # -- E-001-1: centred digits ------------------------------------------------------------------
@@ -163,9 +164,9 @@ def e001_1_blocks(d: dict, sum_check: dict, fig: Path, s: Settings) -> tuple[lis
     findings: list[str] = []
     subset = ("all samples of both classes" if s.digits_per_class is None
               else f"{s.digits_per_class} samples per class (drawn by the seed)")
-    b: list[tuple] = [
-        ("h", 2, "E-001-1: centred two-digit data (S001 section 4, Fig. 5)"),
-        ("p", "Substitution: scikit-learn's bundled 8x8 digits (0 against 1, pixels / 16, "
+    b: list[Block] = [
+        Heading(2, "E-001-1: centred two-digit data (S001 section 4, Fig. 5)"),
+        Paragraph("Substitution: scikit-learn's bundled 8x8 digits (0 against 1, pixels / 16, "
               f"{subset}; n = {d['n']}, d = 64) stand in for 28x28 MNIST, since nothing may "
               "be downloaded. Data are centred, x_i <- x_i - mean. h = 50, W_ij, v_j ~ "
               "N(0, alpha^2) with alpha = 1e-6, full-batch gradient descent on both layers at "
@@ -174,7 +175,7 @@ def e001_1_blocks(d: dict, sum_check: dict, fig: Path, s: Settings) -> tuple[lis
               f"steps): relative state error {d['state_error']:.1e} at the end. The loss is "
               "exponential (the paper does not say which) and normalised as a mean, "
               "L = (1/n) sum_i exp(-y_i f(x_i)) (see the note below)."),
-        ("table", ["quantity", "paper (E-001-1, MNIST 0/1)", "measured (digits 0/1)"],
+        Table(["quantity", "paper (E-001-1, MNIST 0/1)", "measured (digits 0/1)"],
          [["data", "centred data approximately satisfy A1", f"mu = {d['mu']:.3f} < 0 (A1 "
            f"fails); {100 * d['sign_agreement']:.1f}% of pairs have A1's sign pattern; "
            f"cos(x_+, x_-) = {d['cos_x_plus_x_minus']:.6f} (centring makes x_+ + x_- = 0)"],
@@ -202,9 +203,9 @@ def e001_1_blocks(d: dict, sum_check: dict, fig: Path, s: Settings) -> tuple[lis
           ["mean neurons", "w_bar_+- look like the class means at iteration 15000",
            f"cos(w_bar_+, x_+) = {d['final_cos_plus']:.4f}, cos(w_bar_-, x_-) = "
            f"{d['final_cos_minus']:.4f} (right panel)"]]),
-        ("img", fig, "data correlation, alignment, loss and stable rank, mean neurons on "
+        Figure(fig, "data correlation, alignment, loss and stable rank, mean neurons on "
                      "centred digits"),
-        ("p", f"Normalisation: with the sum loss of the theory (L = sum_i exp(-y_i f(x_i)), "
+        Paragraph(f"Normalisation: with the sum loss of the theory (L = sum_i exp(-y_i f(x_i)), "
               f"n = {d['n']} times larger gradients) the same GD makes L <= 0.9 L(0) already "
               f"at iteration {fmt(sum_check['loss_drop_iteration'])} of "
               f"{sum_check['iterations']}, and its half-step companion differs by "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from papers.s001.alignment import Settings, fmt, pm
+from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 
 
 def e001_2_blocks(a1: list[dict], a1_gd: dict | None, grid_rows: list[dict], fits: dict,
@@ -15,9 +16,9 @@ def e001_2_blocks(a1: list[dict], a1_gd: dict | None, grid_rows: list[dict], fit
     each read one measured number (the (b) and (c) parts are `grid_blocks`, `toy_blocks`)."""
     findings: list[str] = []
     main = next((r for r in a1 if abs(r["mu"] - 0.5) < 1e-6), a1[0])
-    b: list[tuple] = [
-        ("h", 2, "E-001-2: early alignment on separable data (S001 App. A.1-A.2, Theorem 1)"),
-        ("p", "Protocol of App. A.1 except where stated: h = 50 neurons, unbalanced "
+    b: list[Block] = [
+        Heading(2, "E-001-2: early alignment on separable data (S001 App. A.1-A.2, Theorem 1)"),
+        Paragraph("Protocol of App. A.1 except where stated: h = 50 neurons, unbalanced "
               "initialisation W_ij, v_j ~ N(0, alpha^2) with alpha = 1e-6, exponential loss "
               "summed over the samples, both layers trained. Runs are exact gradient flows "
               "(`ExactFlow`: DOP853 between located activation changes, companion run at 10x "
@@ -41,8 +42,8 @@ def e001_2_blocks(a1: list[dict], a1_gd: dict | None, grid_rows: list[dict], fit
                      pm(r["final_stable_rank"], r["final_stable_rank_error"], 4),
                      f"{r['two_direction_stable_rank']:.4f}",
                      f"{r['state_error']:.1e}"])
-    b += [("h", 3, "E-001-2 (A.1): alignment, then growth, on separable data"),
-          ("p", f"Separable data (`generators.separable`): n = {s.a1_n}, d = {s.a1_d} (in "
+    b += [Heading(3, "E-001-2 (A.1): alignment, then growth, on separable data"),
+          Paragraph(f"Separable data (`generators.separable`): n = {s.a1_n}, d = {s.a1_d} (in "
                 "R^2, as in the paper's figure, the stable rank would be <= 2 trivially), "
                 "three values of mu, horizon "
                 f"{s.a1_iterations} iterations. Columns: t_1 in iterations; the number of "
@@ -51,12 +52,12 @@ def e001_2_blocks(a1: list[dict], a1_gd: dict | None, grid_rows: list[dict], fit
                 "||W||_F^2/||W||_2^2 and the value it would have if every V_+ neuron pointed "
                 "along x_+ and every V_- neuron along x_- (from the measured group norms and "
                 "cos(x_+, x_-))."),
-          ("table", ["mu", "cos(x_+, x_-)", "t_1 (iterations)", "S_+ / S_- / S_dead at t_1",
+          Table(["mu", "cos(x_+, x_-)", "t_1 (iterations)", "S_+ / S_- / S_dead at t_1",
                      "L <= L(0)/2 at iteration", "final cos(w_bar_+-, x_+-)",
                      "final stable rank", "two-direction value", "state error"], rows),
-          ("img", figs["a1"], "cosines, loss, spectral norm and stable rank on separable "
+          Figure(figs["a1"], "cosines, loss, spectral norm and stable rank on separable "
                               "data"),
-          ("table", ["quantity", "paper (E-001-2 / Theorem 1)", "measured (mu = "
+          Table(["quantity", "paper (E-001-2 / Theorem 1)", "measured (mu = "
                      f"{main['mu']:.2f}, figure above)"],
            [["order of events", "alignment (all neurons in S_+, S_- or S_dead), then norm "
              "growth and loss decrease", f"t_1 = {fmt(main['t_1_iteration'], 4)} iterations, "
@@ -88,7 +89,7 @@ def e001_2_blocks(a1: list[dict], a1_gd: dict | None, grid_rows: list[dict], fit
                  f"{a1_gd['final_stable_rank']:.4f} at iteration {a1_gd['iterations']} (the "
                  f"flow: {a1_gd['flow_stable_rank_there']:.4f}): the flow stands for the "
                  "paper's GD.")
-    b.append(("p", text))
+    b.append(Paragraph(text))
     # (b) t_1 scaling
     b += _grid_blocks(grid_rows, fits, figs, s, findings)
     # (c) A.2 contrast
@@ -97,10 +98,10 @@ def e001_2_blocks(a1: list[dict], a1_gd: dict | None, grid_rows: list[dict], fit
 
 
 def _grid_blocks(rows: list[dict], fits: dict, figs: dict, s: Settings,
-                 findings: list[str]) -> list[tuple]:
-    b: list[tuple] = [
-        ("h", 3, "E-001-2 (Theorem 1): t_1 over n and mu"),
-        ("p", "Theorem 1's setting rather than the experiments': balanced initialisation "
+                 findings: list[str]) -> list[Block]:
+    b: list[Block] = [
+        Heading(3, "E-001-2 (Theorem 1): t_1 over n and mu"),
+        Paragraph("Theorem 1's setting rather than the experiments': balanced initialisation "
               f"I-001-bal at eps = 1e-100 (log-norm coordinates), h = {s.grid_width}, "
               f"separable data in R^{s.grid_d} with n in {list(s.grid_n)}, mu in "
               f"{list(s.grid_mu)}, {s.grid_seeds} seeds each (data and initialisation "
@@ -112,7 +113,7 @@ def _grid_blocks(rows: list[dict], fits: dict, figs: dict, s: Settings,
               "fits with a bootstrap interval over the seeds (`verify.scaling`)."),
     ]
     if "linear" not in fits:
-        return b + [("p", f"Too few sorted runs to fit ({fits.get('sorted_runs', 0)}).")]
+        return b + [Paragraph(f"Too few sorted runs to fit ({fits.get('sorted_runs', 0)}).")]
     lin, ll, ratio = fits["linear"], fits["loglog"], fits["ratio"]
     table = []
     for n, entry in fits["per_n"].items():
@@ -120,10 +121,10 @@ def _grid_blocks(rows: list[dict], fits: dict, figs: dict, s: Settings,
         exp = (f"{entry['exp_mu']:.2f} [{entry['exp_mu_lo']:.2f}, {entry['exp_mu_hi']:.2f}]"
                if "exp_mu" in entry else "-")
         table.append([n, med, exp, f"{entry['median_ratio']:.3g}"])
-    b += [("table", ["n", "median t_1 at mu = " + ", ".join(f"{m:g}" for m in s.grid_mu),
+    b += [Table(["n", "median t_1 at mu = " + ", ".join(f"{m:g}" for m in s.grid_mu),
                      "exponent of mu (95% CI)", "median t_1 / (log n / sqrt(mu))"], table),
-          ("img", figs["grid"], "t_1 against log(n)/sqrt(mu) and against mu"),
-          ("table", ["quantity", "paper (Theorem 1)", "measured"],
+          Figure(figs["grid"], "t_1 against log(n)/sqrt(mu) and against mu"),
+          Table(["quantity", "paper (Theorem 1)", "measured"],
            [["t_1 against log(n)/sqrt(mu)", "t_1 = O(log n / sqrt(mu)) (an upper bound)",
              f"OLS slope {lin['slope']:.3f}, 95% CI [{lin['slope_lo']:.3f}, "
              f"{lin['slope_hi']:.3f}], intercept {lin['intercept']:.3f}, R^2 = "
@@ -143,7 +144,7 @@ def _grid_blocks(rows: list[dict], fits: dict, figs: dict, s: Settings,
              f"{fits['t_1_before_T']} with t_1 <= T (Lemma 3's window); neurons lost to "
              f"S_dead after starting active on their class: {fits['lost_neurons']}"]])]
     consistent = fits["consistent"]
-    b.append(("p", "Reading: "
+    b.append(Paragraph("Reading: "
               + ("t_1 grows significantly faster than log(n)/sqrt(mu) along neither axis "
                  "(the ratio is bounded on the grid and shrinks as n grows), so the data are "
                  "consistent with the upper bound t_1 = O(log n / sqrt(mu)). "
@@ -174,7 +175,7 @@ def _grid_blocks(rows: list[dict], fits: dict, figs: dict, s: Settings,
     return b
 
 
-def _toy_blocks(toys: list[dict], figs: dict, s: Settings, findings: list[str]) -> list[tuple]:
+def _toy_blocks(toys: list[dict], figs: dict, s: Settings, findings: list[str]) -> list[Block]:
     late = str(s.toy_iterations)
     rows, summary = [], {}
     keys = ("mid", "end")
@@ -194,17 +195,17 @@ def _toy_blocks(toys: list[dict], figs: dict, s: Settings, findings: list[str]) 
                       if sorted_its else "never"),
                      "yes" if agree else "no",
                      f"{max(r['state_error'] for r in sel):.1e}"])
-    b: list[tuple] = [
-        ("h", 3, "E-001-2 (A.2): separability mu = sin 0.1 against sin 0.001"),
-        ("p", f"Two positive points x_1 = (1, 0), x_2 = (sin a, cos a); A.1's protocol, "
+    b: list[Block] = [
+        Heading(3, "E-001-2 (A.2): separability mu = sin 0.1 against sin 0.001"),
+        Paragraph(f"Two positive points x_1 = (1, 0), x_2 = (sin a, cos a); A.1's protocol, "
               f"{s.toy_seeds} seeds each, {s.toy_iterations} iterations. Counted: live "
               "neurons of V_+(t) outside S_+ (with only positive samples S_- is S_dead). "
               "'companion agrees': the same counts on the companion run."),
-        ("table", ["mu", "seeds with neurons outside S_+ at 7000", "most outside at 7000",
+        Table(["mu", "seeds with neurons outside S_+ at 7000", "most outside at 7000",
                    f"seeds with neurons outside at {late}",
                    f"most outside at {late}", "median sorting iteration",
                    "companion agrees", "state error"], rows),
-        ("img", figs["toy"], "neuron angles on the two-point toys"),
+        Figure(figs["toy"], "neuron angles on the two-point toys"),
     ]
     hi = summary.get(0.1)
     lo = summary.get(0.001)
@@ -214,8 +215,8 @@ def _toy_blocks(toys: list[dict], figs: dict, s: Settings, findings: list[str]) 
               "(one instance)",
               f"outside at 7000 in {lo[0]}/{lo[2]} seeds, still outside at {late} in "
               f"{lo[1]}/{lo[2]}" if lo else "-"]]
-    b.append(("table", ["quantity", "paper (A.2)", "measured"], paper))
-    b.append(("p", "Reading: the neurons that remain outside S_+ are those that end up "
+    b.append(Table(["quantity", "paper (A.2)", "measured"], paper))
+    b.append(Paragraph("Reading: the neurons that remain outside S_+ are those that end up "
                    "active on one sample only and drift towards it (x_1 or x_2); at "
                    "mu = sin 0.001 the cone S_+ reaches within 0.001 rad of them, and the "
                    "crossing is not completed before the other neurons have grown and fitted "

@@ -56,6 +56,7 @@ from papers.s001.e001_2 import (
 )
 from papers.s001.e001_2_text import e001_2_blocks
 from verify.progress import Progress
+from verify.report.doc import Paragraph
 from verify.report.reproduction import Reproduction
 
 
@@ -136,7 +137,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True, stor
     b2, f2 = e001_2_blocks(a1, a1_gd, grid_rows, fits, toys, figs, s)
     b1, f1 = e001_1_blocks(digits, sum_check, figs["digits"], s)
     wall = time.perf_counter() - start
-    blocks = b2 + b1 + [("p", f"E-001 reproduction: profile `{profile}`, seed {seed}, "
+    blocks = b2 + b1 + [Paragraph(f"E-001 reproduction: profile `{profile}`, seed {seed}, "
                               f"{wall:.1f} s wall time on one torch thread.")]
     data = clean({"profile": profile, "seed": seed, "settings": dataclasses.asdict(s),
                    "E-001-2": {"a1": a1, "a1_gd": a1_gd, "grid": grid_rows, "fits": fits,

@@ -26,7 +26,7 @@ from verify.figures import pyplot, save_png
 from verify.measures import instance_values
 from verify.profiles import get_profile
 from verify.progress import Progress
-from verify.report.doc import number_text
+from verify.report.doc import Block, Bullets, Figure, Heading, Math, Paragraph, Table, number_text
 from verify.report.reproduction import Reproduction
 from verify.table import VERDICT_HEADER, VerdictLog, verdict_rows
 
@@ -96,36 +96,36 @@ def run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,
                         (figure,), data, time.perf_counter() - start, summary=summary)
 
 
-def _blocks(table, claims, rows, figure, saved_times, method, hashes) -> list[tuple]:
+def _blocks(table, claims, rows, figure, saved_times, method, hashes) -> list[Block]:
     verdicts, notes = verdict_rows(table)
-    b: list[tuple] = [
-        ("h", 2, "Verdicts: S002 foundation claims"),
-        ("p", "S002-L1, S002-T1 and S002-L3 on the two-point example (two values of "
+    b: list[Block] = [
+        Heading(2, "Verdicts: S002 foundation claims"),
+        Paragraph("S002-L1, S002-T1 and S002-L3 on the two-point example (two values of "
               "lambda) and random instances of the orthogonal family."),
-        ("table", VERDICT_HEADER, verdicts)]
+        Table(VERDICT_HEADER, verdicts)]
     if notes:
-        b += [("p", "Why instances were not decided:"), ("list", notes)]
-    b.append(("h", 3, "The three claims"))
+        b += [Paragraph("Why instances were not decided:"), Bullets(notes)]
+    b.append(Heading(3, "The three claims"))
     for claim in claims:
         params = ", ".join(f"{k} = {sp.sstr(v)}" for k, v in claim.parameters.items())
-        b += [("h", 4, f"{claim.id}: {claim.title}"),
-              ("p", f"Source: {claim.source}. Kind: {claim.kind.value}."),
-              ("math", claim.latex()),
-              ("p", f"Parameters: {params or 'none'}. {claim.parameter_notes}"),
-              ("p", "Setting: " + "; ".join(a.text for a in claim.setting) + ".")]
+        b += [Heading(4, f"{claim.id}: {claim.title}"),
+              Paragraph(f"Source: {claim.source}. Kind: {claim.kind.value}."),
+              Math(claim.latex()),
+              Paragraph(f"Parameters: {params or 'none'}. {claim.parameter_notes}"),
+              Paragraph("Setting: " + "; ".join(a.text for a in claim.setting) + ".")]
         if claim.flags:
-            b.append(("list", [f"flag: {flag}" for flag in claim.flags]))
+            b.append(Bullets([f"flag: {flag}" for flag in claim.flags]))
     b += [
-        ("h", 3, "S002 two-point example (section 5, E-002-1)"),
-        ("p", "x1 = (-0.5, 1), y1 = -1; x2 = (2, 1), y2 = +1; balanced initialisation. The "
+        Heading(3, "S002 two-point example (section 5, E-002-1)"),
+        Paragraph("x1 = (-0.5, 1), y1 = -1; x2 = (2, 1), y2 = +1; balanced initialisation. The "
               "loss falls in two steps separated by a saddle plateau; the dashed lines are "
               "the predicted phase times -ln(lambda)/||D_+|| and -ln(lambda)/||D_-||."),
-        ("img", figure, "loss and key-neuron norms of the two-point example"),
-        ("table", ["instance", "claim", "verdict", "observed", "bound", "margin",
+        Figure(figure, "loss and key-neuron norms of the two-point example"),
+        Table(["instance", "claim", "verdict", "observed", "bound", "margin",
                    "numerical error", "note"], rows),
-        ("p", f"Method: {method}; {saved_times} saved times per run; horizon "
+        Paragraph(f"Method: {method}; {saved_times} saved times per run; horizon "
               f"{S002_HORIZON_FACTOR:g} (-ln lambda)/min||D_+-||. Instances ({len(hashes)}):"),
-        ("list", [f"{label}: {desc}" for label, desc in hashes]),
+        Bullets([f"{label}: {desc}" for label, desc in hashes]),
     ]
     return b
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from numerics import generators
 from verify.figures import pyplot, save_png
+from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
 
 FIGURE = "e002_1_gd_loss.png"
@@ -84,7 +85,7 @@ def _gd_figure(runs: list[dict], path: Path) -> None:
     save_png(fig, path)
 
 
-def _blocks(repro, gd_figure) -> list[tuple]:
+def _blocks(repro, gd_figure) -> list[Block]:
     rows = []
     for r in repro["runs"]:
         d1, d2 = r["mid_drops"]
@@ -94,16 +95,16 @@ def _blocks(repro, gd_figure) -> list[tuple]:
         rows.append([name, "-" if d1 is None else str(d1), "-" if d2 is None else str(d2),
                      f"~{e1} / ~{e2}", "~5000 / ~11000", f"{r['final_loss']:.3g}"])
     return [
-        ("h", 2, "Reproduction E-002-1: gradient descent on the two-point example"),
-        ("p", "S002 section 5: m = 60 neurons, lambda = 1e-6/sqrt(60), GD with step 1e-3. "
+        Heading(2, "Reproduction E-002-1: gradient descent on the two-point example"),
+        Paragraph("S002 section 5: m = 60 neurons, lambda = 1e-6/sqrt(60), GD with step 1e-3. "
               f"Method: {repro['method']}. The mid-drops are the first iterations where the "
               "loss of eq. (1) falls below the midpoint between L(0) and the saddle plateau "
               "||y_-||^2/(2n), and between the plateau and 0. With eq. (1) exactly the drops "
               "come about twice as late as the paper reports; with torch's MSE mean "
               "normalisation (twice the gradient) they match it (THEORY section 8, item 9)."),
-        ("table", ["loss", "first mid-drop (iteration)", "second mid-drop (iteration)",
+        Table(["loss", "first mid-drop (iteration)", "second mid-drop (iteration)",
                    "THEORY expects", "paper reports", "final loss"], rows),
-        ("img", gd_figure, "loss curves of the two-point example under GD, both normalisations"),
+        Figure(gd_figure, "loss curves of the two-point example under GD, both normalisations"),
     ]
 
 

@@ -268,3 +268,37 @@ def test_same_seed_same_problem(name):
     assert first.meta["generator"] == name and first.meta["seed"] == 11
     with pytest.raises(ProblemError, match="seed"):
         make(1.5)
+
+
+@pytest.mark.parametrize("parametrization", ["mean_field", "standard"])
+def test_closed_form_method_evaluates_the_theory_formulas(parametrization):
+    """numerics.closed_form writes CF-7 in a numerically stable form (log-cosh, for tau up
+    to ~1e100) that numerics may not import from theory; here it must agree with
+    theory.closed_forms' sympy formulas (group_alignment, group_norm, lambdified through
+    theory.bridge) wherever those can be evaluated, so the two cannot drift apart."""
+    import sympy as sp
+
+    from numerics.closed_form import decompose
+    from theory import closed_forms as cf_theory
+    from theory import symbols as S
+
+    problem = generators.group(6, (1, 2, 3), seed=2, scale=0.05, aligned=False,
+                               parametrization=parametrization)
+    t = np.linspace(0, 40, 81)
+    run = simulate(problem, ClosedForm(), t)
+    q, kappa = 1.0 / problem.output_factor, problem.flow_factor
+    tt, N0, c0, Y = sp.symbols("tt N0 c0 Y", positive=True)
+    norm = sp.lambdify((tt, N0, c0, Y), cf_theory.group_norm(tt, N0, c0, Y, problem.n, q, kappa))
+    cos = sp.lambdify((tt, c0, Y), cf_theory.group_alignment(tt, c0, Y, problem.n, q, kappa))
+    assert S.p not in cf_theory.group_norm(tt, N0, c0, Y, problem.n, q, kappa).free_symbols
+    for g in decompose(problem):
+        assert g.rho == pytest.approx(1.0) and len(g.neurons) == 1
+        (j,) = g.neurons
+        w = run.W[:, j, :]
+        measured_norm = np.sum(w**2, axis=1)
+        measured_cos = (w @ g.yhat) / np.sqrt(measured_norm)  # yhat = s y_G / Y
+        np.testing.assert_allclose(measured_norm, norm(t, g.N0[0], g.c0, g.Y), rtol=1e-10)
+        np.testing.assert_allclose(measured_cos, cos(t, g.c0, g.Y), rtol=1e-10, atol=1e-12)
+    # CF-8: numerics' rate r is u' = r (1 - u/U) u, theory's D is r/2 (u' = 2D (1 - u/U) u)
+    assert logistic_half_time(1e-4, 2.0, 0.5) == pytest.approx(
+        float(cf_theory.logistic_half_time(1e-4, 0.25, 2.0)), rel=1e-14)

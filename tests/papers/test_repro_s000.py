@@ -46,7 +46,7 @@ def test_threshold_section_compares_with_the_published_counts_and_reuses_the_sto
         tmp_path, published):
     rep = th.run(tmp_path, "quick", show_progress=False, d_values=(10,))
     d = rep.data
-    assert rep.blocks[0][2].startswith("Reproduction E-000-2") and d["computed"] == 200
+    assert rep.blocks[0].text.startswith("Reproduction E-000-2") and d["computed"] == 200
     assert d["compared"] == 10 and 0 <= d["inside"] <= 10
     pub = {(r["d"], r["n"]): r["CV_probability"] for r in published}
     for row in d["points"]:

@@ -14,6 +14,7 @@ import pytest
 from papers.s000 import groups_model as gm
 from papers.s000 import repro_groups as rg
 from papers.s000.groups_sim import simulated_point
+from verify.report.doc import Block, Figure, Heading, Table
 
 SEED = 0
 K_LIMIT = 4 * math.log(9)
@@ -31,18 +32,18 @@ def test_figures_are_pngs_shown_in_the_blocks(section):
     for path in rep.figures:
         assert path.parent == out and path.exists() and path.stat().st_size > 10_000
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    shown = sorted(str(b[1]) for b in rep.blocks if b[0] == "img")
+    shown = sorted(str(b.path) for b in rep.blocks if isinstance(b, Figure))
     assert shown == sorted(map(str, rep.figures))
 
 
 def test_blocks_headed_by_the_experiment(section):
     _, rep = section
-    assert rep.blocks[0][0] == "h" and "E-000-5" in rep.blocks[0][2]
+    assert isinstance(rep.blocks[0], Heading) and "E-000-5" in rep.blocks[0].text
     assert rep.experiment == "E-000-5"
-    assert all(b[0] in {"h", "p", "list", "table", "img", "math", "pre"} for b in rep.blocks)
+    assert all(isinstance(b, Block) for b in rep.blocks)
     for b in rep.blocks:
-        if b[0] == "table":
-            assert b[2] and all(len(row) == len(b[1]) for row in b[2])
+        if isinstance(b, Table):
+            assert b.rows and all(len(row) == len(b.header) for row in b.rows)
     assert rep.findings and all(f.startswith("E-000-5") for f in rep.findings)
 
 

@@ -15,6 +15,7 @@ from papers.s001 import alignment as al
 from papers.s001 import repro_alignment as rs
 from papers.s001.e001_2 import a1_problem
 from verify.measures import measure
+from verify.report.doc import Block, Figure, Heading, Table
 
 TINY = al.Settings(grid_n=(4, 8), grid_mu=(0.3, 0.9), grid_seeds=2, grid_points=201,
                    a1_mu=(0.5,), a1_n=6, a1_d=6, a1_iterations=3000, a1_stride=50,
@@ -36,21 +37,20 @@ def test_figures_are_pngs_in_out(section):
     for path in rep.figures:
         assert path.parent == out and path.exists()
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    shown = [b[1] for b in rep.blocks if b[0] == "img"]
+    shown = [b.path for b in rep.blocks if isinstance(b, Figure)]
     assert sorted(map(str, shown)) == sorted(map(str, rep.figures))
 
 
 def test_blocks_are_headed_by_the_experiments(section):
     _, rep = section
-    assert rep.blocks[0][0] == "h" and "E-001" in rep.blocks[0][2]
-    headings = [b[2] for b in rep.blocks if b[0] == "h"]
+    assert isinstance(rep.blocks[0], Heading) and "E-001" in rep.blocks[0].text
+    headings = [b.text for b in rep.blocks if isinstance(b, Heading)]
     assert any(h.startswith("E-001-2") for h in headings)
     assert any(h.startswith("E-001-1") for h in headings)
-    kinds = {"h", "p", "list", "table", "img", "math", "pre"}
-    assert all(b[0] in kinds for b in rep.blocks)
+    assert all(isinstance(b, Block) for b in rep.blocks)
     for b in rep.blocks:
-        if b[0] == "table":
-            assert all(len(row) == len(b[1]) for row in b[2])
+        if isinstance(b, Table):
+            assert all(len(row) == len(b.header) for row in b.rows)
     assert rep.experiment == "E-001-2, E-001-1"
     assert all(isinstance(f, str) and f.startswith("E-001") for f in rep.findings)
 

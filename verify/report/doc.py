@@ -1,8 +1,10 @@
 """A small document model for the report, rendered to Markdown and to self-contained HTML.
 
-Blocks are tuples: ``("h", level, text)``, ``("p", text)``, ``("list", items)``,
-``("table", header, rows)``, ``("img", path, alt)``, ``("math", latex)``,
-``("pre", text)``. Inline text may use backticks for code. In HTML, figures are
+Blocks are small classes, each rendering itself: `Heading` (level, text), `Paragraph`,
+`Bullets` (items), `Table` (header, rows), `Figure` (path, alt), `Math` (LaTeX) and `Code`
+(preformatted text). (A tuple ``("h", level, text)``, ``("p", text)``, ... as written by
+packs before these classes is still read, through `block`.) Inline text may use
+backticks for code. In HTML, figures are
 embedded as base64 data URIs and formulas as PNGs rendered by matplotlib's mathtext
 (falling back to the LaTeX source in a ``<code>`` block when mathtext cannot parse
 it), so the page needs no network access and no other file.
@@ -16,6 +18,8 @@ import io
 import math
 import re
 import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 _CODE = re.compile(r"`([^`]*)`")
@@ -39,33 +43,6 @@ def number_text(x, spec: str = ".4g", *, missing: str = "-", nonfinite: str | No
         digits = int(spec.strip(".g") or 4)
         return f"{x:.{digits - 1}e}"
     return format(x, spec)
-
-
-def to_markdown(blocks: list[tuple]) -> str:
-    out: list[str] = []
-    for b in blocks:
-        kind = b[0]
-        if kind == "h":
-            out += ["#" * b[1] + " " + b[2], ""]
-        elif kind == "p":
-            out += [b[1], ""]
-        elif kind == "list":
-            out += [f"- {item}" for item in b[1]] + [""]
-        elif kind == "table":
-            header, rows = b[1], b[2]
-            out.append("| " + " | ".join(header) + " |")
-            out.append("|" + "---|" * len(header))
-            out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-            out.append("")
-        elif kind == "img":
-            out += [f"![{b[2]}]({Path(b[1]).name})", ""]
-        elif kind == "math":
-            out += [f"$$ {b[1]} $$", ""]
-        elif kind == "pre":
-            out += ["```", b[1], "```", ""]
-        else:  # pragma: no cover - a programming error
-            raise ValueError(f"unknown block {kind!r}")
-    return "\n".join(out)
 
 
 def _cell(c) -> str:
@@ -113,44 +90,129 @@ img.math { vertical-align: middle; }
 """
 
 
-def to_html(blocks: list[tuple], title: str) -> str:
+
+# -- blocks ----------------------------------------------------------------------------------
+def _table_cell_html(c) -> str:
+    s = str(c)
+    cls = f' class="{s}"' if s in ("HOLDS", "VIOLATED", "INCONCLUSIVE", "INAPPLICABLE") else ""
+    return f"<td{cls}>{_inline(s)}</td>"
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+
+    def markdown(self) -> list[str]:
+        return ["#" * self.level + " " + self.text, ""]
+
+    def html(self) -> str:
+        return f"<h{self.level}>{_inline(self.text)}</h{self.level}>"
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+    def markdown(self) -> list[str]:
+        return [self.text, ""]
+
+    def html(self) -> str:
+        return f"<p>{_inline(self.text)}</p>"
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: Sequence
+
+    def markdown(self) -> list[str]:
+        return [f"- {item}" for item in self.items] + [""]
+
+    def html(self) -> str:
+        return "<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in self.items) + "</ul>"
+
+
+@dataclass(frozen=True)
+class Table:
+    header: Sequence
+    rows: Sequence
+
+    def markdown(self) -> list[str]:
+        out = ["| " + " | ".join(str(h) for h in self.header) + " |",
+               "|" + "---|" * len(self.header)]
+        out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in self.rows]
+        return out + [""]
+
+    def html(self) -> str:
+        head = "".join(f"<th>{html.escape(str(h))}</th>" for h in self.header)
+        body = "".join("<tr>" + "".join(_table_cell_html(c) for c in row) + "</tr>"
+                       for row in self.rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+@dataclass(frozen=True)
+class Figure:
+    path: str | Path
+    alt: str
+
+    def markdown(self) -> list[str]:
+        return [f"![{self.alt}]({Path(self.path).name})", ""]
+
+    def html(self) -> str:
+        data = Path(self.path).read_bytes()
+        return f'<p><img src="{_data_uri(data)}" alt="{html.escape(self.alt)}"></p>'
+
+
+@dataclass(frozen=True)
+class Math:
+    latex: str
+
+    def markdown(self) -> list[str]:
+        return [f"$$ {self.latex} $$", ""]
+
+    def html(self) -> str:
+        png = math_png(self.latex)
+        if png is None:
+            return f"<pre><code>{html.escape(self.latex)}</code></pre>"
+        return (f'<p><img class="math" src="{_data_uri(png)}" '
+                f'alt="{html.escape(self.latex)}" title="{html.escape(self.latex)}"></p>')
+
+
+@dataclass(frozen=True)
+class Code:
+    text: str
+
+    def markdown(self) -> list[str]:
+        return ["```", self.text, "```", ""]
+
+    def html(self) -> str:
+        return f"<pre>{html.escape(self.text)}</pre>"
+
+
+Block = Heading | Paragraph | Bullets | Table | Figure | Math | Code
+_BY_KIND = {"h": Heading, "p": Paragraph, "list": Bullets, "table": Table, "img": Figure,
+            "math": Math, "pre": Code}
+
+
+def block(b) -> Block:
+    """``b`` as a block: a block as it is, a tuple ``(kind, *fields)`` converted."""
+    if isinstance(b, Block):
+        return b
+    if isinstance(b, tuple) and b and b[0] in _BY_KIND:
+        return _BY_KIND[b[0]](*b[1:])
+    raise ValueError(f"a report block must be one of Heading, Paragraph, Bullets, Table, "
+                     f"Figure, Math, Code (or a tuple whose kind is one of "
+                     f"{sorted(_BY_KIND)}), got {b!r}")
+
+
+def to_markdown(blocks) -> str:
+    return "\n".join(line for b in blocks for line in block(b).markdown())
+
+
+def to_html(blocks, title: str) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            f"<title>{html.escape(title)}</title>", f"<style>{_STYLE}</style>", "</head>",
            "<body>"]
-    for b in blocks:
-        kind = b[0]
-        if kind == "h":
-            out.append(f"<h{b[1]}>{_inline(b[2])}</h{b[1]}>")
-        elif kind == "p":
-            out.append(f"<p>{_inline(b[1])}</p>")
-        elif kind == "list":
-            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in b[1]) + "</ul>")
-        elif kind == "table":
-            head = "".join(f"<th>{html.escape(str(h))}</th>" for h in b[1])
-            body = []
-            for row in b[2]:
-                cells = []
-                for c in row:
-                    s = str(c)
-                    cls = f' class="{s}"' if s in ("HOLDS", "VIOLATED", "INCONCLUSIVE",
-                                                    "INAPPLICABLE") else ""
-                    cells.append(f"<td{cls}>{_inline(s)}</td>")
-                body.append("<tr>" + "".join(cells) + "</tr>")
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>"
-                       + "".join(body) + "</tbody></table>")
-        elif kind == "img":
-            data = Path(b[1]).read_bytes()
-            out.append(f'<p><img src="{_data_uri(data)}" alt="{html.escape(b[2])}"></p>')
-        elif kind == "math":
-            png = math_png(b[1])
-            if png is None:
-                out.append(f"<pre><code>{html.escape(b[1])}</code></pre>")
-            else:
-                out.append(f'<p><img class="math" src="{_data_uri(png)}" '
-                           f'alt="{html.escape(b[1])}" title="{html.escape(b[1])}"></p>')
-        elif kind == "pre":
-            out.append(f"<pre>{html.escape(b[1])}</pre>")
-        else:  # pragma: no cover
-            raise ValueError(f"unknown block {kind!r}")
+    out += [block(b).html() for b in blocks]
     out += ["</body>", "</html>", ""]
     return "\n".join(out)

@@ -34,7 +34,7 @@ class Reproduction:
 
     experiment: str  # e.g. "E-001-2", or several joined by ", "
     title: str
-    blocks: list[tuple]
+    blocks: list  # verify.report.doc blocks (Heading, Paragraph, Table, Figure, ...)
     figures: tuple[Path, ...]
     data: dict
     wall_time: float

@@ -19,6 +19,7 @@ from theory import packs, registry
 from verify.errors import InputError
 from verify.profiles import get_profile
 from verify.progress import Progress
+from verify.report.doc import Block, Heading, Paragraph, Table
 
 HEADER = ["claim", "constant", "family", "proved", "sharpest observed", "slack",
           "witness", "verdict"]
@@ -61,7 +62,7 @@ def _row(claim_id: str, result) -> tuple[list[str], dict]:
     return row, d
 
 
-def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[tuple], dict]:
+def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[Block], dict]:
     """The section's blocks and its data (for verdicts.json)."""
     from verify.tighten.search import tighten_claim
 
@@ -99,8 +100,8 @@ def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[
     found = sum(1 for d in data.values() if d.get("verdict") == "SHARPEST FOUND")
     rows_total = len(data)
     blocks = [
-        ("h", 2, "How tight: the sharpest constants"),
-        ("p", f"For each claim with a constant, `gfverify tighten CLAIM` at the `{profile}` "
+        Heading(2, "How tight: the sharpest constants"),
+        Paragraph(f"For each claim with a constant, `gfverify tighten CLAIM` at the `{profile}` "
               f"profile's budget ({prof.tighten_budget} instances drawn + "
               f"{prof.tighten_refine} refinement runs, seed 0): the claim's parameter or the "
               f"multiplier of its bound side (proved value 1), the sharpest value observed "
@@ -111,7 +112,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[
               f"{len(claims)} claims ({rows_total} rows: a claim whose parts bound the "
               f"constant from opposite sides has one row per part); {found} rows have a "
               f"decided witness ({wall:.1f} s)."),
-        ("table", HEADER, rows),
+        Table(HEADER, rows),
     ]
     return blocks, {"profile": profile, "wall_time": wall, "claims": data}
 

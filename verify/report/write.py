@@ -36,7 +36,17 @@ from verify.errors import InputError
 from verify.profiles import get_profile
 from verify.progress import Progress
 from verify.report import tightness
-from verify.report.doc import to_html, to_markdown
+from verify.report.doc import (
+    Block,
+    Bullets,
+    Figure,
+    Heading,
+    Math,
+    Paragraph,
+    Table,
+    to_html,
+    to_markdown,
+)
 from verify.table import VERDICT_HEADER, verdict_rows
 
 
@@ -250,14 +260,14 @@ def _write_report(out, profile, seed, show_progress, instances, start,
 
 
 def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None,
-            tight_blocks=()) -> list[tuple]:
-    b: list[tuple] = [
-        ("h", 1, "gfverify bound-checking report"),
-        *([("p", "**" + suite_failure(suite_result) + "**")] if suite_failure(suite_result)
+            tight_blocks=()) -> list[Block]:
+    b: list[Block] = [
+        Heading(1, "gfverify bound-checking report"),
+        *([Paragraph("**" + suite_failure(suite_result) + "**")] if suite_failure(suite_result)
           else []),
-        ("p", f"Profile `{profile}`, seed {seed}, generated "
+        Paragraph(f"Profile `{profile}`, seed {seed}, generated "
               f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC in {wall:.1f} s."),
-        ("p", "Each claim is checked on exact gradient-flow trajectories (DOP853 between "
+        Paragraph("Each claim is checked on exact gradient-flow trajectories (DOP853 between "
               "located activation switches; error estimated against a companion run at 10x "
               "looser tolerance). A margin inside the numerical error is INCONCLUSIVE; an "
               "instance where an assumption fails is INAPPLICABLE."),
@@ -267,8 +277,8 @@ def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None,
         b += r.blocks
     b += list(tight_blocks)
     b += _catalogue_blocks(suite_result, claim_figs or {})
-    b += [("h", 2, "Provenance"),
-          ("list", [f"seed of the sections' random instances: {seed}; the verification suite "
+    b += [Heading(2, "Provenance"),
+          Bullets([f"seed of the sections' random instances: {seed}; the verification suite "
                     "uses its own fixed seeds (shown in the table's `where` column)",
                     f"wall time: {wall:.1f} s in total"
                     + (f", of which the verification suite {suite_result['wall_time']:.1f} s"
@@ -278,41 +288,41 @@ def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None,
     return b
 
 
-def _suite_blocks(suite_result, others=()) -> list[tuple]:
-    b: list[tuple] = [("h", 2, "Verdicts: every checkable claim (verification suite)")]
+def _suite_blocks(suite_result, others=()) -> list[Block]:
+    b: list[Block] = [Heading(2, "Verdicts: every checkable claim (verification suite)")]
     repro_findings = [f for r in others for f in r.findings]
     if suite_result is None:
-        b += [("p", "Not run (`--no-suite`). `pytest verify` prints this table.")]
+        b += [Paragraph("Not run (`--no-suite`). `pytest verify` prints this table.")]
         if repro_findings:
-            b += [("h", 2, "Findings"), ("list", repro_findings)]
+            b += [Heading(2, "Findings"), Bullets(repro_findings)]
         return b
     rows, notes = verdict_rows(suite_result["claims"])
     score = suite_result["mutant_score"]
-    b += [("p", f"`{suite_result['command']}`: {suite_result['summary'] or 'no summary'} "
+    b += [Paragraph(f"`{suite_result['command']}`: {suite_result['summary'] or 'no summary'} "
                 f"(exit code {suite_result['exit_code']}, "
                 f"{suite_result['wall_time']:.0f} s). One row per claim: instances checked, "
                 "outcome counts, and the instance (content hash and seed) and time where the "
                 "margin was smallest. Rows marked `published` were decided on data the "
                 "papers' authors published, not on our simulations, and are counted apart."),
-          ("table", VERDICT_HEADER, rows),
-          ("p", mutants_mod.summary_line(score) + " (deliberately wrong variants of the "
+          Table(VERDICT_HEADER, rows),
+          Paragraph(mutants_mod.summary_line(score) + " (deliberately wrong variants of the "
                 "claims that the checks must reject; the roster is "
                 "`verify/mutant_roster.txt`)")]
     if notes:
-        b += [("p", "Why instances were not decided:"), ("list", notes)]
-    b.append(("h", 2, "Findings"))
+        b += [Paragraph("Why instances were not decided:"), Bullets(notes)]
+    b.append(Heading(2, "Findings"))
     found = findings_mod.distinct([findings_mod.Finding.from_dict(d)
                                    for d in suite_result["findings"]])
     if found:
-        b.append(("p", "Measured by this run of the suite (each test asserts that its finding "
+        b.append(Paragraph("Measured by this run of the suite (each test asserts that its finding "
                        "reproduces, and builds the text from its own numbers):"))
-        b.append(("list", [f.markdown()[2:] for f in found]))
+        b.append(Bullets([f.markdown()[2:] for f in found]))
     else:
-        b.append(("p", "The suite recorded no findings."))
+        b.append(Paragraph("The suite recorded no findings."))
     if repro_findings:
-        b.append(("p", "From the reproductions of the papers' experiments (evidence in their "
+        b.append(Paragraph("From the reproductions of the papers' experiments (evidence in their "
                        "sections below):"))
-        b.append(("list", repro_findings))
+        b.append(Bullets(repro_findings))
     return b
 
 
@@ -327,16 +337,16 @@ def _catalogue_status(r: dict) -> str:
             f"{r['INAPPLICABLE']}, INCONCLUSIVE {r['INCONCLUSIVE']}){margin}")
 
 
-def _catalogue_blocks(suite_result, claim_figs=None) -> list[tuple]:
+def _catalogue_blocks(suite_result, claim_figs=None) -> list[Block]:
     rows_of: dict[str, list[dict]] = {}
     for r in (suite_result or {}).get("claims", []):
         rows_of.setdefault(r["claim"], []).append(r)
-    b: list[tuple] = [("h", 2, "Catalogue"),
-                      ("p", "Every claim of the catalogue (`gfverify claims`), grouped by "
+    b: list[Block] = [Heading(2, "Catalogue"),
+                      Paragraph("Every claim of the catalogue (`gfverify claims`), grouped by "
                             "paper: source, statement, flags, and the suite's verdict.")]
     all_claims = theory.claims()
     for paper in sorted({c.paper for c in all_claims}):
-        b.append(("h", 3, paper))
+        b.append(Heading(3, paper))
         for c in (c for c in all_claims if c.paper == paper):
             if c.checkable and c.id in rows_of:
                 status = "; ".join(_catalogue_status(r) for r in rows_of[c.id])
@@ -344,14 +354,14 @@ def _catalogue_blocks(suite_result, claim_figs=None) -> list[tuple]:
                 status = "verdict not run"
             else:
                 status = f"not checkable: {c.not_checkable_reason}"
-            b.append(("p", f"{c.id} ({c.kind.value}): {c.title}. Source: {c.source}. "
+            b.append(Paragraph(f"{c.id} ({c.kind.value}): {c.title}. Source: {c.source}. "
                            f"{status}."))
-            b.append(("math", c.latex()))
+            b.append(Math(c.latex()))
             if c.flags:
-                b.append(("list", [f"flag: {flag}" for flag in c.flags]))
+                b.append(Bullets([f"flag: {flag}" for flag in c.flags]))
             for key in (c.id, f"{c.id} (published data)"):
                 if claim_figs and key in claim_figs:
-                    b.append(("img", claim_figs[key],
+                    b.append(Figure(claim_figs[key],
                               f"{key}: the measured quantity against the claim on the "
                               "instance with the worst margin (or the fit against the "
                               "claimed law)"))

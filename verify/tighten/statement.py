@@ -97,18 +97,18 @@ class Tightenable:
 
     def text_at(self, value: float) -> str:
         """The user's text with the free name replaced by ``value`` (a replayable
-        `gfverify conjecture` statement)."""
+        `gfverify conjecture` statement); the name is matched as a whole token."""
         import io
         import tokenize
 
-        out = []
-        tokens = tokenize.generate_tokens(io.StringIO(self.text).readline)
-        for tok in tokens:
-            if tok.type == tokenize.NAME and tok.string == self.free.name:
-                out.append((tokenize.NUMBER, f"{value:.6g}"))
-            else:
-                out.append((tok.type, tok.string))
-        return tokenize.untokenize(out).strip()
+        lines = self.text.splitlines() or [""]
+        spans = [(tok.start, tok.end) for tok in
+                 tokenize.generate_tokens(io.StringIO(self.text).readline)
+                 if tok.type == tokenize.NAME and tok.string == self.free.name]
+        for (row, start), (_, end) in reversed(spans):
+            line = lines[row - 1]
+            lines[row - 1] = f"{line[:start]}{value:.6g}{line[end:]}"
+        return " ".join(lines).strip()
 
 
 def substitute(stmt: sp.Basic, mapping: dict) -> sp.Basic:

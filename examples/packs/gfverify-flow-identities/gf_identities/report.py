@@ -11,6 +11,7 @@ from pathlib import Path
 from gf_identities.claims import CLAIMS
 from gf_identities.families import flow
 from verify import check
+from verify.report.doc import Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
 
 INSTANCES = {"quick": 4, "full": 16}
@@ -30,13 +31,13 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
     decided = sum(d["outcome"] == "HOLDS" for d in data.values())
     first = runs[0].problem
     blocks = [
-        ("h", 2, "Pack GF: identities of every gradient flow"),
-        ("p", f"{len(runs)} flows of the pack's `gaussian` family (n = {first.n}, d = "
+        Heading(2, "Pack GF: identities of every gradient flow"),
+        Paragraph(f"{len(runs)} flows of the pack's `gaussian` family (n = {first.n}, d = "
               f"{first.d}, p = {first.p}, scale {first.init_scale:g}, seeds {seed}.."
               f"{seed + len(runs) - 1}), each to t = "
               f"{runs[0].t[-1]:.3g} with the exact flow; {decided} of {len(CLAIMS)} claims "
               "HOLD on all of them (this table is computed in this run)."),
-        ("table", ["claim", "statement", "verdict", "worst margin", "error"], rows),
+        Table(["claim", "statement", "verdict", "worst margin", "error"], rows),
     ]
     return Reproduction(experiment="GF", title="identities of every gradient flow",
                         blocks=blocks, figures=(), data=data,
