@@ -34,9 +34,7 @@ from theory.closed_forms import (
 )
 from theory.symbols import (
     PL,
-    Cx_minus,
-    Cx_plus,
-    Cy_minus,
+    CapPlus,
     Dminus,
     Dplus,
     Emax,
@@ -50,6 +48,7 @@ from theory.symbols import (
     GroupY,
     InitImbalance,
     L,
+    MinAbsY,
     MinFitRatio,
     MinInitBalance,
     MinNormSq,
@@ -61,7 +60,8 @@ from theory.symbols import (
     R,
     T_early,
     UPlus,
-    Uplus,
+    Xmax,
+    Xmin,
     a_j,
     eta,
     kappa,
@@ -159,8 +159,8 @@ CF3 = Claim(
     kind=Kind.IDENTITY,
     source=_source("S000", "R's 'Lemma 12' bounds mu_low, mu_upp; Theorem 1 eq. (6)"),
     statement=sp.And(
-        _le(2 * Cx_minus**2 * Emin(t) / n, PL(t)),
-        _le(PL(t), 4 * Cx_plus**2 * Emax(t) / n),
+        _le(2 * Xmin**2 * Emin(t) / n, PL(t)),
+        _le(PL(t), 4 * Xmax**2 * Emax(t) / n),
         _le(orthogonal_fit_bound(), PL(t)),
     ),
     setting=(ORTHOGONAL, ASYMMETRIC),
@@ -183,7 +183,7 @@ CF4 = Claim(
     kind=Kind.IDENTITY,
     source=_source("S000", "Assumption 2 in its row-sum reading (THEORY S000-A3 (a))"),
     statement=sp.And(
-        _le(2 * (1 - GammaMax) * Cx_minus**2 * Emin(t) / n, PL(t)),
+        _le(2 * (1 - GammaMax) * Xmin**2 * Emin(t) / n, PL(t)),
         _le((1 - GammaMax) * orthogonal_fit_bound(), PL(t)),
     ),
     setting=(Assumption("weak interaction", sp.Lt(GammaMax, 1, evaluate=False),
@@ -200,7 +200,7 @@ CF4 = Claim(
 )
 
 # CF-5 --------------------------------------------------------------------------------------
-_level = 2 * n * L(t_conv) / Cy_minus**2  # < 1 exactly when L(t_conv) < (C_y^-)^2/(2n)
+_level = 2 * n * L(t_conv) / MinAbsY**2  # < 1 exactly when L(t_conv) < (C_y^-)^2/(2n)
 CF5 = Claim(
     id="CF-5",
     title="a loss below (C_y^-)^2/(2n) certifies min_i |h_i/y_i| > 0 and exponential decay",
@@ -208,14 +208,14 @@ CF5 = Claim(
     source=_source("S000", "Theorem 1 (R's success criterion L < 1/(2n))"),
     statement=sp.And(
         _le(R(t) ** 2, 2 * n * L(t)),
-        _le(Cy_minus**2 * sp.Max(0, 1 - MinFitRatio(t)) ** 2, 2 * n * L(t_conv)),
+        _le(MinAbsY**2 * sp.Max(0, 1 - MinFitRatio(t)) ** 2, 2 * n * L(t_conv)),
         _le(L(t), L(t_conv) * sp.exp(-s000_constant() * (1 - _level) * (t - t_conv) / (2 * n))),
     ),
     setting=(ORTHOGONAL, ASYMMETRIC),
     parametrization=MF,
     loss=SQUARE,
     window=(t_conv, sp.oo),
-    event=sp.Lt(L(t), Cy_minus**2 / (2 * n), evaluate=False),
+    event=sp.Lt(L(t), MinAbsY**2 / (2 * n), evaluate=False),
     event_time=t_conv,
     measures="for t after the first time L < (C_y^-)^2/(2n): max_i |r_i|, min_i |h_i/y_i| and "
     "L(t) against the certificate",
@@ -291,7 +291,7 @@ CF8 = Claim(
     title="S002 phase 2: u_+ grows logistically at rate 2||D_+|| to capacity n||D_+||",
     kind=Kind.IDENTITY,
     source=_source("S002", "Section 3, logistic ODE of phase 2 (phase 3 alike)"),
-    statement=_eq(UPlus(t), logistic_phase(t, UPlus(0), Dplus, Uplus)),
+    statement=_eq(UPlus(t), logistic_phase(t, UPlus(0), Dplus, CapPlus)),
     setting=(ORTHOGONAL, BALANCED),
     parametrization=STD,
     loss=SQUARE,
@@ -303,7 +303,7 @@ CF8 = Claim(
     "u_0 = K_0 lam^2, outputs h(x_k) = u y_k/U, loss levels ||y||^2/(2n) and "
     "||y_-||^2/(2n) at the saddle; numerically on an orthonormal problem and on the "
     "two-point example (capacity |y|/||x|| = 1/sqrt(5), rate 2||D_+|| = sqrt(5)). Phase 3 is "
-    "the same law with D_-, Uminus.",
+    "the same law with D_-, CapMinus.",
 )
 
 # CF-9 --------------------------------------------------------------------------------------
@@ -335,7 +335,7 @@ CF10 = Claim(
     source=_source("S002", "Lemma 5 (local PL near theta*)"),
     statement=sp.And(_le(2 * Dminus, MuInf), _le(MuInf, 4 * Dplus)),
     setting=(ORTHOGONAL,
-             Assumption("unit norms", sp.And(_eq(Cx_minus, 1), _eq(Cx_plus, 1)),
+             Assumption("unit norms", sp.And(_eq(Xmin, 1), _eq(Xmax, 1)),
                         "||x_i|| = 1 for every i"),
              Assumption("r > 1", sp.Gt(Dplus, Dminus, evaluate=False), "||D_+|| > ||D_-||")),
     parametrization=STD,

@@ -24,14 +24,12 @@ from __future__ import annotations
 import sympy as sp
 
 from theory.symbols import (
-    Cx_minus,
-    Cx_plus,
-    Cy_minus,
+    CapMinus,
+    CapPlus,
     Dminus,
     Dplus,
+    MinAbsY,
     MinFitRatio,
-    Uminus,
-    Uplus,
     Wmax,
     Wmin,
     Xmax,
@@ -127,7 +125,7 @@ def pl_sandwich_bounds(weighted_energies, samples=n):
     return 2 * sp.Min(*e) / samples, 4 * sp.Max(*e) / samples
 
 
-def orthogonal_fit_bound(fit=None, samples=n, x_min=Cx_minus, y_min=Cy_minus):
+def orthogonal_fit_bound(fit=None, samples=n, x_min=Xmin, y_min=MinAbsY):
     """(2/n) C_x^- C_y^- min_i |h_i/y_i| (fit defaults to MinFitRatio(t)): CF-3, T1's form."""
     fit = MinFitRatio(t) if fit is None else fit
     return 2 * x_min * y_min * fit / samples
@@ -158,17 +156,17 @@ def gershgorin_dimension(norm_ratio, samples=n):
 # ===========================================================================================
 # CF-5: convergence certificate from a loss level
 # ===========================================================================================
-def fit_certificate(level=L_0, samples=n, y_min=Cy_minus):
+def fit_certificate(level=L_0, samples=n, y_min=MinAbsY):
     """kappa_0 = 1 - sqrt(2 n L(t_0)) / C_y^-, a lower bound on min_i |h_i/y_i| after t_0."""
     return 1 - sp.sqrt(2 * samples * level) / y_min
 
 
-def s000_constant(x_min=Cx_minus, x_max=Cx_plus, y_min=Cy_minus):
+def s000_constant(x_min=Xmin, x_max=Xmax, y_min=MinAbsY):
     """S000's C = (C_x^-/C_x^+) C_x^- C_y^-."""
     return x_min / x_max * x_min * y_min
 
 
-def certified_loss_bound(time=t, start=t_0, level=L_0, rate=None, samples=n, y_min=Cy_minus):
+def certified_loss_bound(time=t, start=t_0, level=L_0, rate=None, samples=n, y_min=MinAbsY):
     """L(t_0) exp(-(C kappa_0 / n)(t - t_0)) with C = ``rate`` (default S000's C)."""
     rate = s000_constant(y_min=y_min) if rate is None else rate
     return level * sp.exp(-rate * fit_certificate(level, samples, y_min) * (time - start)
@@ -288,18 +286,18 @@ def group_residual_matrix(labels, norms, weight_sq, samples=n, width=p):
 # ===========================================================================================
 # CF-8: S002 phases 2 and 3
 # ===========================================================================================
-def logistic_phase(time=t, mass_init=u_0, rate=Dplus, capacity=Uplus):
+def logistic_phase(time=t, mass_init=u_0, rate=Dplus, capacity=CapPlus):
     """u(t) solving u' = 2 D (1 - u/U) u, u(0) = u_0 (phase 2: D = ||D_+||, U = n||D_+||)."""
     growth = sp.exp(2 * rate * time)
     return capacity * mass_init * growth / (capacity + mass_init * (growth - 1))
 
 
-def logistic_half_time(mass_init=u_0, rate=Dplus, capacity=Uplus):
+def logistic_half_time(mass_init=u_0, rate=Dplus, capacity=CapPlus):
     """t_half = ln((U - u_0)/u_0)/(2D), when u reaches U/2."""
     return sp.log((capacity - mass_init) / mass_init) / (2 * rate)
 
 
-def phase_outputs(mass, label, capacity=Uplus):
+def phase_outputs(mass, label, capacity=CapPlus):
     """h(x_k) = u y_k / U on the block being learnt (unit norms)."""
     return mass * label / capacity
 
@@ -344,7 +342,7 @@ def min_norm_interpolator(X, y):
     return sp.Matrix.vstack(*rows), sp.Matrix(weights)
 
 
-def min_norm_value(capacity_plus=Uplus, capacity_minus=Uminus):
+def min_norm_value(capacity_plus=CapPlus, capacity_minus=CapMinus):
     """||theta*||^2 = 2(U_+ + U_-) = 2n(||D_+|| + ||D_-||) for orthonormal data."""
     return 2 * (capacity_plus + capacity_minus)
 

@@ -42,8 +42,8 @@ mu = sp.Symbol("mu", real=True)
 kappa = sp.Symbol("kappa", positive=True)
 Dplus = sp.Symbol("Dplus", nonnegative=True)
 Dminus = sp.Symbol("Dminus", nonnegative=True)
-Uplus = sp.Symbol("Uplus", nonnegative=True)
-Uminus = sp.Symbol("Uminus", nonnegative=True)
+CapPlus = sp.Symbol("CapPlus", nonnegative=True)
+CapMinus = sp.Symbol("CapMinus", nonnegative=True)
 c_init = sp.Symbol("c_init", positive=True)
 OffDiagGram = sp.Symbol("OffDiagGram", nonnegative=True)
 MinAbsY = sp.Symbol("MinAbsY", nonnegative=True)
@@ -117,14 +117,14 @@ _TERMS = (
     Term("kappa", kappa, "instance", "flow factor: 1 (standard) or p (mean-field)"),
     Term("Dplus", Dplus, "instance", "||D_+||, D_+ = (1/n) sum_{y_k>0} y_k x_k (S002)"),
     Term("Dminus", Dminus, "instance", "||D_-||, D_- = (1/n) sum_{y_k<0} y_k x_k (S002)"),
-    Term("Uplus", Uplus, "instance",
+    Term("CapPlus", CapPlus, "instance",
          "capacity of the positive neurons, sqrt(sum_{y_k>0} (y_k/|x_k|)^2); equals "
          "n||D_+|| for orthonormal data (S002, CF-8/CF-9)"),
-    Term("Uminus", Uminus, "instance", "capacity of the negative neurons (as Uplus)"),
+    Term("CapMinus", CapMinus, "instance", "capacity of the negative neurons (as CapPlus)"),
     Term("c_init", c_init, "instance", "S002's c = max_j ||w_j(0)|| / lam"),
     Term("OffDiagGram", OffDiagGram, "instance",
          "max_{k != k'} |cos(x_k, x_k')| (0 for orthogonal data)"),
-    Term("MinAbsY", MinAbsY, "instance", "min_k |y_k|"),
+    Term("MinAbsY", MinAbsY, "instance", "min_k |y_k| (S000's C_y^-)"),
     Term("InitImbalance", InitImbalance, "instance",
          "max_j |a_j(0)^2 - ||w_j(0)||^2| / (a_j(0)^2 + ||w_j(0)||^2) (0 when balanced)"),
     Term("NumSPlus", NumSPlus, "instance",
@@ -162,14 +162,12 @@ _TERMS = (
 # Catalogue vocabulary (S000, S001, S002 claims). Naming across papers: S001's width h
 # and S002's width m are ``p``; S001's input dimension D is ``d``; S001's
 # initialisation scale epsilon and S002's lambda are both ``lam`` (S002's small
-# epsilon is ``eps``). S000's data constants C_x^-, C_x^+ are the same numbers as
-# S001's X_min, X_max; both names are kept so each paper's formulas read as printed.
+# epsilon is ``eps``). S000's data constants C_x^-, C_x^+, C_y^- are the numbers S001
+# calls X_min, X_max and S002 min_k |y_k|: one name each here (Xmin, Xmax, MinAbsY), each
+# paper's notation in its LaTeX (PAPER_LATEX_NAMES) and the old names in RENAMED.
 # =====================================================================================
 
 # -- instance: data constants ---------------------------------------------------------
-Cx_minus = sp.Symbol("Cx_minus", nonnegative=True)
-Cx_plus = sp.Symbol("Cx_plus", nonnegative=True)
-Cy_minus = sp.Symbol("Cy_minus", nonnegative=True)
 Cy_plus = sp.Symbol("Cy_plus", nonnegative=True)
 Xmin = sp.Symbol("Xmin", nonnegative=True)
 Xmax = sp.Symbol("Xmax", nonnegative=True)
@@ -282,12 +280,9 @@ NormOutKey = sp.Function("NormOutKey")
 
 _CATALOGUE_TERMS = (
     # instance: data
-    Term("Cx_minus", Cx_minus, "instance", "C_x^- = min_i ||x_i|| (S000; same number as Xmin)"),
-    Term("Cx_plus", Cx_plus, "instance", "C_x^+ = max_i ||x_i|| (S000; same number as Xmax)"),
-    Term("Cy_minus", Cy_minus, "instance", "C_y^- = min_i |y_i| (S000; same number as MinAbsY)"),
     Term("Cy_plus", Cy_plus, "instance", "C_y^+ = max_i |y_i| (S000)"),
-    Term("Xmin", Xmin, "instance", "X_min = min_i ||x_i|| (S001's name for Cx_minus)"),
-    Term("Xmax", Xmax, "instance", "X_max = max_i ||x_i|| (S001's name for Cx_plus)"),
+    Term("Xmin", Xmin, "instance", "min_i ||x_i|| (S001's X_min, S000's C_x^-)"),
+    Term("Xmax", Xmax, "instance", "max_i ||x_i|| (S001's X_max, S000's C_x^+)"),
     Term("n_plus", n_plus, "instance", "n_+ = number of samples with y_i > 0"),
     Term("n_minus", n_minus, "instance", "n_- = number of samples with y_i < 0"),
     Term("GammaMax", GammaMax, "instance",
@@ -467,7 +462,7 @@ _CATALOGUE_TERMS = (
          "(S002 eq. 10)"),
     Term("SaddleDist", SaddleDist, "trajectory",
          "distance from theta(t) to the saddle set of S002 Fact 1: S_{+,1} neurons on D_+ "
-         "with sum ||w_j||^2 = Uplus, a_j = ||w_j||, every other neuron 0"),
+         "with sum ||w_j||^2 = CapPlus, a_j = ||w_j||, every other neuron 0"),
     Term("DriftSPlus", DriftSPlus, "trajectory",
          "max_{j in S_{+,1}} ||w_j(t) - w_j(t_2)||, t_2 the end of phase 2 (S002-L3's event)"),
     Term("NormOutKey", NormOutKey, "trajectory",
@@ -481,8 +476,8 @@ VOCABULARY: dict[str, Term] = {term.name: term for term in _TERMS + _CATALOGUE_T
 # for its argument (appended when absent): "u_+(t)" prints u_+(t_1) for UPlus(t_1).
 latex_names: dict[str, str] = {
     "t": "t", "n": "n", "d": "d", "p": "p", "lam": r"\lambda", "mu": r"\mu",
-    "kappa": r"\kappa", "Dplus": r"\|D_+\|", "Dminus": r"\|D_-\|", "Uplus": "U_+",
-    "Uminus": "U_-", "c_init": "c",
+    "kappa": r"\kappa", "Dplus": r"\|D_+\|", "Dminus": r"\|D_-\|", "CapPlus": "U_+",
+    "CapMinus": "U_-", "c_init": "c",
     "OffDiagGram": r"\max_{k \neq k'} |\cos(x_k, x_{k'})|", "MinAbsY": r"\min_k |y_k|",
     "InitImbalance": r"\operatorname{imb}(\theta_0)", "NumSPlus": r"|S_{+,1}|",
     "NumSMinus": r"|S_{-,1}|",
@@ -497,7 +492,7 @@ latex_names: dict[str, str] = {
     "NormOutPlus": r"\max_{j \notin S_{+,1}} \|w_j(t)\|",
     "t_2": "t_2", "t_conv": r"t_{\mathrm{conv}}",
     # catalogue names
-    "Cx_minus": "C_x^-", "Cx_plus": "C_x^+", "Cy_minus": "C_y^-", "Cy_plus": "C_y^+",
+    "Cy_plus": "C_y^+",
     "Xmin": r"X_{\min}", "Xmax": r"X_{\max}", "n_plus": "n_+", "n_minus": "n_-",
     "GammaMax": r"\max_i \gamma_i", "GramDevOp": r"\|\hat G - I\|_{\mathrm{op}}",
     "zeta_2": r"\zeta_2", "Zeta1Max": r"\zeta_1^{\max}", "XiMax": r"\xi^{\max}",
@@ -557,7 +552,14 @@ latex_names: dict[str, str] = {
 
 # Paper-specific notation: S001 writes the width h, the dimension D and the scale epsilon;
 # S002 writes the width m.
+# Vocabulary names that were renamed (old -> new): the statement parser still reads the
+# old ones. The capacities U_+/U_- were "Uplus"/"Uminus", one letter's case away from
+# u_+(t) = UPlus(t); S000's data constants had names of their own for S001's numbers.
+RENAMED: dict[str, str] = {"Uplus": "CapPlus", "Uminus": "CapMinus", "Cx_minus": "Xmin",
+                           "Cx_plus": "Xmax", "Cy_minus": "MinAbsY"}
+
 PAPER_LATEX_NAMES: dict[str, dict[str, str]] = {
+    "S000": {"Xmin": "C_x^-", "Xmax": "C_x^+", "MinAbsY": "C_y^-"},
     "S001": {"p": "h", "d": "D", "lam": r"\varepsilon"},
     "S002": {"p": "m"},
 }

@@ -215,6 +215,7 @@ class _Reader:
     def name(self, name: str) -> sp.Basic:
         if name in self.extra:
             return self.extra[name]
+        name = S.RENAMED.get(name, name)  # an old vocabulary name reads as the new one
         if name in CONSTANTS:
             return CONSTANTS[name]
         if name == "t":
@@ -365,7 +366,8 @@ def free_constant(name: str) -> sp.Symbol:
     if not isinstance(name, str) or not name.isidentifier():
         raise ExpressionError(f"--free: a name such as C, got {name!r}")
     instance, trajectory = measurable_names()
-    taken = instance | trajectory | set(S.VOCABULARY) | set(FUNCTIONS) | set(CONSTANTS)
+    taken = (instance | trajectory | set(S.VOCABULARY) | set(S.RENAMED) | set(FUNCTIONS)
+             | set(CONSTANTS))
     if name in taken | {"t", "oo", "t_conv", EVENT_FUNCTION}:
         raise ExpressionError(f"--free {name}: already a name of the vocabulary or the "
                               f"language; choose another (e.g. C)")

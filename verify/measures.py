@@ -341,11 +341,8 @@ _CONJECTURE_TRAJECTORY: dict[str, Callable[[Trajectory], Series]] = {
 }
 _CONJECTURE_INSTANCE: dict[str, Callable[[Problem], float]] = {
     "mu": _separation,
-    "Cx_minus": lambda pr: float(np.linalg.norm(pr.X, axis=1).min()),
-    "Cx_plus": lambda pr: float(np.linalg.norm(pr.X, axis=1).max()),
     "Xmin": lambda pr: float(np.linalg.norm(pr.X, axis=1).min()),
     "Xmax": lambda pr: float(np.linalg.norm(pr.X, axis=1).max()),
-    "Cy_minus": lambda pr: float(np.abs(pr.y).min()),
     "Cy_plus": lambda pr: float(np.abs(pr.y).max()),
     "n_plus": lambda pr: float(np.sum(pr.y > 0)),
     "n_minus": lambda pr: float(np.sum(pr.y < 0)),

@@ -166,12 +166,29 @@ class RunContext:
             roundoff = np.zeros(T)
             for s in symbols:
                 if s.name in roundoffs and not fine_only:
-                    dfn = sp.lambdify(symbols, sp.diff(flat, s), modules="numpy")
-                    slope = np.abs(np.broadcast_to(
-                        dfn(*(args_fine[q.name] for q in symbols)), (T,)
-                    ))
+                    slope = _slope(flat, s, symbols, args_fine, T)
                     roundoff = roundoff + slope * roundoffs[s.name]
         return _Values(fine, comp, roundoff)
+
+
+def _slope(flat: sp.Basic, s: sp.Symbol, symbols: list, args: dict, T: int) -> np.ndarray:
+    """|d flat / d s| over the saved times, for the propagation of ``s``'s round-off.
+
+    Where it is not finite because an ``Abs(g)`` sits exactly at g = 0 (its derivative
+    there is 0/0), the bound over the subgradient is used: Abs(g) read as g and as -g,
+    the larger slope of the two."""
+    def slope_of(expr):
+        dfn = sp.lambdify(symbols, sp.diff(expr, s), modules="numpy")
+        with np.errstate(all="ignore"):
+            return np.abs(np.broadcast_to(dfn(*(args[q.name] for q in symbols)), (T,)))
+
+    slope = slope_of(flat)
+    bad = ~np.isfinite(slope)
+    if bad.any() and flat.has(sp.Abs):
+        plus = slope_of(flat.replace(sp.Abs, lambda g: g))
+        minus = slope_of(flat.replace(sp.Abs, lambda g: -g))
+        slope = np.where(bad, np.maximum(plus, minus), slope)
+    return slope
 
 
 def _saved_index(times: np.ndarray, at: float) -> int:

@@ -27,9 +27,6 @@ from theory.symbols import (
     Balance,
     Converged,
     CrossGroupJac,
-    Cx_minus,
-    Cx_plus,
-    Cy_minus,
     DataScale,
     DNeeded,
     Emax,
@@ -42,6 +39,7 @@ from theory.symbols import (
     InitImbalance,
     K,
     L,
+    MinAbsY,
     MinFitRatio,
     MinGroupNormY,
     MinGroupSize,
@@ -55,6 +53,8 @@ from theory.symbols import (
     TransitionWidth,
     WeightSpread,
     WidthNeeded,
+    Xmax,
+    Xmin,
     beta_n,
     beta_s,
     c_hi,
@@ -75,14 +75,14 @@ SOURCE = "S000"
 MF, SQUARE = "mean_field", "square"
 
 # the rebuttal's data constant of Theorem 1
-C_DATA = (Cx_minus / Cx_plus) * Cx_minus * Cy_minus
+C_DATA = (Xmin / Xmax) * Xmin * MinAbsY
 
 ASYMMETRIC = Assumption(
     "A1 asymmetric initialisation", sp.Ge(MinInitBalance, 0),
     "|a_j(0)| >= ||w_j(0)|| for every neuron j",
 )
 DATA_BOUNDS = Assumption(
-    "A2 bounded data", sp.And(sp.Gt(Cx_minus, 0), sp.Gt(Cy_minus, 0)),
+    "A2 bounded data", sp.And(sp.Gt(Xmin, 0), sp.Gt(MinAbsY, 0)),
     "0 < C_x^- <= ||x_i|| <= C_x^+ and 0 < C_y^- <= |y_i| (C_x^+- and C_y^- are computed "
     "from the data, so only their positivity can fail)",
 )
@@ -97,7 +97,7 @@ GOOD_INIT = Assumption(
 )
 ORTHOGONAL = Assumption("orthogonal inputs", sp.Eq(OffDiagGram, 0), "<x_i, x_k> = 0 for i != k")
 UNIT_NORMS = Assumption(
-    "unit-norm inputs", sp.And(sp.Eq(Cx_minus, 1), sp.Eq(Cx_plus, 1)), "||x_i|| = 1 for all i",
+    "unit-norm inputs", sp.And(sp.Eq(Xmin, 1), sp.Eq(Xmax, 1)), "||x_i|| = 1 for all i",
 )
 GROUPS = Assumption(
     "group initialisation", sp.And(sp.Eq(GroupInit, 1), sp.Ge(MinGroupSize, 2)),
@@ -315,8 +315,8 @@ ORTHOGONAL_SANDWICH = Claim(
     kind=Kind.POINTWISE,
     source=Source(SOURCE, "R's 'Lemma 12' (mu_low, mu_upp), general form CF-3",
                   Provenance.REPO),
-    statement=sp.And(sp.Ge(PL(t), 2 * Cx_minus**2 * Emin(t) / n),
-                     sp.Le(PL(t), 4 * Cx_plus**2 * Emax(t) / n)),
+    statement=sp.And(sp.Ge(PL(t), 2 * Xmin**2 * Emin(t) / n),
+                     sp.Le(PL(t), 4 * Xmax**2 * Emax(t) / n)),
     setting=(ORTHOGONAL, ASYMMETRIC),
     parametrization=MF,
     loss=SQUARE,

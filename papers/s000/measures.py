@@ -2,7 +2,7 @@
 
 Merged into `verify.measures` as its pack's measures module (`theory.packs`; TRAJECTORY / INSTANCE /
 ENSEMBLE, same contracts). Names already measured there (Emin, Emax, MinFitRatio,
-GradNormSq, Cx_minus, Cx_plus, Cy_minus, Cy_plus, MinInitBalance, GoodInit) are
+GradNormSq, Xmin, Xmax, MinAbsY, Cy_plus, MinInitBalance, GoodInit) are
 reused, not redefined. Run scalars (MuInf, TransitionWidth, GDPLGap, DNeeded, ...)
 are one number per run or per family: the functions at the end compute them for the
 ScalingData the verification tests build.

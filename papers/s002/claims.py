@@ -5,7 +5,7 @@ L = 1/(2n) sum (h - y)^2, plain gradient flow, relu'(0) = 0, orthogonal inputs,
 balanced initialisation w_j = lam g_j, a_j = s_j ||w_j||, and r = ||D_+||/||D_-|| > 1.
 
 The paper normalises the inputs to unit norm "for convenience". We state the
-capacities with Uplus = sqrt(sum_{y_k>0} (y_k/|x_k|)^2), which is n||D_+|| for
+capacities with CapPlus = sqrt(sum_{y_k>0} (y_k/|x_k|)^2), which is n||D_+|| for
 unit norms and the single-sample capacity |y|/|x| of the two-point example
 (THEORY.md CF-8, CF-9, section 8 item 10).
 
@@ -29,6 +29,8 @@ from theory.symbols import (
     AlignMinus,
     AlignPlus,
     Balance,
+    CapMinus,
+    CapPlus,
     Dminus,
     Dplus,
     DriftSPlus,
@@ -52,9 +54,7 @@ from theory.symbols import (
     SaddleDist,
     SignFlips,
     UMinus,
-    Uminus,
     UPlus,
-    Uplus,
     Xmax,
     Xmin,
     c_init,
@@ -75,7 +75,7 @@ from theory.symbols import (
 
 ORTHOGONAL = Assumption(
     "A1 orthogonal inputs", sp.Eq(OffDiagGram, 0),
-    "<x_k, x_k'> = 0 for k != k' (unit norms generalised through Uplus)",
+    "<x_k, x_k'> = 0 for k != k' (unit norms generalised through CapPlus)",
 )
 LABELS = Assumption(
     "A2 labels", sp.And(sp.Gt(MinAbsY, 0), sp.Gt(Dplus, Dminus)),
@@ -98,8 +98,8 @@ EPS_BELOW_GROWTH_GAP = Assumption(
 )
 
 SMALL_LAMBDA = Assumption(
-    "lam below lam* (surrogate)", sp.Lt(lam ** (eps / 5), Uplus),
-    "lam^(eps/5) < Uplus: the lemma's tolerance is smaller than what it bounds, the "
+    "lam below lam* (surrogate)", sp.Lt(lam ** (eps / 5), CapPlus),
+    "lam^(eps/5) < CapPlus: the lemma's tolerance is smaller than what it bounds, the "
     "checkable stand-in for the unspecified 'lam <= lam*' (otherwise the conclusion is vacuous)",
 )
 
@@ -146,7 +146,7 @@ PHASE_TWO = Claim(
     statement=sp.Le(t_2, -(1 + 3 * eps) * sp.log(lam) / Dplus),
     event=sp.And(
         sp.Ge(AlignPlus(t), Dplus - lam ** (eps / 5)),
-        sp.Ge(UPlus(t), Uplus - lam ** (eps / 5)),
+        sp.Ge(UPlus(t), CapPlus - lam ** (eps / 5)),
         sp.Le(NormOutPlus(t), 2 * c_init * lam**eps),
     ),
     event_time=t_2,
@@ -161,11 +161,11 @@ PHASE_TWO = Claim(
     "SMALL_LAMBDA makes the lemma INAPPLICABLE where its tolerance lam^(eps/5) exceeds the "
     "capacity it bounds.",
     measures="first time (i) min_{S+,1} <w_j/|w_j|, D_+> >= ||D_+|| - lam^(eps/5), "
-    "(ii) u_+ >= Uplus - lam^(eps/5), (iii) max_{j not in S+,1} |w_j| <= 2 c lam^eps all hold",
+    "(ii) u_+ >= CapPlus - lam^(eps/5), (iii) max_{j not in S+,1} |w_j| <= 2 c lam^eps all hold",
     flags=(
         "Lemma 3(i) prints w_j; the normalised w_j/|w_j| is meant (THEORY.md section 8.8).",
         "Lemma 3(ii) prints '='; read as u_+ >= n||D_+|| - lam^(eps/5) (section 8.8).",
-        "n||D_+|| assumes unit norms; Uplus generalises it (section 8.10).",
+        "n||D_+|| assumes unit norms; CapPlus generalises it (section 8.10).",
     ),
 )
 
@@ -178,7 +178,7 @@ EPS_NOTE = ("eps = 1/10, THEORY.md's practical choice (the paper only says 'eps 
             "enough' and lam <= lam*); pass eps with with_parameters to check another value.")
 T_PHASE_2 = -(1 + 3 * eps) * sp.log(lam) / Dplus  # Lemma 3's bound on t_2
 T_PHASE_3 = -(1 + 3 * eps * Dplus / Dminus) * sp.log(lam) / Dminus  # Lemma 4's bound on t_3
-UNIT_NORM_FLAG = "n||D_+-|| assumes unit norms; Uplus, Uminus generalise it (section 8.10)."
+UNIT_NORM_FLAG = "n||D_+-|| assumes unit norms; CapPlus, CapMinus generalise it (section 8.10)."
 
 UNIT_NORMS = Assumption(
     "unit-norm inputs", sp.And(sp.Eq(Xmin, 1), sp.Eq(Xmax, 1)),
@@ -191,8 +191,8 @@ SMALL_LAMBDA_PHASE_1 = Assumption(
     "2 c lam^(1 - r eps) say nothing",
 )
 SMALL_LAMBDA_PHASE_3 = Assumption(
-    "lam below lam* (surrogate, phase 3)", sp.Lt(lam ** (eps / 20), Uminus),
-    "lam^(eps/20) < Uminus: the tolerance is smaller than the capacity it bounds",
+    "lam below lam* (surrogate, phase 3)", sp.Lt(lam ** (eps / 20), CapMinus),
+    "lam^(eps/20) < CapMinus: the tolerance is smaller than the capacity it bounds",
 )
 EPS_BELOW_GROWTH_GAP_MINUS = Assumption(
     "eps small for the data, negative side (derived)", sp.Lt(eps, 1 - GrowthRatioOutMinus),
@@ -310,8 +310,8 @@ LOGISTIC_PHASE_2 = Claim(
     kind=Kind.POINTWISE,
     source=Source(SOURCE, "Section 4 (phase 2)", Provenance.VERBATIM),
     statement=sp.Le(
-        sp.Abs(sp.Derivative(UPlus(t), t) - 2 * Dplus * (1 - UPlus(t) / Uplus) * UPlus(t)),
-        tol * Dplus * Uplus / 2),
+        sp.Abs(sp.Derivative(UPlus(t), t) - 2 * Dplus * (1 - UPlus(t) / CapPlus) * UPlus(t)),
+        tol * Dplus * CapPlus / 2),
     setting=(*ORTHONORMAL, SMALL_LAMBDA),
     parametrization=STD,
     loss=SQUARE,
@@ -319,7 +319,7 @@ LOGISTIC_PHASE_2 = Claim(
     definitions={t_1: -eps * sp.log(lam) / Dminus},
     parameters={**EPS_TENTH, "tol": sp.Rational(1, 10)},
     parameter_notes="The paper writes '~'. tol = 1/10 of the largest logistic rate "
-    "||D_+|| Uplus / 2 (reached at u = Uplus/2); THEORY's runs deviate from the logistic "
+    "||D_+|| CapPlus / 2 (reached at u = CapPlus/2); THEORY's runs deviate from the logistic "
     "solution by 8.5e-2, 5.9e-3, 1.8e-3 of the capacity at lam = 1e-5, 1e-10, 1e-20. "
     + EPS_NOTE,
     measures="du_+/dt (exact, from the flow) against the logistic right-hand side over "
@@ -359,7 +359,7 @@ PHASE_THREE = Claim(
     statement=sp.Le(t_3, T_PHASE_3),
     event=sp.And(
         sp.Ge(AlignMinus(t), Dminus - lam ** (eps / 14)),
-        sp.Ge(UMinus(t), Uminus - lam ** (eps / 20)),
+        sp.Ge(UMinus(t), CapMinus - lam ** (eps / 20)),
         sp.Le(DriftSPlus(t), lam ** (eps / 15)),
         sp.Le(NormOutKey(t), 3 * c_init * lam**eps),
     ),
@@ -373,7 +373,7 @@ PHASE_THREE = Claim(
     parameter_notes="As S002-L3: eps = 1/10, lowered to half of either growth gap where "
     "the data need a smaller eps (derived, as for Lemma 3(iii)).",
     measures="first time (i) min_{S-,1} <w^_j, -D_-> >= ||D_-|| - lam^(eps/14), (ii) u_- >= "
-    "Uminus - lam^(eps/20), (iii) S_{+,1} neurons within lam^(eps/15) of their state at t_2, "
+    "CapMinus - lam^(eps/20), (iii) S_{+,1} neurons within lam^(eps/15) of their state at t_2, "
     "(iv) neurons outside S_{+,1} and S_{-,1} below 3 c lam^eps",
     flags=("Lemma 4(i) prints w_j; the normalised w_j/|w_j| is meant, and '=' in 4(ii) is "
            "read as u_- >= n||D_-|| - lam^(eps/20) (section 8.8).",
@@ -387,17 +387,17 @@ MIN_NORM = Claim(
     title="min-norm interpolators are width-2 networks of squared norm 2n(||D_+|| + ||D_-||)",
     kind=Kind.IDENTITY,
     source=Source(SOURCE, "Proposition 1 (App. C)", Provenance.VERBATIM),
-    statement=sp.Eq(MinNormSq, 2 * (Uplus + Uminus)),
+    statement=sp.Eq(MinNormSq, 2 * (CapPlus + CapMinus)),
     setting=(ORTHOGONAL, LABELS),
     parametrization=STD,
     loss=SQUARE,
-    measures="the minimum of ||theta||^2 over interpolating networks against 2(Uplus + "
-    "Uminus); at the end of training, directions (cos with D_+ or -D_-), per-class sums of "
+    measures="the minimum of ||theta||^2 over interpolating networks against 2(CapPlus + "
+    "CapMinus); at the end of training, directions (cos with D_+ or -D_-), per-class sums of "
     "||w_j||^2 and residuals",
     flags=(UNIT_NORM_FLAG,),
     notes="theta*: one neuron along D_+ with a = ||w|| = sqrt(n||D_+||), one along -D_- with "
     "-a = ||w|| = sqrt(n||D_-||), or any collinear split (CF-9). Non-unit norms: "
-    "a_j^2 + ||w_j||^2 >= 2|a_j| ||w_j|| and the triangle inequality give 2(Uplus + Uminus) "
+    "a_j^2 + ||w_j||^2 >= 2|a_j| ||w_j|| and the triangle inequality give 2(CapPlus + CapMinus) "
     "(derived). By Lemma 4, theta(t_3) is within lam^(eps/20) of some theta*.",
 )
 

@@ -223,8 +223,8 @@ def min_f1_norm(problem: Problem) -> Measured:
 INSTANCE = {
     "Dplus": lambda pr: float(np.linalg.norm(d_vectors(pr)[0])),
     "Dminus": lambda pr: float(np.linalg.norm(d_vectors(pr)[1])),
-    "Uplus": lambda pr: _capacity(pr, 1.0),
-    "Uminus": lambda pr: _capacity(pr, -1.0),
+    "CapPlus": lambda pr: _capacity(pr, 1.0),
+    "CapMinus": lambda pr: _capacity(pr, -1.0),
     "NumSPlus": lambda pr: float(len(key_neuron_sets(pr)[0])),
     "NumSMinus": lambda pr: float(len(key_neuron_sets(pr)[1])),
     "GrowthRatioOut": growth_ratio_out,
@@ -296,11 +296,11 @@ def _align_gap(tr: Trajectory) -> Series:
 
 def _saddle_dist(tr: Trajectory) -> Series:
     """Distance from theta(t) to Fact 1's saddle set: S_{+,1} neurons (w_j, a_j) = r_j (u, 1),
-    u = D_+/||D_+||, sum r_j^2 = Uplus, r_j >= 0; every other neuron 0.
+    u = D_+/||D_+||, sum r_j^2 = CapPlus, r_j >= 0; every other neuron 0.
 
     With z_j = (w_j, a_j) and v = (u, 1)/sqrt(2), the nearest point takes
-    rho_j = sqrt(2) r_j proportional to max(<z_j, v>, 0) on the sphere sum rho_j^2 = 2 Uplus:
-    dist^2 = sum_j |z_j|^2 - 2 sqrt(2 Uplus) |c_+| + 2 Uplus, c_j = <z_j, v>
+    rho_j = sqrt(2) r_j proportional to max(<z_j, v>, 0) on the sphere sum rho_j^2 = 2 CapPlus:
+    dist^2 = sum_j |z_j|^2 - 2 sqrt(2 CapPlus) |c_+| + 2 CapPlus, c_j = <z_j, v>
     (max_j c_j in place of |c_+| when every c_j <= 0).
     """
     pr = tr.problem
@@ -316,7 +316,7 @@ def _saddle_dist(tr: Trajectory) -> Series:
     d2 = np.sum(sq, axis=-1) - 2 * math.sqrt(2 * cap) * best + 2 * cap
     d2 = np.maximum(d2, 0.0)
     dist = np.sqrt(d2)
-    # rounding of d2 (cancellation between terms of size |theta|^2 and Uplus) and the
+    # rounding of d2 (cancellation between terms of size |theta|^2 and CapPlus) and the
     # state's relative error (the distance is 1-Lipschitz in theta)
     theta = np.sqrt(np.sum(sq, axis=-1))
     e_d2 = _ROUND * (np.sum(sq, axis=-1) + 2 * cap) * 4

@@ -158,8 +158,8 @@ def _figure(traj, path: Path) -> None:
                   f"{prob.meta.get('seed')}")
     ax2.plot(traj.t, traj.group_norm_sq(s_plus), label=r"$u_+=\sum_{S_{+,1}}\|w_j\|^2$")
     ax2.plot(traj.t, traj.group_norm_sq(s_minus), label=r"$u_-=\sum_{S_{-,1}}\|w_j\|^2$")
-    ax2.axhline(inst["Uplus"], color="tab:blue", ls=":", lw=1, label="capacity $1/\\|x_2\\|$")
-    ax2.axhline(inst["Uminus"], color="tab:orange", ls=":", lw=1,
+    ax2.axhline(inst["CapPlus"], color="tab:blue", ls=":", lw=1, label="capacity $1/\\|x_2\\|$")
+    ax2.axhline(inst["CapMinus"], color="tab:orange", ls=":", lw=1,
                 label="capacity $1/\\|x_1\\|$")
     ax2.set_xlabel("t (gradient-flow time)")
     ax2.set_ylabel("squared norms")

@@ -735,7 +735,7 @@ def test_cf5_certificate_on_a_group_run():
 # ==================================================================================================
 def test_cf8_logistic_law():
     t, u = symbols.t, cf.logistic_phase()
-    D, U = symbols.Dplus, symbols.Uplus
+    D, U = symbols.Dplus, symbols.CapPlus
     assert _is_zero(sp.diff(u, t) - 2 * D * (1 - u / U) * u)
     assert _is_zero(u.subs(t, 0) - cf.u_0)
     assert _is_zero(u.subs(t, cf.logistic_half_time()) - U / 2)
@@ -773,7 +773,7 @@ def test_cf8_exact_on_the_network_flow():
     times = np.linspace(0.0, 30.0, 61)
     W, a = _integrate(problem, times)
     u = np.sum(W[:, :2] ** 2, axis=(1, 2))
-    law = sp.lambdify((symbols.t, cf.u_0, symbols.Dplus, symbols.Uplus), cf.logistic_phase())
+    law = sp.lambdify((symbols.t, cf.u_0, symbols.Dplus, symbols.CapPlus), cf.logistic_phase())
     assert _rel_err(u, law(times, u[0], Dp, Up)) < AGREE
     assert u[-1] > 0.999 * Up
     h = np.array([network.outputs(problem, W[k], a[k]) for k in range(len(times))])
@@ -800,7 +800,7 @@ def test_cf8_two_point_example_single_sample_capacity():
     times = np.linspace(0.0, 8.0, 33)
     W, _ = _integrate(problem, times)
     u = np.sum(W[:, 0] ** 2, axis=1)
-    law = sp.lambdify((symbols.t, cf.u_0, symbols.Dplus, symbols.Uplus), cf.logistic_phase())
+    law = sp.lambdify((symbols.t, cf.u_0, symbols.Dplus, symbols.CapPlus), cf.logistic_phase())
     assert _rel_err(u, law(times, u[0], Dp, 1 / np.sqrt(5))) < AGREE
 
 

@@ -173,3 +173,24 @@ def test_estimate_error_decides_between_holds_and_violated(toy):
     lower = _identity(sp.Ge(sp.Symbol("MuInf", nonnegative=True), 1))
     assert check(lower, Estimate(toy, "MuInf", 1.01, 0.02, t=1.0)).outcome \
         is Outcome.INCONCLUSIVE
+
+
+def test_an_absolute_value_at_exactly_zero_keeps_a_finite_error():
+    """S002-F2's |2 D_+ u (1 - u/U_+) - u'| evaluated to exactly 0 at some saved times; sympy's
+    derivative of |g| with respect to u' there reads (-g) sign(g)/g = 0/0, and the round-off
+    of u' propagated as nan (the check then said INCONCLUSIVE). The subgradient bound
+    gives slope 1 there."""
+    from theory import registry
+    from verify.run_context import _slope, flatten
+
+    claim = registry.get("S002-F2")
+    flat, _ = flatten(claim.substituted(claim.statement.lhs))
+    symbols = sorted(flat.free_symbols, key=lambda q: q.name)
+    names = {q.name: q for q in symbols}
+    u = np.array([0.1, 0.2, 0.3])
+    args = {"UPlus__t": u, "CapPlus": 0.5, "Dplus": 0.25, "t": np.zeros(3)}
+    args["dUPlus__t"] = 2 * 0.25 * u * (1 - u / 0.5) + np.array([0.0, 1e-3, 0.0])
+    g = 2 * 0.25 * u * (1 - u / 0.5) - args["dUPlus__t"]
+    assert g[0] == 0.0 and g[1] != 0.0
+    slope = _slope(flat, names["dUPlus__t"], symbols, args, 3)
+    assert np.all(np.isfinite(slope)) and slope == pytest.approx([1.0, 1.0, 1.0])

@@ -324,9 +324,9 @@ def test_l3_sandwich(verdicts, verify_profile):
 
 
 def test_l3_mutants(verdicts):
-    from theory.symbols import Cx_minus, Cx_plus, Emax, Emin
-    low = C["S000-L3"].variant("lower x2", statement=sp.Ge(PL(t), 4 * Cx_minus**2 * Emin(t) / n))
-    up = C["S000-L3"].variant("upper /4", statement=sp.Le(PL(t), Cx_plus**2 * Emax(t) / n))
+    from theory.symbols import Emax, Emin, Xmax, Xmin
+    low = C["S000-L3"].variant("lower x2", statement=sp.Ge(PL(t), 4 * Xmin**2 * Emin(t) / n))
+    up = C["S000-L3"].variant("upper /4", statement=sp.Le(PL(t), Xmax**2 * Emax(t) / n))
     caught = [_above_floor(up, [orth_run(k, s)]) for k in (4, 8) for s in range(3)]
     best = min(caught, key=lambda v: (v.outcome is not Outcome.VIOLATED, v.margin))
     _mutant(verdicts, best, "L3 upper quartered")

@@ -28,6 +28,8 @@ from papers.s002 import families
 from papers.s002.evidence import s002_trajectory
 from theory.symbols import (
     PL,
+    CapMinus,
+    CapPlus,
     Dminus,
     Dplus,
     MinF1Norm,
@@ -37,9 +39,7 @@ from theory.symbols import (
     PKeyMinus,
     PKeyPlus,
     SaddleDist,
-    Uminus,
     UPlus,
-    Uplus,
     c_init,
     eps,
     lam,
@@ -109,7 +109,7 @@ def _check_and_record(claim, problem, verdicts, profile):
 
 # -- the paper's two-point example (S002 section 5) ------------------------------------------
 # At the paper's lam = 1e-6/sqrt(60) the phase lemmas' tolerances exceed what they bound
-# (lam^(eps/5) = 0.73 > Uplus = 0.447): the checks must say INAPPLICABLE. Lemma 5 assumes
+# (lam^(eps/5) = 0.73 > CapPlus = 0.447): the checks must say INAPPLICABLE. Lemma 5 assumes
 # unit-norm inputs, which the example does not have (|x_1|^2 = 1.25, |x_2|^2 = 5).
 PAPER_SCALE_EXPECTED = {
     "S002-L1": Outcome.HOLDS, "S002-T1": Outcome.HOLDS, "S002-L3": Outcome.INAPPLICABLE,
@@ -217,7 +217,7 @@ def _record_above_lam_star(claim, problem, verdict, limit_lam, verdicts, profile
 # S_{+,1} grows at GrowthRatioOut times the phase-2 rate and reaches a norm of order
 # lam^(1 - GrowthRatioOut) (README findings; test_phase_two_laws_need_lam_star below): the
 # laws can only hold once that is small, a lam* that depends on the data and that the
-# claims' surrogate lam^(eps/5) < Uplus does not bound. They are checked where
+# claims' surrogate lam^(eps/5) < CapPlus does not bound. They are checked where
 # lam^(1 - GrowthRatioOut) <= 1/10.
 NON_KEY_SIZE = 0.1
 
@@ -270,7 +270,7 @@ FINDING_CASES = [(F2, "seed 7860 lam=2.197e-7"), (F3, "seed 7860 lam=2.197e-7"),
                          ids=[f"{c.id}-{i}" for c, i in FINDING_CASES])
 def test_phase_two_laws_need_lam_star(claim, instance, verdicts, verify_profile):
     """Finding lam-star: above a data-dependent lam*, Fact 1 and the logistic law of phase
-    2 fail although the claims' surrogate condition lam^(eps/5) < Uplus holds (one
+    2 fail although the claims' surrogate condition lam^(eps/5) < CapPlus holds (one
     mechanism: a non-key neuron of size lam^(1 - GrowthRatioOut); the n = 2 cases have
     GrowthRatioOut about 0.45 and another)."""
     problem = generators.orthonormal(**FINDING_INSTANCES[instance])
@@ -281,7 +281,7 @@ def test_phase_two_laws_need_lam_star(claim, instance, verdicts, verify_profile)
     at = f" at t = {v.where.t:.4g}" if v.where.t is not None else ""
     verdicts.finding(Finding(
         "lam-star", "S002's phase-2 laws (F2, F3) fail on these instances although the "
-        "claims' surrogate condition lam^(eps/5) < Uplus holds",
+        "claims' surrogate condition lam^(eps/5) < CapPlus holds",
         f"{claim.id} on orthonormal {instance} (n = {problem.n}, m = {problem.p}, "
         f"GrowthRatioOut = {ratio:.3g}, lam^(1 - GrowthRatioOut) = "
         f"{lam_ ** (1 - ratio):.3g}): VIOLATED, margin {v.margin:.3g}{at} "
@@ -387,8 +387,8 @@ MUTANTS = {
         NormW(t), 2 * c_init * lam ** (1 - eps * Dplus / Dminus + sp.Rational(1, 4)))),
     # the logistic rate doubled (the torch-MSE normalisation, gradient of 2L)
     "S002-F2 with rate 4||D_+||": F2.variant("rate x2", statement=sp.Le(
-        sp.Abs(sp.Derivative(UPlus(t), t) - 4 * Dplus * (1 - UPlus(t) / Uplus) * UPlus(t)),
-        F2.parameters["tol"] * Dplus * Uplus / 2)),
+        sp.Abs(sp.Derivative(UPlus(t), t) - 4 * Dplus * (1 - UPlus(t) / CapPlus) * UPlus(t)),
+        F2.parameters["tol"] * Dplus * CapPlus / 2)),
     # Fact 1: exponent eps/5 shifted by 1/4
     "S002-F3 exponent + 1/4": F3.variant("exp+1/4", statement=sp.Le(
         SaddleDist(t), lam ** (eps / 5 + sp.Rational(1, 4)))),
@@ -397,7 +397,7 @@ MUTANTS = {
         "half-time", statement=sp.Le(L4.event_time, L4.statement.rhs / 2)),
     # Prop. 1: the factor 2 dropped
     "S002-P1 without the factor 2": P1.variant(
-        "half", statement=sp.Eq(MinNormSq, Uplus + Uminus)),
+        "half", statement=sp.Eq(MinNormSq, CapPlus + CapMinus)),
     # Prop. 1 with the unit-norm capacity 2n(||D_+|| + ||D_-||) on non-unit inputs
     "S002-P1 with n||D||": P1.variant(
         "unit-norm capacity", statement=sp.Eq(MinNormSq, 2 * n * (Dplus + Dminus))),

@@ -68,7 +68,7 @@ def test_unmeasurable_vocabulary_name_is_named_as_such():
 def test_parser_accepts_the_examples():
     rel = parse_conjecture("L(t) <= L(0)*exp(-t/n)").relation
     assert rel == sp.Le(S.L(S.t), S.L(0) * sp.exp(-S.t / S.n))
-    chain = parse_conjecture("2*Cx_minus**2*Emin(t)/n <= PL(t) <= 4*Cx_plus**2*Emax(t)/n")
+    chain = parse_conjecture("2*Xmin**2*Emin(t)/n <= PL(t) <= 4*Xmax**2*Emax(t)/n")
     assert isinstance(chain.relation, sp.And) and len(chain.relation.args) == 2
     event = parse_conjecture("first(L(t) <= 1e-8*L(0)) <= 3*log(1/lam)/Dminus")
     assert event.is_event_time and event.relation.lhs == S.t_conv
@@ -265,3 +265,14 @@ def test_a_statement_undefined_on_some_draws_is_inapplicable_there_not_an_abort(
     assert undefined and all(i.params["n"] == 2 for i in undefined)
     assert "undefined here" in undefined[0].verdict.reason
     assert any(i.outcome is Outcome.HOLDS for i in res.tried) and res.counterexample is None
+
+
+@pytest.mark.parametrize("old, new", [("Uplus", "CapPlus"), ("Uminus", "CapMinus"),
+                                      ("Cx_minus", "Xmin"), ("Cx_plus", "Xmax"),
+                                      ("Cy_minus", "MinAbsY")])
+def test_renamed_vocabulary_names_still_read(old, new):
+    """The capacity U_+ was `Uplus` (one letter's case from u_+(t) = `UPlus(t)`); S000's data
+    constants had their own names for S001's numbers. Old statements keep working."""
+    assert new in S.VOCABULARY and old not in S.VOCABULARY and S.RENAMED[old] == new
+    read = parse_conjecture(f"L(t) <= {old}").relation
+    assert read == parse_conjecture(f"L(t) <= {new}").relation

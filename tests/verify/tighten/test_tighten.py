@@ -54,7 +54,7 @@ def test_the_loss_bound_by_its_initial_value_is_sharp_at_one(tmp_path):
     ("L(0) <= C*n*(Dplus**2 + Dminus**2)/2", "orthogonal", SMALL, "at_t",
      float(cf.initial_loss(1, 1, 1) / cf.initial_loss(1, 1, 1)), "initial loss (CF)"),
     # CF-8: u_+ grows logistically to its capacity U_+ = n||D_+||, never past it
-    ("UPlus(t) <= C*Uplus", "orthogonal", SMALL, "for_all_t", 1.0, "capacity (CF-8)"),
+    ("UPlus(t) <= C*CapPlus", "orthogonal", SMALL, "for_all_t", 1.0, "capacity (CF-8)"),
     # energy identity + Cauchy-Schwarz: |theta(t) - theta(0)|^2 <= t * kappa (L(0) - L(t)),
     # with equality as t -> 0 (the velocity is constant to first order)
     ("ParamDrift(t) <= C*sqrt(kappa*t*(L(0) - L(t)))", "orthogonal", {"lam": "0.3"},
