@@ -53,12 +53,7 @@ def register(subparsers) -> None:
                       help="at the end of the horizon")
     con.add_argument("--budget", type=int, default=None,
                      help="instances to draw (default 20)")
-    con.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
-    con.add_argument("--method", default="flow", choices=("flow", "gd"),
-                     help="exact gradient flow (default) or gradient descent")
-    con.add_argument("--lr", type=float, default=None, help="gradient-descent step (gd only)")
-    con.add_argument("--t-max", type=float, default=None, help="simulation horizon")
-    con.add_argument("--points", type=int, default=None, help="saved times per run")
+    add_run_options(con)
     con.add_argument("--min-decided", type=float, default=None, metavar="SHARE",
                      help="share of the instances tried that must be decided (HOLDS or "
                           "VIOLATED) for NO COUNTEREXAMPLE; fewer gives UNDECIDED, exit 3 "
@@ -77,6 +72,17 @@ def register(subparsers) -> None:
 
     fam = subparsers.add_parser("families", help="list the instance families and parameters")
     fam.set_defaults(run=_families_command)
+
+
+def add_run_options(parser) -> None:
+    """The options of a search's runs, shared by `gfverify conjecture` and `tighten`."""
+    parser.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    parser.add_argument("--method", default="flow", choices=("flow", "gd"),
+                        help="exact gradient flow (default) or gradient descent")
+    parser.add_argument("--lr", type=float, default=None,
+                        help="gradient-descent step (gd only)")
+    parser.add_argument("--t-max", type=float, default=None, help="simulation horizon")
+    parser.add_argument("--points", type=int, default=None, help="saved times per run")
 
 
 def parse_params(items: list[str]) -> dict[str, str]:

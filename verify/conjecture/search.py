@@ -64,6 +64,7 @@ from verify.conjecture.statement import (
     Statement,
     UndefinedHere,
     callable_quantities,
+    check_search_options,
     statement_of,
 )
 from verify.expressions import ExpressionError
@@ -174,35 +175,16 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     if (isinstance(min_decided, bool) or not isinstance(min_decided, (int, float))
             or not 0.0 <= min_decided <= 1.0):
         raise ConjectureError(f"--min-decided: a share in [0, 1], got {min_decided!r}")
-    if mode not in MODES:
-        raise ConjectureError(f"mode: {mode!r} is not one of {MODES}")
-    if mode == "at_t":
-        if at_t is None or not (math.isfinite(at_t) and at_t >= 0):
-            raise ConjectureError(f"--at-t: a time >= 0 is needed, got {at_t!r}")
-    elif at_t is not None:
-        raise ConjectureError("at_t is only used with mode='at_t'")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise ConjectureError(f"--budget: a positive number of instances, got {budget!r}")
-    if isinstance(points, bool) or not isinstance(points, int) or points < 2:
-        raise ConjectureError(f"--points: at least 2 saved times, got {points!r}")
-    if isinstance(shrink_budget, bool) or not isinstance(shrink_budget, int) or shrink_budget < 0:
-        raise ConjectureError(f"--shrink-budget: a number of runs >= 0, got {shrink_budget!r}")
-    if t_max is not None and not (isinstance(t_max, (int, float)) and math.isfinite(t_max)
-                                  and t_max > 0):
-        raise ConjectureError(f"--t-max: a positive finite time, got {t_max!r}")
-    try:
-        limits.at_most("--budget", budget, "budget")
-        limits.at_most("--shrink-budget", shrink_budget, "budget")
-        limits.at_most("--points", points, "points")
-        horizon_given = t_max if t_max is not None else (params or {}).get("horizon")
-        if horizon_given is not None:
-            h = float(horizon_given)
-            limits.at_most("--t-max", h, "horizon")
-            if method == "gd":
-                limits.at_most("--t-max / --lr (gradient-descent steps)",
-                               h / (lr or DEFAULT_GD_LR), "gd_steps")
-    except (TypeError, ValueError) as exc:
-        raise ConjectureError(str(exc)) from None
+    horizon_given = t_max if t_max is not None else (params or {}).get("horizon")
+    check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
+                                      "--shrink-budget": (shrink_budget, 0)},
+                         t_max, horizon=horizon_given)
+    if method == "gd" and horizon_given is not None:
+        try:
+            limits.at_most("--t-max / --lr (gradient-descent steps)",
+                           float(horizon_given) / (lr or DEFAULT_GD_LR), "gd_steps")
+        except (TypeError, ValueError) as exc:
+            raise ConjectureError(str(exc)) from None
     spec = MethodSpec(method, lr)
     spec.method()  # fail early if the method is unavailable
     if spec.name == "gd" and at_t is not None:

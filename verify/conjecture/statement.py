@@ -7,6 +7,7 @@ quantity, with the search's modes, methods and defaults (`verify.conjecture`).
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ import sympy as sp
 from numerics import Problem, Trajectory
 from theory import symbols as S
 from theory.claim import Claim, Kind, Provenance, Source
-from verify import measures
+from verify import limits, measures
 from verify.errors import InputError
 from verify.expressions import Parsed, parse_conjecture
 
@@ -42,6 +43,35 @@ class UndefinedHere(ConjectureError):
     def __init__(self, message: str, names: frozenset):
         super().__init__(message)
         self.names = names
+
+
+def check_search_options(mode: str, at_t, counts: dict, t_max, horizon=None,
+                         error=ConjectureError) -> None:
+    """Refuse bad search options before any simulation, one clear ``error`` each: the
+    mode and its time, integer counts (``{"--budget": (value, lowest), ...}``; budgets
+    and ``--points`` within the work limits) and a horizon (``--t-max``, or a given
+    ``horizon`` parameter)."""
+    if mode not in MODES:
+        raise error(f"mode: {mode!r} is not one of {MODES}")
+    if mode == "at_t":
+        if at_t is None or not (math.isfinite(at_t) and at_t >= 0):
+            raise error(f"--at-t: a time >= 0 is needed, got {at_t!r}")
+    elif at_t is not None:
+        raise error("at_t is only used with mode='at_t'")
+    for name, (value, lowest) in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
+            raise error(f"{name}: an integer >= {lowest}, got {value!r}")
+    if t_max is not None and not (isinstance(t_max, (int, float)) and math.isfinite(t_max)
+                                  and t_max > 0):
+        raise error(f"--t-max: a positive finite time, got {t_max!r}")
+    try:
+        for name, (value, _) in counts.items():
+            limits.at_most(name, value, "points" if name == "--points" else "budget")
+        given = t_max if t_max is not None else horizon
+        if given is not None:
+            limits.at_most("--t-max", float(given), "horizon")
+    except (TypeError, ValueError) as exc:
+        raise error(str(exc)) from None
 
 
 # -- the statement as a claim ------------------------------------------------------------------

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from verify.cli import UsageError
-from verify.conjecture.cli import parse_params, plot_path
+from verify.conjecture.cli import add_run_options, parse_params, plot_path
 
 _EPILOG = """\
 EXPR is a statement with one free constant (--free, default C); a claim id tightens the
@@ -52,12 +52,7 @@ def register(subparsers) -> None:
     tg.add_argument("--budget", type=int, default=20, help="instances to draw (default 20)")
     tg.add_argument("--refine-budget", type=int, default=None,
                     help="simulations for the local refinement (default budget/4)")
-    tg.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
-    tg.add_argument("--method", default="flow", choices=("flow", "gd"),
-                    help="exact gradient flow (default) or gradient descent")
-    tg.add_argument("--lr", type=float, default=None, help="gradient-descent step (gd only)")
-    tg.add_argument("--t-max", type=float, default=None, help="simulation horizon")
-    tg.add_argument("--points", type=int, default=None, help="saved times per run")
+    add_run_options(tg)
     tg.add_argument("--results", default=None, metavar="DIR",
                     help="store the instances in DIR/tighten.sqlite; a later run with the "
                          "same query reads them and extends the search")

@@ -43,7 +43,12 @@ from verify import limits
 from verify.check import check
 from verify.check_run import event_time, inapplicable_instance, instance_scalar, problem_scalar
 from verify.conjecture.instance import MethodSpec, first_positive, run_family_instance
-from verify.conjecture.statement import DEFAULT_POINTS, MODES, Statement, UndefinedHere
+from verify.conjecture.statement import (
+    DEFAULT_POINTS,
+    Statement,
+    UndefinedHere,
+    check_search_options,
+)
 from verify.profiles import pinned_hypothesis_draws
 from verify.progress import Progress
 from verify.tighten.extreme import DECIDED, INAPPLICABLE, MOVE, UNDECIDED, Extreme, instance_extreme
@@ -288,36 +293,14 @@ def _decided_witness(ev: _Evaluator) -> tuple[Witness | None, int]:
     return first, 0
 
 
-def _validate(mode, at_t, budget, refine_budget, points, t_max) -> None:
-    if mode not in MODES:
-        raise TightenError(f"mode: {mode!r} is not one of {MODES}")
-    if mode == "at_t" and (at_t is None or not (math.isfinite(at_t) and at_t >= 0)):
-        raise TightenError(f"--at-t: a time >= 0 is needed, got {at_t!r}")
-    if mode != "at_t" and at_t is not None:
-        raise TightenError("at_t is only used with mode='at_t'")
-    for name, v, low in (("--budget", budget, 1), ("--refine-budget", refine_budget, 0),
-                         ("--points", points, 2)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < low:
-            raise TightenError(f"{name}: an integer >= {low}, got {v!r}")
-    if t_max is not None and not (isinstance(t_max, (int, float)) and math.isfinite(t_max)
-                                  and t_max > 0):
-        raise TightenError(f"--t-max: a positive finite time, got {t_max!r}")
-    try:
-        limits.at_most("--budget", budget, "budget")
-        limits.at_most("--refine-budget", refine_budget, "budget")
-        limits.at_most("--points", points, "points")
-        if t_max is not None:
-            limits.at_most("--t-max", float(t_max), "horizon")
-    except limits.LimitError as exc:
-        raise TightenError(str(exc)) from None
-
-
 def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: str,
          at_t: float | None, budget: int, seed: int, method: str, lr: float | None,
          t_max: float | None, points: int, refine_budget: int | None, results,
          plot, progress: bool) -> TightenResult:
     refine_budget = max(2, budget // 4) if refine_budget is None else refine_budget
-    _validate(mode, at_t, budget, refine_budget, points, t_max)
+    check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
+                                      "--refine-budget": (refine_budget, 0)}, t_max,
+                         error=TightenError)
     spec = MethodSpec(method, lr)
     spec.method()
     fam = fam_mod.get(family) if isinstance(family, str) else family
