@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -17,23 +18,7 @@ import verify.sweep.run as sweep
 from numerics import generators
 from verify.cli import main
 
-SMALL = """\
-name = "small"
-generator = "sphere"
-seeds = "0..3"
-batch_size = 2
-
-[grid]
-n = [8, 12]
-d = [5]
-p = [10]
-
-[method]
-name = "gd"
-lr = 1.0
-epochs = "budget"
-stop_loss = "protocol"
-"""
+SMALL = (Path(__file__).parent / "small.toml").read_text()  # shared with test_sweep_dask
 
 # Many small batches of fixed length, so a run can be stopped part way.
 SLOW = """\

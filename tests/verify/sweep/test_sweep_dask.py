@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,23 +19,7 @@ from verify.sweep.dask_executor import (  # noqa: E402
     local_cluster,
 )
 
-SMALL = """\
-name = "small"
-generator = "sphere"
-seeds = "0..3"
-batch_size = 2
-
-[grid]
-n = [8, 12]
-d = [5]
-p = [10]
-
-[method]
-name = "gd"
-lr = 1.0
-epochs = "budget"
-stop_loss = "protocol"
-"""
+SMALL = (Path(__file__).parent / "small.toml").read_text()  # shared with test_sweep
 
 
 @pytest.fixture(scope="module")
