@@ -88,6 +88,18 @@ def register_hypothesis_profiles() -> None:
         )
 
 
+def per_profile(table: dict, profile: str, what: str = "settings"):
+    """A section's own entry for ``profile`` (``table``: profile name -> its sizes). One
+    rule for every section: the profile must be one of PROFILES (else a clear
+    InputError), and a table must cover every profile (else a pack's error, named)."""
+    get_profile(profile)
+    missing = sorted(set(PROFILES) - set(table))
+    if missing:
+        raise ValueError(f"{what}: no entry for the profile(s) {missing}; a section's "
+                         f"table covers {sorted(PROFILES)}")
+    return table[profile]
+
+
 def get_profile(name: str) -> Profile:
     try:
         return PROFILES[name]

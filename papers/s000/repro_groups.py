@@ -71,7 +71,7 @@ from papers.s000.groups_sim import (
     t2_verdict,
 )
 from papers.s000.groups_text import public, section_blocks, section_findings
-from verify.errors import InputError
+from verify.profiles import per_profile
 from verify.progress import Progress
 from verify.report.reproduction import Reproduction
 
@@ -85,9 +85,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
     Long on purpose: it runs the section's steps in order under one progress bar (closed
     form at every n, runs, fits, checks, figures) and collects their numbers in one place;
     the steps themselves live in groups_model, groups_sim, groups_figures, groups_text."""
-    if profile not in PROFILES:
-        raise InputError(f"profile: {profile!r} is not one of {sorted(PROFILES)}")
-    settings = PROFILES[profile]
+    settings = per_profile(PROFILES, profile, "E-000-5 sizes")
     start = time.perf_counter()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -15,8 +15,8 @@ from numerics import Problem, Trajectory
 from numerics.trajectory import CONE_DEAD
 from papers.s001 import evidence as ev
 from papers.s001.measures import class_sums, cone_of, replay_crossings, unsorted_mask
-from verify.errors import InputError
 from verify.measures import ERROR_SAFETY, FLOAT_EPS, ROUNDOFF_ULPS, measure
+from verify.profiles import per_profile
 from verify.report.doc import number_text
 
 PAPER_LR = 2e-3  # eta of every S001 experiment
@@ -62,10 +62,7 @@ SETTINGS = {
 
 
 def settings_for(profile: str) -> Settings:
-    try:
-        return SETTINGS[profile]
-    except KeyError:
-        raise InputError(f"profile: {profile!r} is not one of {sorted(SETTINGS)}") from None
+    return per_profile(SETTINGS, profile, "E-001 sizes")
 
 
 # -- measurements on a run (the cones, cosines and stable rank of the project) -----------------

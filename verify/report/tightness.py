@@ -62,6 +62,22 @@ def _row(claim_id: str, result) -> tuple[list[str], dict]:
     return row, d
 
 
+def catalogue_line(key: str, d: dict) -> str:
+    """The catalogue's one line for a tightened claim (or part): proved / sharpest
+    observed / slack factor / witness, from the tightness table's data."""
+    if "refused" in d:
+        return f"tightness ({key}): not tightened: {d['refused']}"
+    w = d.get("witness")
+    if d.get("sharpest") is None or w is None:
+        return f"tightness ({key}): {d['verdict']}, no instance decided the constant"
+    witness = " ".join(f"{k}={v}" for k, v in w["params"].items())
+    decided = "decided" if w["decided"] else "not decided"
+    return (f"tightness ({key}, {d['tightened']}): proved {_number(d.get('proved'), 5)} / "
+            f"sharpest observed {_number(d['sharpest'], 5)} ± {_number(d['error'], 2)} / "
+            f"slack factor {_number(d.get('slack'), 3)} / witness {witness} on "
+            f"{d['family']} ({decided})")
+
+
 def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[Block], dict]:
     """The section's blocks and its data (for verdicts.json)."""
     from verify.tighten.search import tighten_claim

@@ -243,7 +243,8 @@ def _write_report(out, profile, seed, show_progress, instances, start,
     wall = time.perf_counter() - start
     env = environment()
 
-    blocks = _blocks(profile, seed, wall, suite_result, env, others, claim_figs, tight_blocks)
+    blocks = _blocks(profile, seed, wall, suite_result, env, others, claim_figs,
+                     (tight_blocks, tight_data))
     title = "gfverify bound-checking report"
     index = out / "index.md"
     _atomic_write(index, to_markdown(blocks))
@@ -260,7 +261,7 @@ def _write_report(out, profile, seed, show_progress, instances, start,
 
 
 def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None,
-            tight_blocks=()) -> list[Block]:
+            tightness_section=((), {})) -> list[Block]:
     b: list[Block] = [
         Heading(1, "gfverify bound-checking report"),
         *([Paragraph("**" + suite_failure(suite_result) + "**")] if suite_failure(suite_result)
@@ -275,8 +276,9 @@ def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None,
     b += _suite_blocks(suite_result, others)
     for r in others:
         b += r.blocks
+    tight_blocks, tight_data = tightness_section
     b += list(tight_blocks)
-    b += _catalogue_blocks(suite_result, claim_figs or {})
+    b += _catalogue_blocks(suite_result, claim_figs or {}, tight_data.get("claims", {}))
     b += [Heading(2, "Provenance"),
           Bullets([f"seed of the sections' random instances: {seed}; the verification suite "
                     "uses its own fixed seeds (shown in the table's `where` column)",
@@ -337,7 +339,7 @@ def _catalogue_status(r: dict) -> str:
             f"{r['INAPPLICABLE']}, INCONCLUSIVE {r['INCONCLUSIVE']}){margin}")
 
 
-def _catalogue_blocks(suite_result, claim_figs=None) -> list[Block]:
+def _catalogue_blocks(suite_result, claim_figs=None, tight=None) -> list[Block]:
     rows_of: dict[str, list[dict]] = {}
     for r in (suite_result or {}).get("claims", []):
         rows_of.setdefault(r["claim"], []).append(r)
@@ -359,6 +361,10 @@ def _catalogue_blocks(suite_result, claim_figs=None) -> list[Block]:
             b.append(Math(c.latex()))
             if c.flags:
                 b.append(Bullets([f"flag: {flag}" for flag in c.flags]))
+            lines = [tightness.catalogue_line(key, d) for key, d in (tight or {}).items()
+                     if key == c.id or key.startswith(f"{c.id} part ")]
+            if lines:
+                b.append(Bullets(lines))
             for key in (c.id, f"{c.id} (published data)"):
                 if claim_figs and key in claim_figs:
                     b.append(Figure(claim_figs[key],

@@ -73,6 +73,7 @@ class _Evaluator:
         self.method, self.points, self.store, self.bar = method, points, store, bar
         self.seen: dict[str, Searched] = {}
         self.order: list[Searched] = []  # in the order searched (stored ones first)
+        self.visited: list[Searched] = []  # what this run asked for, read or simulated
         self.unbuildable: list[tuple[dict, str]] = []
         self.versions = json.dumps(environment(), sort_keys=True)
         if store is not None:
@@ -124,6 +125,7 @@ class _Evaluator:
     def __call__(self, params: Mapping) -> Searched | None:
         key = params_key(dict(params))
         if key in self.seen:
+            self.visited.append(self.seen[key])
             return self.seen[key]
         try:
             limits.problem_size(dict(params))
@@ -135,6 +137,7 @@ class _Evaluator:
             self.unbuildable.append((dict(params), str(exc)))
             return None
         searched = self._record(params, problem, tr, horizon)
+        self.visited.append(searched)
         if self.bar is not None:
             self.bar.advance()
         return searched
@@ -227,17 +230,18 @@ def _neighbours(family: fam_mod.Family, params: dict, pinned: set) -> list[dict]
 
 
 def _refine(ev: _Evaluator, budget: int, pinned: set) -> int:
-    """Coordinate moves from the best instance while they sharpen the value."""
+    """Coordinate moves from the best instance while they sharpen the value. Every move
+    counts against the budget, stored or simulated, so that a run reading a store gives
+    the numbers of the run that filled it (a larger budget goes further)."""
     spent = 0
-    best = _best(ev.order)
+    best = _best(ev.visited)  # this run's search, not the store: same seed, same moves
     while best is not None and spent < budget:
         moved = False
         for trial in _neighbours(ev.family, best.params, pinned):
             if spent >= budget:
                 break
-            fresh = params_key(trial) not in ev.seen
-            s = ev(trial)
-            spent += fresh
+            s = ev(trial)  # counted read or simulated: same budget, same instances
+            spent += 1
             if (s is not None and s.extreme.status == DECIDED
                     and s.extreme.direction == best.extreme.direction
                     and _better(s.extreme.value, best.extreme.value, s.extreme.direction)):

@@ -144,3 +144,30 @@ def test_the_critical_value_is_solved_symbolically():
     (part,) = tight.parts
     assert sp.simplify(part.critical - S.L(S.t) * sp.exp(S.t / S.n) / S.L(0)) == 0
     assert sp.simplify(part.slope - S.L(0) * sp.exp(-S.t / S.n)) == 0
+
+
+def test_the_report_table_covers_each_claim_and_reads_its_store(tmp_path, monkeypatch):
+    """A claim whose parts bound C from opposite sides (S002-L2) gets one row per part; every
+    row says proved / sharpest / slack / witness or why not; a second report reads the
+    instances back from the store instead of simulating them."""
+    from theory import registry
+    from verify.report import tightness
+    from verify.report.doc import Table
+
+    chosen = [registry.get(c) for c in ("S002-T1", "S002-L2", "S000-A3")]
+    monkeypatch.setattr(tightness, "tightenable_claims", lambda: chosen)
+    blocks, data = tightness.run(tmp_path, "quick", tmp_path / "store", show_progress=False)
+    rows = {k: d for k, d in data["claims"].items()}
+    assert set(rows) == {"S002-T1", "S002-L2 part 1", "S002-L2 part 2", "S002-L2 part 3",
+                         "S000-A3"}
+    (table,) = [b for b in blocks if isinstance(b, Table)]
+    assert [r[0] for r in table.rows] == list(rows) and table.header == tightness.HEADER
+    for d in rows.values():
+        assert d["verdict"] in ("SHARPEST FOUND", "UNDECIDED", "PROVED VALUE VIOLATED")
+        assert d["proved"] == 1.0 and d["searched"] >= 3
+        line = tightness.catalogue_line("x", d)
+        assert "proved 1" in line or "no instance decided" in line
+    again, data2 = tightness.run(tmp_path, "quick", tmp_path / "store", show_progress=False)
+    for key, d in data2["claims"].items():
+        assert d["stored_before"] == rows[key]["searched"]
+        assert d["sharpest"] == rows[key]["sharpest"]
