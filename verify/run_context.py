@@ -6,6 +6,7 @@ signed margin of each relation. `verify.check_run` decides on these numbers.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,21 +175,32 @@ class RunContext:
 def _slope(flat: sp.Basic, s: sp.Symbol, symbols: list, args: dict, T: int) -> np.ndarray:
     """|d flat / d s| over the saved times, for the propagation of ``s``'s round-off.
 
-    Where it is not finite because an ``Abs(g)`` sits exactly at g = 0 (its derivative
-    there is 0/0), the bound over the subgradient is used: Abs(g) read as g and as -g,
-    the larger slope of the two."""
-    def slope_of(expr):
-        dfn = sp.lambdify(symbols, sp.diff(expr, s), modules="numpy")
+    Where an ``Abs(g)`` sits exactly at g = 0, sympy's derivative there is 0 (sign(0)) or
+    0/0; the bound over the subgradient is used instead: each Abs(g) read as +g and as
+    -g, the largest slope over the sign choices (more than four |.| at once: inf there,
+    an unknown error rather than an understated one)."""
+    def values(expr):
+        fn = sp.lambdify(symbols, expr, modules="numpy")
         with np.errstate(all="ignore"):
-            return np.abs(np.broadcast_to(dfn(*(args[q.name] for q in symbols)), (T,)))
+            return np.broadcast_to(fn(*(args[q.name] for q in symbols)), (T,))
 
-    slope = slope_of(flat)
-    bad = ~np.isfinite(slope)
-    if bad.any() and flat.has(sp.Abs):
-        plus = slope_of(flat.replace(sp.Abs, lambda g: g))
-        minus = slope_of(flat.replace(sp.Abs, lambda g: -g))
-        slope = np.where(bad, np.maximum(plus, minus), slope)
-    return slope
+    slope = np.abs(values(sp.diff(flat, s)))
+    absolutes = sorted(flat.atoms(sp.Abs), key=sp.default_sort_key)
+    if not absolutes:
+        return slope
+    at_kink = ~np.isfinite(slope)
+    for a in absolutes:
+        at_kink |= values(a.args[0]) == 0
+    if not at_kink.any():
+        return slope
+    if len(absolutes) > 4:
+        return np.where(at_kink, np.inf, slope)
+    bound = np.zeros(T)
+    for signs in itertools.product((1, -1), repeat=len(absolutes)):
+        chosen = flat.xreplace({a: sign * a.args[0] for a, sign in zip(absolutes, signs,
+                                                                       strict=True)})
+        bound = np.maximum(bound, np.abs(values(sp.diff(chosen, s))))
+    return np.where(at_kink, bound, slope)
 
 
 def _saved_index(times: np.ndarray, at: float) -> int:

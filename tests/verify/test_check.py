@@ -194,3 +194,16 @@ def test_an_absolute_value_at_exactly_zero_keeps_a_finite_error():
     assert g[0] == 0.0 and g[1] != 0.0
     slope = _slope(flat, names["dUPlus__t"], symbols, args, 3)
     assert np.all(np.isfinite(slope)) and slope == pytest.approx([1.0, 1.0, 1.0])
+
+
+def test_round_off_through_an_absolute_value_at_its_kink_is_not_zero():
+    """d|a - b|/da is sign(0) = 0 for sympy at a = b; the round-off of a still reaches |a - b|
+    (the subgradient bound, 1), here and with two |.| at once."""
+    from verify.run_context import _slope
+
+    a, b, c = sp.symbols("a b c", real=True)
+    args = {"a": np.array([1.0, 2.0]), "b": np.array([1.0, 1.5]), "c": np.array([1.0, 1.0])}
+    one = _slope(sp.Abs(a - b), a, [a, b], args, 2)
+    assert one == pytest.approx([1.0, 1.0])
+    two = _slope(sp.Abs(a - b) + sp.Abs(a - c), a, [a, b, c], args, 2)
+    assert two == pytest.approx([2.0, 2.0])

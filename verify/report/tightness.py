@@ -113,7 +113,8 @@ def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[
                 data[claim.id] = d
             bar.advance()
     wall = time.perf_counter() - start
-    found = sum(1 for d in data.values() if d.get("verdict") == "SHARPEST FOUND")
+    found = sum(1 for d in data.values()
+                if d.get("verdict") in ("SHARPEST FOUND", "PROVED VALUE VIOLATED"))
     rows_total = len(data)
     blocks = [
         Heading(2, "How tight: the sharpest constants"),

@@ -50,7 +50,7 @@ class Extreme:
     part: int = 0
     direction: int = 0
     note: str = ""
-    unresolved: int = 0  # saved times left out: the value within its error of 1%
+    unresolved: int = 0  # saved times where the value's error exceeds RESOLVED of it
 
 
 def _direction(signs: np.ndarray, where: str) -> int:
@@ -145,19 +145,22 @@ def instance_extreme(tight: Tightenable, claim: Claim, tr: Trajectory,
     """The instance's critical value of C on the run ``tr``. ``claim`` is the statement on
     this run with C left free; ``reference`` (the proved value, or 1) is the value at which
     the statement's assumptions and the run's trustworthiness are checked first."""
-    at_ref = replace(claim, statement=substitute(claim.statement,
-                                                 {tight.free: sp.sympify(reference)}))
-    try:
-        verdict = check(at_ref, tr)
-    except CheckError as exc:
-        raise TightenError(f"{tight.text}: {exc}") from None
-    if verdict.outcome is Outcome.INAPPLICABLE:
-        return Extreme(INAPPLICABLE, note=verdict.reason or "an assumption is not met")
     if not tr.status.ok or not tr.finite:
         return Extreme(UNDECIDED, note=f"simulation not trustworthy: {tr.status.name}")
+    tolerance = 0.0
+    if tight.claim is not None or tight.event_time:  # assumptions, the event's error
+        at_ref = replace(claim, statement=substitute(claim.statement,
+                                                     {tight.free: sp.sympify(reference)}))
+        try:
+            verdict = check(at_ref, tr)
+        except CheckError as exc:
+            raise TightenError(f"{tight.text}: {exc}") from None
+        if verdict.outcome is Outcome.INAPPLICABLE:
+            return Extreme(INAPPLICABLE, note=verdict.reason or "an assumption is not met")
+        tolerance = float(verdict.tolerance)
     try:
         if tight.event_time:
-            return _event(tight, claim, tr, float(verdict.tolerance))
+            return _event(tight, claim, tr, tolerance)
         return _pointwise(tight, claim, tr)
     except CheckError as exc:
         raise TightenError(f"{tight.text}: {exc}") from None

@@ -61,6 +61,7 @@ class Witness:
     past_outcome: Outcome
     back_outcome: Outcome
     proved_here: float | None
+    proved_outcome: Outcome | None = None  # the claim at its proved value, on this instance
     trajectory: Trajectory | None = None
     claim: Claim | None = None
 
@@ -121,7 +122,10 @@ class TightenResult:
         p, s = self.proved, self.sharpest
         if p is None or s is None or p == 0 or s == 0 or (p > 0) != (s > 0):
             return None
-        return p / s if self.direction > 0 else s / p
+        ratio = abs(p / s) if self.direction > 0 else abs(s / p)
+        # >= 1 exactly when the proved value is on the side that keeps the claim true
+        on_true_side = self.direction * (p - s) >= 0
+        return ratio if on_true_side == (ratio >= 1) else 1 / ratio
 
     @property
     def decided(self) -> int:
@@ -148,7 +152,7 @@ class TightenResult:
             return "UNDECIDED"
         if not self.witness.decided:
             return "UNDECIDED"
-        if self.slack is not None and self.slack < 1 and self.proved is not None:
+        if self.witness.proved_outcome is Outcome.VIOLATED:  # checked, not inferred
             return "PROVED VALUE VIOLATED"
         return "SHARPEST FOUND"
 
@@ -186,20 +190,28 @@ class TightenResult:
         if t.claim is None:
             args += {"for_all_t": ["--for-all-t"], "as_t_to_inf": ["--as-t-to-inf"],
                      "at_t": ["--at-t", repr(self.at_t)]}[self.mode]
+        if t.part is not None:
+            args += ["--part", str(t.part)]
         if self.points != DEFAULT_POINTS:
             args += ["--points", str(self.points)]
         args += self.method.cli() + ["--budget", "1", "--refine-budget", "0"]
         return " ".join(shlex.quote(a) for a in args)
 
     def conjecture_commands(self) -> dict[str, str]:
-        """`gfverify conjecture` on the witness with C moved past and back (user text)."""
+        """`gfverify conjecture` on the witness (user text): C moved past, at the witness's
+        time (``--at-t``: the conjecture's for-all-t window starts after t = 0), where it
+        must be a counterexample; C moved back, in the tightening's mode, where it must
+        hold."""
         t, w = self.tightenable, self.witness
-        if w is None or t.parsed is None:
+        if w is None or t.parsed is None or t.part is not None:
             return {}
-        return {name: replay_command(t.text_at(value), self.family, w.searched.params,
-                                     self.mode, self.at_t, self.method, self.horizon,
-                                     self.points)
-                for name, value in (("past", w.past), ("back", w.back))}
+        params = w.searched.params
+        past_mode, past_at = (("at_t", w.searched.extreme.t) if self.mode != "at_t"
+                              else ("at_t", self.at_t))
+        return {"past": replay_command(t.text_at(w.past), self.family, params, past_mode,
+                                       past_at, self.method, self.horizon, self.points),
+                "back": replay_command(t.text_at(w.back), self.family, params, self.mode,
+                                       self.at_t, self.method, self.horizon, self.points)}
 
     # -- output --------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -231,6 +243,8 @@ class TightenResult:
                 "error": _finite(e.error), "decided": w.decided,
                 "past": {"C": w.past, "outcome": w.past_outcome.value},
                 "back": {"C": w.back, "outcome": w.back_outcome.value},
+                "at_proved": (w.proved_outcome.value if w.proved_outcome is not None
+                              else None),
             }
             out["conjecture_commands"] = self.conjecture_commands()
         else:

@@ -26,6 +26,7 @@ import json
 import math
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +75,14 @@ class _Evaluator:
         self.seen: dict[str, Searched] = {}
         self.order: list[Searched] = []  # in the order searched (stored ones first)
         self.visited: list[Searched] = []  # what this run asked for, read or simulated
+        self.direction = 0  # +1: C bounded below on every decided instance, -1: above
         self.unbuildable: list[tuple[dict, str]] = []
         self.versions = json.dumps(environment(), sort_keys=True)
         if store is not None:
             for row in store.rows():
                 s = Searched.from_row(row)
+                if s.extreme.status == DECIDED:
+                    self.direction = s.extreme.direction
                 self.seen[params_key(s.params)] = s
                 self.order.append(s)
         self.stored = len(self.order)
@@ -164,6 +168,15 @@ class _Evaluator:
             ext = Extreme(INAPPLICABLE, note=tr)
         else:
             ext = instance_extreme(self.tight, self.claim_on(tr), tr, self.reference())
+        if ext.status == DECIDED:
+            if self.direction and ext.direction != self.direction:
+                raise TightenError(
+                    f"{self.tight.text}: the constant is bounded "
+                    f"{'below' if self.direction > 0 else 'above'} on other instances and "
+                    f"{'below' if ext.direction > 0 else 'above'} on this one "
+                    f"({dict(params)}): its coefficient changes sign across the family; "
+                    f"restate it or fix a parameter (--param)")
+            self.direction = ext.direction
         s = Searched(params=dict(params), problem_hash=problem.content_hash, extreme=ext,
                      horizon=float(horizon))
         self.seen[params_key(s.params)] = s
@@ -259,24 +272,33 @@ def _witness(ev: _Evaluator, best: Searched) -> Witness:
     delta = MOVE * abs(e.value) if e.value != 0 else MOVE
     past = e.value - e.direction * delta  # where the statement must fail
     back = e.value + e.direction * delta  # where it must hold
-    outcomes = {}
-    for name, value in (("past", past), ("back", back)):
-        if ev.tight.parsed is not None:  # exactly what `gfverify conjecture` checks
-            t_end = float(tr.t[-1])
-            claim = ev.tight.statement_at(value).claim(ev.mode, ev.at_t, t_end,
-                                                       first_positive(tr))
-        else:
-            claim = ev.claim_on(tr, value)
-        outcomes[name] = check(claim, tr).outcome
-    proved_here = None
+    outcomes = {name: check(_witness_claim(ev, tr, value, e.t, name), tr).outcome
+                for name, value in (("past", past), ("back", back))}
+    proved_here, proved_outcome = None, None
     if ev.tight.proved is not None:
-        if ev.tight.proved.is_number:
-            proved_here = float(ev.tight.proved)
-        else:
-            proved_here = instance_scalar(ev.claim_on(tr), tr, ev.tight.proved)
+        proved_here = (float(ev.tight.proved) if ev.tight.proved.is_number
+                       else instance_scalar(ev.claim_on(tr), tr, ev.tight.proved))
+        proved_outcome = check(ev.claim_on(tr, ev.tight.proved), tr).outcome
     return Witness(searched=best, past=past, back=back, past_outcome=outcomes["past"],
                    back_outcome=outcomes["back"], proved_here=proved_here,
-                   trajectory=tr, claim=ev.claim_on(tr))
+                   proved_outcome=proved_outcome, trajectory=tr, claim=ev.claim_on(tr))
+
+
+def _witness_claim(ev: _Evaluator, tr, value: float, t_w: float, role: str):
+    """The statement at C = ``value`` as it is checked on the witness: 2% past, at the
+    witness's own time (where it must fail; `gfverify conjecture --at-t`); 2% back, over
+    the window (where it must hold): a user's statement over the window `gfverify
+    conjecture` uses (from the first saved time after 0, where both sides of L(t) <= C L(0)
+    are no longer equal by construction), from t = 0 when the witness is at t = 0."""
+    claim = ev.claim_on(tr, value)
+    if ev.tight.event_time:
+        return claim
+    if role == "past":
+        return replace(claim, window=(sp.Float(t_w), sp.Float(t_w)))
+    if ev.tight.parsed is not None and t_w > 0:
+        return ev.tight.statement_at(value).claim(ev.mode, ev.at_t, float(tr.t[-1]),
+                                                  first_positive(tr))
+    return claim
 
 
 def _decided_witness(ev: _Evaluator) -> tuple[Witness | None, int]:
@@ -307,6 +329,8 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
                          error=TightenError)
     spec = MethodSpec(method, lr)
     spec.method()
+    if spec.name == "gd" and at_t is not None:
+        at_t = spec.snap(at_t)  # a saved time of gradient descent
     fam = fam_mod.get(family) if isinstance(family, str) else family
     fixed = dict(params or {})
     if t_max is not None:
@@ -316,7 +340,8 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
     description = {"statement": tight.text, "how": tight.how, "free": tight.free.name,
                    "parts": [p.text() for p in tight.parts], "family": fam.name,
                    "fixed": {k: str(v) for k, v in sorted(fixed.items())}, "mode": mode,
-                   "at_t": at_t, "method": [spec.name, spec.step], "points": points}
+                   "at_t": at_t, "method": [spec.name, spec.step], "points": points,
+                   "part": tight.part, "seed": seed}
     store = (Store(results, query_hash(description), description)
              if results is not None else None)
     start = time.perf_counter()

@@ -62,6 +62,7 @@ class Tightenable:
     parsed: Parsed | None = None
     proved: sp.Basic | None = None
     how: str = ""
+    part: int | None = None  # --part: the one relation tightened
 
     @property
     def source(self) -> str:
@@ -80,7 +81,12 @@ class Tightenable:
     def claim_for(self, mode: str, at_t: float | None, t_end: float, value=None,
                   t_first: float = 0.0) -> Claim:
         """The claim on one run, with C set to ``value`` (or left free)."""
-        value_sym = self.free if value is None else sp.Float(float(value))
+        if value is None:
+            value_sym = self.free
+        elif isinstance(value, sp.Basic) and not value.is_number:
+            value_sym = value  # a proved value that depends on the instance (eps = Min(...))
+        else:
+            value_sym = sp.Float(float(value))
         if self.claim is not None:
             return replace(self.claim,
                            statement=substitute(self.claim.statement, {self.free: value_sym}))
@@ -107,7 +113,8 @@ class Tightenable:
                  if tok.type == tokenize.NAME and tok.string == self.free.name]
         for (row, start), (_, end) in reversed(spans):
             line = lines[row - 1]
-            lines[row - 1] = f"{line[:start]}{value:.6g}{line[end:]}"
+            number = f"{value:.6g}" if value >= 0 else f"({value:.6g})"
+            lines[row - 1] = f"{line[:start]}{number}{line[end:]}"
         return " ".join(lines).strip()
 
 
@@ -164,6 +171,10 @@ def _select(parts: list[tuple[int, sp.Basic]], part: int | None, where: str) -> 
     return [(k, r) for k, r in parts if k == part]
 
 
+def _conjunction(rels: list) -> sp.Basic:
+    return sp.And(*rels, evaluate=False) if len(rels) > 1 else rels[0]
+
+
 def from_text(text: str, free: str = "C", part: int | None = None) -> Tightenable:
     """A user's statement with the free constant ``free`` (``"L(t) <= C*L(0)"``)."""
     try:
@@ -178,9 +189,11 @@ def from_text(text: str, free: str = "C", part: int | None = None) -> Tightenabl
         raise TightenError(f"tighten: the statement does not use the free constant {free}")
     chosen = _select(rels, part, "the statement")
     parts = tuple(solve_part(r, symbol) for _, r in chosen)
+    if part is not None:  # the relation tightened is the one checked
+        parsed = Parsed(parsed.text, _conjunction([r for _, r in chosen]), parsed.event)
     return Tightenable(text=str(text).strip(), free=symbol, parts=parts,
                        event_time=parsed.is_event_time, parsed=parsed,
-                       how=f"the free constant {free}")
+                       how=f"the free constant {free}", part=part)
 
 
 TIGHTENABLE_KINDS = (Kind.POINTWISE, Kind.EVENT_TIME)
@@ -219,29 +232,25 @@ def from_claim(claim_id: str, param: str | None = None,
         if sym is None:
             raise TightenError(f"--param {param}: {claim.id}'s statement does not use it")
         proved = sp.sympify(claim.parameters[names[param]])
-        params = {k: v for k, v in claim.parameters.items() if str(k) != param}
+        # C replaces the parameter in the statement only: the parameter keeps its value in
+        # the claim's assumptions, window and definitions
         rels = [(k, substitute(r, {sym: free})) for k, r in rels if r.has(sym)]
         chosen = _select(rels, part, claim.id)
-        statement = substitute(claim.statement, {sym: free})
         how = f"its parameter {param}"
     else:
         rels = [(k, r) for k, r in rels if _bound_side_nonzero(r)]
         if not rels:
             raise TightenError(f"tighten {claim.id}: no relation has a bound side to scale "
                                f"(its statement: {sp.sstr(claim.statement)})")
-        chosen = _select(rels, part, claim.id)
-        keep = {k for k, _ in chosen}
-        scaled = [(_scaled(r, free) if k in keep else r)
-                  for k, r in enumerate(_relations(claim.statement), 1)]
-        statement = sp.And(*scaled, evaluate=False) if len(scaled) > 1 else scaled[0]
-        chosen = [(k, _scaled(r, free)) for k, r in chosen]
-        proved, params = sp.Integer(1), dict(claim.parameters)
+        chosen = [(k, _scaled(r, free)) for k, r in _select(rels, part, claim.id)]
+        proved = sp.Integer(1)
         how = "the multiplier of its bound side"
     parts = tuple(solve_part(r, free) for _, r in chosen)
-    template = replace(claim, statement=statement, parameters=params)
+    # the claim checked at a value of C (the witness) is the tightened relations alone
+    template = replace(claim, statement=_conjunction([r for _, r in chosen]))
     return Tightenable(text=claim.id, free=free, parts=parts,
                        event_time=claim.kind is Kind.EVENT_TIME, claim=template,
-                       proved=proved, how=how)
+                       proved=proved, how=how, part=part)
 
 
 def _scaled(rel: sp.Basic, free: sp.Symbol) -> sp.Basic:

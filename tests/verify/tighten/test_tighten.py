@@ -120,11 +120,12 @@ def test_same_seed_same_numbers_and_the_store_extends(tmp_path):
     again = tighten("L(t) <= C*L(0)", "two-point", budget=3, refine_budget=0)
     assert [s.params for s in first.searched] == [s.params for s in again.searched]
     assert first.sharpest == again.sharpest
-    more = tighten("L(t) <= C*L(0)", "two-point", budget=5, refine_budget=0, results=store,
-                   seed=1)
+    more = tighten("L(t) <= C*L(0)", "two-point", budget=5, refine_budget=0, results=store)
     assert more.stored == len(first.searched)  # read back, not simulated again
+    # the same seed draws the same first instances, then goes on: the run extends the first
+    assert [s.params for s in more.searched[:3]] == [s.params for s in first.searched]
     assert len(more.searched) > len(first.searched)
-    assert more.sharpest >= first.sharpest  # the sharpest over every stored instance
+    assert more.sharpest >= first.sharpest
 
 
 @pytest.mark.parametrize("text, message", [
@@ -171,3 +172,12 @@ def test_the_report_table_covers_each_claim_and_reads_its_store(tmp_path, monkey
     for key, d in data2["claims"].items():
         assert d["stored_before"] == rows[key]["searched"]
         assert d["sharpest"] == rows[key]["sharpest"]
+
+
+def test_a_claim_parameter_keeps_its_value_outside_the_statement():
+    """S002-L3's eps also appears in its assumptions (lam^(eps/5) < U_+): tightening eps in
+    the bound must leave the assumptions at the proved eps, not make them undefined."""
+    result = tighten_claim("S002-L3", "two-point", param="eps", budget=3, refine_budget=0)
+    assert result.decided >= 1, result.report()
+    assert not any("does not define eps" in why for why in result.reasons())
+    assert result.tightenable.proved_text() == "Min(1/10, 1/2 - GrowthRatioOut/2)"
