@@ -345,6 +345,17 @@ def _energies(problem, W, a):
     return (A * a[:, None] ** 2).sum(axis=0) / problem.p
 
 
+def _states_with_active_samples(rng, X, y, p, d, draws=200):
+    """(problem, W, a, E, mu) for random asymmetric states in which every sample has an
+    active neuron (all energies E_i > 0), with the PL curvature mu at that state."""
+    for _ in range(draws):
+        W, a = _asymmetric_state(rng, p, d)
+        problem = Problem(X=X, y=y, W0=W, a0=a, parametrization="mean_field")
+        E = _energies(problem, W, a)
+        if np.all(E > 0):
+            yield problem, W, a, E, network.pl_curvature(problem, W, a)
+
+
 def test_cf3_sandwich_against_numerics():
     rng = np.random.default_rng(3)
     n, d, p = 6, 8, 5
@@ -353,13 +364,7 @@ def test_cf3_sandwich_against_numerics():
     X[np.arange(n), np.arange(n)] = rho
     y = np.sign(rng.standard_normal(n)) * rng.uniform(1.0, 2.0, n)
     checked = 0
-    for _ in range(200):
-        W, a = _asymmetric_state(rng, p, d)
-        problem = Problem(X=X, y=y, W0=W, a0=a, parametrization="mean_field")
-        E = _energies(problem, W, a)
-        if not np.all(E > 0):
-            continue
-        mu = network.pl_curvature(problem, W, a)
+    for problem, W, a, E, mu in _states_with_active_samples(rng, X, y, p, d):
         lower, upper = (float(b) for b in cf.pl_sandwich_bounds(rho**2 * E, n))
         assert lower * (1 - 1e-12) <= mu <= upper * (1 + 1e-12)
         fit = np.min(np.abs(network.outputs(problem, W, a) / y))
@@ -393,13 +398,7 @@ def test_cf4_bound_against_numerics():
     assert gamma.max() < 1
     y = np.sign(rng.standard_normal(n)) * rng.uniform(1.0, 2.0, n)
     checked = 0
-    for _ in range(200):
-        W, a = _asymmetric_state(rng, p, d)
-        problem = Problem(X=X, y=y, W0=W, a0=a, parametrization="mean_field")
-        E = _energies(problem, W, a)
-        if not np.all(E > 0):
-            continue
-        mu = network.pl_curvature(problem, W, a)
+    for _problem, _W, _a, E, mu in _states_with_active_samples(rng, X, y, p, d):
         bound = float(cf.gershgorin_pl_bound(np.diag(G) * E, gamma, n))
         assert mu >= bound * (1 - 1e-12)
         checked += 1

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from sweep_helpers import stored_rows, write_config
 
 import verify.sweep.run as sweep
 from numerics import generators
@@ -40,14 +41,6 @@ stop_loss = false
 """
 
 
-def _write(tmp_path, text, name="sweep.toml"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
-def _rows(results):
-    return [{k: v for k, v in row.items() if k != "wall_time"} for row in sweep.read_rows(results)]
 
 
 def _count(results) -> int:
@@ -79,7 +72,7 @@ def counted(monkeypatch):
 
 
 def test_small_sweep_stores_rows_and_resumes_without_recomputing(tmp_path, counted):
-    config = _write(tmp_path, SMALL)
+    config = write_config(tmp_path, SMALL)
     results = tmp_path / "res"
     first = sweep.run_sweep(config, results, progress=False)
     assert (first.total, first.computed, first.stored_before) == (8, 8, 0)
@@ -105,7 +98,7 @@ def test_small_sweep_stores_rows_and_resumes_without_recomputing(tmp_path, count
     # same seeds, same rows (a fresh store)
     other = tmp_path / "other"
     sweep.run_sweep(config, other, progress=False)
-    assert _rows(other) == _rows(results)
+    assert stored_rows(other) == stored_rows(results)
 
 
 def _interrupted_run(tmp_path, config, results, sig):
@@ -130,7 +123,7 @@ def _interrupted_run(tmp_path, config, results, sig):
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])
 def test_interrupted_sweep_resumes_to_the_uninterrupted_store(tmp_path, sig, counted):
-    config = _write(tmp_path, SLOW)
+    config = write_config(tmp_path, SLOW)
     reference = tmp_path / "ref"
     sweep.run_sweep(config, reference, progress=False)
     counted.clear()
@@ -140,7 +133,7 @@ def test_interrupted_sweep_resumes_to_the_uninterrupted_store(tmp_path, sig, cou
     resumed = sweep.run_sweep(config, results, progress=False)
     assert resumed.stored_before == stored and resumed.computed == 12 - stored
     assert sum(counted) == 12 - stored
-    assert _rows(results) == _rows(reference)
+    assert stored_rows(results) == stored_rows(reference)
 
 
 def test_bad_config_exits_2_naming_the_key(tmp_path, capsys):
@@ -158,14 +151,14 @@ def test_bad_config_exits_2_naming_the_key(tmp_path, capsys):
         ("generator = [", "not valid TOML"),
     ]
     for k, (text, name) in enumerate(cases):
-        config = _write(tmp_path, text, f"bad{k}.toml")
+        config = write_config(tmp_path, text, f"bad{k}.toml")
         assert main(["sweep", str(config), "--results", str(tmp_path / "r"), "--quiet"]) == 2
         assert name in capsys.readouterr().err, text
     assert not (tmp_path / "r" / sweep.DB_NAME).exists()
 
 
 def test_results_csv_and_json(tmp_path, capsys):
-    config = _write(tmp_path, SMALL)
+    config = write_config(tmp_path, SMALL)
     results = tmp_path / "res"
     assert main(["sweep", str(config), "--results", str(results), "--quiet"]) == 0
     assert "8 computed" in capsys.readouterr().out
@@ -182,7 +175,7 @@ def test_results_csv_and_json(tmp_path, capsys):
 
 
 def test_flow_sweep(tmp_path):
-    config = _write(tmp_path, """\
+    config = write_config(tmp_path, """\
 generator = "orthogonal_scaled"
 seeds = 2
 
@@ -256,7 +249,7 @@ def test_a_store_of_another_schema_is_refused_untouched(tmp_path):
     conn.close()
     before = (results / sweep.DB_NAME).read_bytes()
     with pytest.raises(sweep.SweepStoreError, match="DIR"):
-        sweep.run_sweep(_write(tmp_path, SMALL), results, progress=False)
+        sweep.run_sweep(write_config(tmp_path, SMALL), results, progress=False)
     assert (results / sweep.DB_NAME).read_bytes() == before
 
 
@@ -275,7 +268,7 @@ class RecordingExecutor(sweep.LocalExecutor):
 def test_batches_are_handed_out_largest_first(tmp_path):
     """Plan order is n = 8 before n = 12; the n = 12 batches (larger budget and n) go first."""
     executor = RecordingExecutor()
-    sweep.run_sweep(_write(tmp_path, SMALL), tmp_path / "store", progress=False,
+    sweep.run_sweep(write_config(tmp_path, SMALL), tmp_path / "store", progress=False,
                     executor=executor)
     costs = [b.cost() for b in executor.order]
     assert [b.params["n"] for b in executor.order] == [12, 12, 8, 8]

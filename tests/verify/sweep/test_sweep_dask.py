@@ -10,6 +10,8 @@ import pytest
 
 pytest.importorskip("distributed")
 
+from sweep_helpers import stored_rows, write_config  # noqa: E402
+
 import verify.sweep.run as sweep  # noqa: E402
 from verify.cli import main  # noqa: E402
 from verify.sweep.dask_executor import (  # noqa: E402
@@ -35,14 +37,6 @@ def scheduler(cluster):
     return cluster.scheduler_address
 
 
-def _write(tmp_path, text, name="sweep.toml"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
-def _rows(results):
-    return [{k: v for k, v in row.items() if k != "wall_time"} for row in sweep.read_rows(results)]
 
 
 class RecordingDask(DaskExecutor):
@@ -59,19 +53,19 @@ class RecordingDask(DaskExecutor):
 
 
 def test_dask_rows_equal_local_rows(tmp_path, scheduler):
-    config = _write(tmp_path, SMALL)
+    config = write_config(tmp_path, SMALL)
     local = sweep.run_sweep(config, tmp_path / "local", progress=False)
     ex = RecordingDask(address=scheduler)
     dask = sweep.run_sweep(config, tmp_path / "dask", progress=False, executor=ex)
     assert (local.computed, dask.computed, dask.stored_before) == (8, 8, 0)
     assert len(ex.batches) == 4 and ex.client is None  # closed on exit
-    rows = _rows(tmp_path / "dask")
-    assert len(rows) == 8 and rows == _rows(tmp_path / "local")  # versions included
+    rows = stored_rows(tmp_path / "dask")
+    assert len(rows) == 8 and rows == stored_rows(tmp_path / "local")  # versions included
 
 
 def test_dask_resumes_a_store_filled_by_the_local_executor(tmp_path, scheduler):
-    full = _write(tmp_path, SMALL)
-    part = _write(tmp_path, SMALL.replace('seeds = "0..3"', 'seeds = "0..1"'), "part.toml")
+    full = write_config(tmp_path, SMALL)
+    part = write_config(tmp_path, SMALL.replace('seeds = "0..3"', 'seeds = "0..1"'), "part.toml")
     reference = tmp_path / "ref"
     sweep.run_sweep(full, reference, progress=False)
 
@@ -82,7 +76,7 @@ def test_dask_resumes_a_store_filled_by_the_local_executor(tmp_path, scheduler):
     resumed = sweep.run_sweep(full, results, progress=False, executor=ex)
     assert (resumed.stored_before, resumed.computed, resumed.total) == (4, 4, 8)
     assert sorted((b.params["n"], b.seeds) for b in ex.batches) == [(8, (2, 3)), (12, (2, 3))]
-    assert _rows(results) == _rows(reference)
+    assert stored_rows(results) == stored_rows(reference)
 
     # nothing missing: no cluster is started
     ex = RecordingDask(local_workers=2)
@@ -107,7 +101,7 @@ def test_interrupt_cancels_outstanding_tasks_and_closes_the_client(cluster):
 
 
 def test_cli_options_exit_2_naming_the_option(tmp_path, capsys):
-    config = _write(tmp_path, SMALL)
+    config = write_config(tmp_path, SMALL)
     results = tmp_path / "r"
     base = ["sweep", str(config), "--results", str(results), "--quiet"]
     for extra, names in ((["--dask-local", "0"], ["--dask-local"]),
@@ -126,7 +120,7 @@ def test_cli_options_exit_2_naming_the_option(tmp_path, capsys):
 
 def test_cli_without_dask_exits_2_saying_how_to_install(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
-    config = _write(tmp_path, SMALL)
+    config = write_config(tmp_path, SMALL)
     assert main(["sweep", str(config), "--results", str(tmp_path / "r"), "--dask-local", "2"]) == 2
     assert MISSING in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
@@ -136,7 +130,7 @@ def test_cli_without_dask_exits_2_saying_how_to_install(tmp_path, capsys, monkey
 
 def test_cli_dask_local_end_to_end(tmp_path, capsys):
     """`--dask-local 2` starts (and closes) a cluster of its own; same rows as local."""
-    config = _write(tmp_path, SMALL)
+    config = write_config(tmp_path, SMALL)
     results = tmp_path / "res"
     assert main(["sweep", str(config), "--results", str(results), "--quiet",
                  "--dask-local", "2"]) == 0
@@ -145,11 +139,11 @@ def test_cli_dask_local_end_to_end(tmp_path, capsys):
     reference = tmp_path / "ref"
     assert main(["sweep", str(config), "--results", str(reference), "--quiet"]) == 0
     assert ", local) ->" in capsys.readouterr().out
-    assert _rows(results) == _rows(reference)
+    assert stored_rows(results) == stored_rows(reference)
 
 
 def test_cli_scheduler_address(tmp_path, capsys, scheduler):
-    config = _write(tmp_path, SMALL.replace('seeds = "0..3"', "seeds = 2"))
+    config = write_config(tmp_path, SMALL.replace('seeds = "0..3"', "seeds = 2"))
     results = tmp_path / "res"
     assert main(["sweep", str(config), "--results", str(results), "--quiet",
                  "--scheduler", scheduler]) == 0
