@@ -27,6 +27,7 @@ import numpy as np
 
 from numerics import network
 from numerics.problem import Problem
+from numerics.sliding import solve_or_min_norm
 
 # scipy warns (an error under filterwarnings) for rtol < 100 eps; stay just above.
 _RTOL_FLOOR = 200 * np.finfo(float).eps
@@ -87,8 +88,8 @@ class Cartesian:
         y = y.copy()
         X = self.problem.X[idx]
         d = self.problem.d
-        # the least change: min-norm solution of X dw = dz (samples may be dependent, n > d)
-        y[j * d:(j + 1) * d] += np.linalg.lstsq(X, dz, rcond=None)[0]
+        # the least change: X^T (X X^T)^-1 dz, or min-norm when the samples are dependent
+        y[j * d:(j + 1) * d] += solve_or_min_norm(X @ X.T, dz) @ X
         return y
 
     def outputs(self, Y) -> dict:
@@ -247,8 +248,7 @@ class Span:
         """y with w_j moved by the least change that adds ``dz`` to z_ij, i in ``idx``."""
         y = y.copy()
         n = self.problem.n
-        y[j * n + np.asarray(idx)] += np.linalg.lstsq(self.G[np.ix_(idx, idx)], dz,
-                                                      rcond=None)[0]  # G may be singular
+        y[j * n + np.asarray(idx)] += solve_or_min_norm(self.G[np.ix_(idx, idx)], dz)
         return y
 
     def outputs(self, Y) -> dict:

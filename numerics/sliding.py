@@ -72,9 +72,7 @@ class SlidingSystem:
             if j in old and old[j][0] == key:  # this neuron's regime is unchanged
                 Qj = old[j][1]
             else:  # -G_SS^{-1} G_{S,:} restricted to neuron j's active columns
-                # (lstsq: with dependent samples in S, n > d, G_SS is singular and the
-                # alphas are not unique; the min-norm ones give the same velocity of w_j)
-                Qj = -np.linalg.lstsq(G[np.ix_(S, S)], G[S] * mask[j], rcond=None)[0]
+                Qj = -solve_or_min_norm(G[np.ix_(S, S)], G[S] * mask[j])
             self.blocks[int(j)] = (key, Qj)
             parts.append(Qj)
         self.Q = np.concatenate(parts) if parts else np.zeros((0, G.shape[0]))
@@ -102,6 +100,19 @@ class SlidingSystem:
                             np.where(b == 0, 0.0, np.inf))
 
 
+def solve_or_min_norm(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The solution of A x = b; where A is singular or not square (samples linearly
+    dependent, as when n > d: the constraints repeat each other), the least-squares
+    solution of minimal norm. A regular system is solved exactly as before (lstsq would
+    cut small singular values and change well-posed but ill-conditioned runs)."""
+    if A.shape[0] == A.shape[1]:
+        try:
+            return np.linalg.solve(A, b)
+        except np.linalg.LinAlgError:
+            pass
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
 def _gram_root(G: np.ndarray) -> np.ndarray:
     """R with G = R^T R: Cholesky's upper factor, or, for a singular Gram matrix (samples
     of P linearly dependent, as when n > d), the square root over its range from the
@@ -126,7 +137,7 @@ def _min_norm_box(H_G: np.ndarray, gP: np.ndarray, qP: np.ndarray) -> np.ndarray
         return np.array([min(max(a, 0.0), 1.0)])
     R = _gram_root(H_G)  # G = R^T R
     A = R * gP[None, :]
-    b = -np.linalg.lstsq(R.T, qP, rcond=None)[0]  # exact: q = X_P b lies in range(G)
+    b = -solve_or_min_norm(R.T, qP)  # exact: q = X_P b lies in range(G)
     res = lsq_linear(A, b, bounds=(0.0, 1.0), method="bvls", tol=1e-14)
     return np.clip(res.x, 0.0, 1.0)
 
