@@ -12,14 +12,13 @@ with the same store reads them and a larger budget extends them.
 
 from __future__ import annotations
 
-import math
 import time
 
 from theory import packs, registry
 from verify.errors import InputError
 from verify.profiles import get_profile
 from verify.progress import Progress
-from verify.report.doc import Block, Heading, Paragraph, Table
+from verify.report.doc import Block, Heading, Paragraph, Table, number_text
 
 HEADER = ["claim", "constant", "family", "proved", "sharpest observed", "slack",
           "witness", "verdict"]
@@ -41,9 +40,7 @@ def tightenable_claims() -> list:
 
 
 def _number(x, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:.{digits}g}"
+    return number_text(x, f".{digits}g", missing="n/a", nonfinite="n/a")
 
 
 def _row(claim_id: str, result) -> tuple[list[str], dict]:

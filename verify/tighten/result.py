@@ -69,11 +69,6 @@ class Witness:
     def decided(self) -> bool:
         return self.past_outcome is Outcome.VIOLATED and self.back_outcome is Outcome.HOLDS
 
-    @property
-    def outcome(self) -> str:
-        """HOLDS-style word for the witness: DECIDED or INCONCLUSIVE (with why)."""
-        return "DECIDED" if self.decided else "INCONCLUSIVE"
-
 
 @dataclass
 class TightenResult:

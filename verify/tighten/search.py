@@ -52,7 +52,7 @@ from verify.conjecture.statement import (
 )
 from verify.profiles import pinned_hypothesis_draws
 from verify.progress import Progress
-from verify.tighten.extreme import DECIDED, INAPPLICABLE, MOVE, UNDECIDED, Extreme, instance_extreme
+from verify.tighten.extreme import DECIDED, INAPPLICABLE, MOVE, Extreme, instance_extreme
 from verify.tighten.result import Searched, TightenResult, Witness
 from verify.tighten.statement import Tightenable, TightenError, from_claim, from_text
 from verify.tighten.store import Store, params_key, query_hash
@@ -432,4 +432,4 @@ def tighten_claim(claim_id: str, family=None, *, param: str | None = None,
 
 
 __all__ = ["DEFAULT_BUDGET", "MOVE", "TightenError", "TightenResult", "default_family",
-           "tighten", "tighten_claim", "UNDECIDED"]
+           "tighten", "tighten_claim"]

@@ -17,7 +17,6 @@ proved value is the parameter's value or 1.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import sympy as sp
@@ -63,10 +62,6 @@ class Tightenable:
     proved: sp.Basic | None = None
     how: str = ""
     part: int | None = None  # --part: the one relation tightened
-
-    @property
-    def source(self) -> str:
-        return self.claim.id if self.claim is not None else "conjecture"
 
     def proved_value(self) -> float | None:
         if self.proved is None or not self.proved.is_number:
@@ -264,7 +259,3 @@ def is_tightenable(claim: Claim) -> bool:
     if claim.kind not in TIGHTENABLE_KINDS or not claim.checkable:
         return False
     return any(_bound_side_nonzero(r) for r in _relations(claim.statement))
-
-
-def finite_or_none(x: float) -> float | None:
-    return float(x) if x is not None and math.isfinite(x) else None
