@@ -17,6 +17,9 @@ _EXPORTS = {
     "Outcome": "verify.verdict",
     "Verdict": "verify.verdict",
     "Where": "verify.verdict",
+    "above_loss_floor": "verify.check_run",
+    "at_event": "verify.check_run",
+    "event_time": "verify.check_run",
     "check": "verify.check",
     "conjecture": "verify.conjecture",
 }

@@ -6,6 +6,7 @@ scalar only a limit defines (`verify.evidence.Estimate`), with their figure payl
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import sympy as sp
@@ -282,6 +283,18 @@ def event_time(claim: Claim, tr: Trajectory) -> float:
         raise CheckError(f"the instance does not define {exc}") from None
 
 
+def at_event(claim: Claim, tr: Trajectory) -> Claim | None:
+    """``claim`` with its event time (t_2, t_2^+, ...) fixed to its value on ``tr``
+    (`event_time`): a window or a value at the event then reads as ordinary numbers. None
+    if the event did not happen on the run."""
+    te = event_time(claim, tr)
+    if not math.isfinite(te):
+        return None
+    defs = dict(claim.definitions)
+    defs[claim.event_time] = sp.Float(te, 30)
+    return replace(claim, definitions=defs)
+
+
 def problem_scalar(claim: Claim, problem, expr: sp.Basic) -> float:
     """An instance-level expression in ``claim``'s terms on ``problem``, before any run."""
     try:
@@ -296,6 +309,25 @@ def window_mask(claim: Claim, tr: Trajectory) -> np.ndarray:
         return _window_mask(claim, RunContext(claim, tr))
     except MissingValue as exc:
         raise CheckError(f"the instance does not define {exc}") from None
+
+
+def above_loss_floor(claim: Claim, tr: Trajectory, level: float) -> Claim:
+    """``claim`` with its window ending at the last saved time of ``tr`` where
+    L(t)/L(0) >= ``level`` (THEORY N-5, N-10: below such a loss the round-off of a ratio of
+    vanishing quantities, the PL among them, swamps every margin). A window that ends
+    earlier is kept; a run whose loss starts at 0 keeps only t = 0."""
+    loss = np.asarray(tr.loss, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        keep = np.flatnonzero(loss / loss[0] >= level) if loss.size and loss[0] > 0 else []
+    t_floor = sp.Float(float(tr.t[keep[-1]]) if len(keep) else 0.0)
+    start, end = claim.window
+    if end == sp.oo:
+        end = t_floor
+    elif end.is_number:
+        end = sp.Float(min(float(end), float(t_floor)))
+    else:
+        end = sp.Min(end, t_floor)
+    return replace(claim, window=(start, end))
 
 
 def instance_scalar(claim: Claim, tr: Trajectory, expr: sp.Basic) -> float:

@@ -222,6 +222,10 @@ class Family:
     aliases: tuple[str, ...] = ()
     fixed_values: Mapping[str, Any] = field(default_factory=dict)
     horizon_override: float | None = None
+    # the exact flow's coordinates for this family's instances (`numerics.coordinates`):
+    # "auto", or e.g. "lognorm" for a small initialisation whose directions must be known
+    # to a relative accuracy that cartesian weights of norm eps lose
+    coordinates: str = "auto"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))

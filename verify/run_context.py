@@ -168,8 +168,25 @@ class RunContext:
             for s in symbols:
                 if s.name in roundoffs and not fine_only:
                     slope = _slope(flat, s, symbols, args_fine, T)
-                    roundoff = roundoff + slope * roundoffs[s.name]
+                    term = slope * roundoffs[s.name]
+                    unknown = ~np.isfinite(term) & np.isfinite(fine)
+                    if unknown.any():  # e.g. 1/N(0)^2 underflowing: the moved value instead
+                        term = np.where(unknown, _moved(real, args_fine, s.name,
+                                                        roundoffs[s.name], fine), term)
+                    roundoff = roundoff + term
         return _Values(fine, comp, roundoff)
+
+
+def _moved(evaluate, args: dict, name: str, roundoff: np.ndarray,
+           fine: np.ndarray) -> np.ndarray:
+    """How far the value moves when the input ``name`` moves by its round-off either way:
+    the first-order error where the derivative itself is not representable (a slope
+    |f/s| that overflows while f and s are finite) or is unbounded at a kink of |.|."""
+    base = np.broadcast_to(np.asarray(args[name], dtype=float), fine.shape)
+    moved = [np.abs(evaluate({**args, name: base + sign * roundoff}) - fine)
+             for sign in (1.0, -1.0)]
+    out = np.maximum(*moved)
+    return np.where(np.isnan(out), np.inf, out)
 
 
 def _slope(flat: sp.Basic, s: sp.Symbol, symbols: list, args: dict, T: int) -> np.ndarray:

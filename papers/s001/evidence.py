@@ -14,8 +14,6 @@ Instances (THEORY section 3; condition (28), N-4):
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from functools import lru_cache
 
 import numpy as np
@@ -23,7 +21,7 @@ import sympy as sp
 
 from numerics import ExactFlow, Problem, Trajectory, generators, simulate
 from theory.claim import Claim
-from verify.check import evaluate
+from verify import at_event, event_time  # noqa: F401 - S001's t_2, t_2^+ as any event's
 from verify.measures import instance_values
 
 # seeds of mu = 0.95, n = 4, h = 6 data for which (28) holds at eps = 1e-100
@@ -79,24 +77,3 @@ def problem(kind: str, seed: int = 0, loss: str = "exponential", eps: float = 1e
     return _problem_cache(kind, seed, loss, float(eps), tuple(extra))
 
 
-def event_time(claim: Claim, tr: Trajectory) -> float:
-    """First saved time at which every part of the claim's event holds (inf if never)."""
-    ok = np.ones(len(tr.t), dtype=bool)
-    for rel in claim.event_relations():
-        values, _ = evaluate(claim, tr, rel.lhs - rel.rhs)
-        # as verify.check's event times: the boundary counts (values are saved-time samples)
-        above = isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan))
-        ok &= values >= 0 if above else values <= 0
-    idx = np.flatnonzero(ok)
-    return float(tr.t[idx[0]]) if idx.size else math.inf
-
-
-def at_event(claim: Claim, tr: Trajectory) -> Claim | None:
-    """The claim with its event time (t_2, t_2^+) fixed to its value on ``tr``: the window
-    and the L(t_2) of POINTWISE claims are then ordinary numbers. None if never reached."""
-    te = event_time(claim, tr)
-    if not math.isfinite(te):
-        return None
-    defs = dict(claim.definitions)
-    defs[claim.event_time] = sp.Float(te, 30)
-    return dataclasses.replace(claim, definitions=defs)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
@@ -37,6 +37,7 @@ class MethodSpec:
 
     name: str = "flow"
     lr: float | None = None
+    coordinates: str = "auto"  # the exact flow's (from the family: `Family.coordinates`)
 
     def __post_init__(self) -> None:
         if self.name not in METHODS:
@@ -52,13 +53,20 @@ class MethodSpec:
 
     def method(self):
         if self.name == "flow":
-            return ExactFlow(rtol=FLOW_RTOL)
+            return ExactFlow(rtol=FLOW_RTOL, coordinates=self.coordinates)
         try:
             from numerics.descent import GradientDescent
         except ImportError as exc:  # being written alongside; say so plainly
             raise ConjectureError(f"--method gd: gradient descent is not available in this "
                                   f"installation ({exc}); use --method flow") from None
         return GradientDescent(lr=self.step)
+
+    def for_family(self, family: fam_mod.Family) -> MethodSpec:
+        """This method as it runs ``family``'s instances (the exact flow in the family's
+        coordinates, `verify.families.Family.coordinates`)."""
+        if self.name != "flow" or family.coordinates == self.coordinates:
+            return self
+        return replace(self, coordinates=family.coordinates)
 
     def times(self, horizon: float, points: int, extra: list[float]) -> np.ndarray:
         t = np.concatenate([np.linspace(0.0, horizon, points), extra])
@@ -97,6 +105,7 @@ def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mappin
     """Simulate one family instance to its horizon (the family's rule, --t-max, or at
     least ``at_t``), within the limits; returns the run and the horizon."""
     horizon = family.horizon(problem, dict(params))
+    method = method.for_family(family)
     if at_t is not None:
         horizon = max(horizon, at_t)
         extra = sorted({*extra, at_t})

@@ -113,7 +113,7 @@ def _point(family: fam_mod.Family, params: dict, quantity: sp.Basic, method: Met
     horizon = family.horizon(problem, params)
     reason = ""
     for _ in range(MAX_EXTENSIONS + 1):
-        tr = run_instance(problem, horizon, method, points, [])
+        tr = run_instance(problem, horizon, method.for_family(family), points, [])
         if not tr.status.ok or not tr.finite:
             return Point(n, params, horizon=horizon,
                          reason=f"simulation not trustworthy: {tr.status.name} {tr.message}")

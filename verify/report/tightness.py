@@ -43,6 +43,12 @@ def _number(x, digits: int = 4) -> str:
     return number_text(x, f".{digits}g", missing="n/a", nonfinite="n/a")
 
 
+def _slack_text(d: dict) -> str:
+    if d.get("slack_at_least") is not None:  # the sharpest value is 0 within its error
+        return f">= {_number(d['slack_at_least'], 3)}"
+    return _number(d.get("slack"), 3)
+
+
 def _row(claim_id: str, result) -> tuple[list[str], dict]:
     d = result.to_dict()
     w = d["witness"]
@@ -54,7 +60,9 @@ def _row(claim_id: str, result) -> tuple[list[str], dict]:
                + ("" if w["decided"] else " (not decided)")) if w else ""
     counts = ", ".join(f"{v} {k}" for k, v in sorted(d["counts"].items()))
     verdict = f"{d['verdict']} ({counts})"
-    row = [claim_id, d["tightened"], d["family"], proved, sharpest, _number(d.get("slack"), 3),
+    family = d["family"] + (f" where L/L(0) >= {d['loss_floor']:g}"
+                            if d.get("loss_floor") is not None else "")
+    row = [claim_id, d["tightened"], family, proved, sharpest, _slack_text(d),
            witness, verdict]
     return row, d
 
@@ -71,7 +79,7 @@ def catalogue_line(key: str, d: dict) -> str:
     decided = "decided" if w["decided"] else "not decided"
     return (f"tightness ({key}, {d['tightened']}): proved {_number(d.get('proved'), 5)} / "
             f"sharpest observed {_number(d['sharpest'], 5)} ± {_number(d['error'], 2)} / "
-            f"slack factor {_number(d.get('slack'), 3)} / witness {witness} on "
+            f"slack factor {_slack_text(d)} / witness {witness} on "
             f"{d['family']} ({decided})")
 
 
@@ -92,6 +100,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[
                     result = tighten_claim(
                         claim.id, s.get("family"), param=s.get("param"), part=part,
                         params=s.get("params"), t_max=s.get("t_max"),
+                        loss_floor=s.get("loss_floor"), claim_params=s.get("claim_params"),
                         budget=prof.tighten_budget, refine_budget=prof.tighten_refine,
                         results=store, seed=0)
                 except InputError as exc:  # e.g. a constant that cannot be isolated

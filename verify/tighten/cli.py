@@ -41,6 +41,8 @@ def register(subparsers) -> None:
     tg.add_argument("--param", action="append", default=[], metavar="KEY=VALUE|NAME",
                     help="KEY=VALUE fixes a family parameter (repeatable; horizon=T sets the "
                          "horizon); for a claim, a bare NAME is the parameter to tighten")
+    tg.add_argument("--claim-param", action="append", default=[], metavar="NAME=VALUE",
+                    help="a claim's other parameter set first (e.g. eps=1/40); repeatable")
     tg.add_argument("--part", type=int, default=None,
                     help="tighten only this part of a conjunction (1-based)")
     when = tg.add_mutually_exclusive_group()
@@ -53,6 +55,9 @@ def register(subparsers) -> None:
     tg.add_argument("--refine-budget", type=int, default=None,
                     help="simulations for the local refinement (default budget/4)")
     add_run_options(tg)
+    tg.add_argument("--loss-floor", type=float, default=None, metavar="LEVEL",
+                    help="compare only where L(t)/L(0) >= LEVEL (e.g. 1e-10: below it the "
+                         "round-off of vanishing ratios such as the PL swamps every margin)")
     tg.add_argument("--results", default=None, metavar="DIR",
                     help="store the instances in DIR/tighten.sqlite; a later run with the "
                          "same query reads them and extends the search")
@@ -85,6 +90,16 @@ def _json_path(text: str | None) -> Path | None:
     return path
 
 
+def _claim_params(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise UsageError(f"--claim-param {item!r}: expected NAME=VALUE (e.g. eps=1/40)")
+        out[name.strip()] = value.strip()
+    return out
+
+
 def _tighten_command(args) -> int:
     from verify.families import FamilyError
     from verify.tighten.search import tighten, tighten_claim
@@ -97,7 +112,8 @@ def _tighten_command(args) -> int:
     kwargs = dict(params=family_params, budget=args.budget, seed=args.seed,
                   method=args.method, lr=args.lr, t_max=args.t_max,
                   refine_budget=args.refine_budget, results=args.results,
-                  plot=plot_path(args, "tighten.png"), progress=not args.quiet)
+                  plot=plot_path(args, "tighten.png"), progress=not args.quiet,
+                  loss_floor=args.loss_floor)
     if args.points is not None:
         kwargs["points"] = args.points
     try:
@@ -112,8 +128,11 @@ def _tighten_command(args) -> int:
                 raise UsageError(f"--param: one claim parameter at a time, got {names}")
             result = tighten_claim(args.target.strip(), args.family,
                                    param=names[0] if names else None, part=args.part,
-                                   **kwargs)
+                                   claim_params=_claim_params(args.claim_param), **kwargs)
         else:
+            if args.claim_param:
+                raise UsageError("--claim-param: only for a catalogue claim (a statement's "
+                                 "constants are written in it)")
             if names:
                 raise UsageError(f"--param {names[0]}: expected KEY=VALUE (a bare NAME "
                                  f"names a claim's parameter, and {args.target!r} is not a "

@@ -9,11 +9,15 @@ event-time bound the event's time is read as a check reads it (`event_time`), wi
 check's error (the companion's event time and the saved-time spacing), and ``h`` is
 evaluated at that time.
 
-The time chosen is the one that bounds C most surely (the largest ``h - error`` where C
-is bounded below, the smallest ``h + error`` above); the instance decides C only when
-there the error is within ``RESOLVED`` (2%) of the value, so that the 2% check of a
-witness can be decided. A larger value known less well is not a sharpest value
-*observed*.
+Each saved time bounds the instance's critical value (the extreme of ``h`` over the
+window) between ``h - error`` and ``h + error``; over the window it lies between the
+extreme of ``h - error`` and the extreme of ``h + error``. The instance's value is the
+middle of that interval and its error the half-width, so every time of the window
+counts, the less well known ones too. The witness's time is the one that bounds C most
+surely (the largest ``h - error`` where C is bounded below, the smallest ``h + error``
+above). The instance decides C only when the half-width is within ``RESOLVED`` (2%) of
+the value (or of the proved value when the value is 0 within its error): then C moved
+2% past the value fails at the witness's time and 2% back holds at every time.
 """
 
 from __future__ import annotations
@@ -32,9 +36,22 @@ from verify.tighten.statement import Tightenable, TightenError, substitute
 from verify.verdict import CheckError, Outcome
 
 DECIDED, UNDECIDED, INAPPLICABLE = "decided", "undecided", "inapplicable"
+# what an instance's value means; part of a store's query, so that rows measured under an
+# earlier definition are not read back as if they were this one's (3: the interval over
+# the whole window, from the margins' errors, 2026-11-25)
+DEFINITION = 3
 MOVE = 0.02  # the witness is checked with C moved 2% past and back (`verify.tighten.search`)
 # an instance decides C only where C's error is below the 2% of that check
 RESOLVED = MOVE
+
+
+def move_scale(value: float, error: float, reference: float) -> float:
+    """What the 2% of the witness check (and of resolution) is 2% of: the value itself,
+    or, when the value is 0 within its error (a deviation that vanishes on the flow, such
+    as S002-F2's), the proved value (1 for a multiplier or a user's constant)."""
+    if abs(value) > error:
+        return abs(value)
+    return abs(reference) if reference and math.isfinite(reference) else 1.0
 
 
 @dataclass(frozen=True)
@@ -65,22 +82,37 @@ def _direction(signs: np.ndarray, where: str) -> int:
                        f"run (the slope changes sign); tighten one part (--part) or restate it")
 
 
-def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory) -> Extreme:
-    best: tuple | None = None
-    direction = 0
+def _part_values(claim: Claim, tr: Trajectory, expr: sp.Basic):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        vals, errs = evaluate(claim, tr, expr)
+    return (np.broadcast_to(np.asarray(vals, dtype=float), tr.t.shape),
+            np.broadcast_to(np.asarray(errs, dtype=float), tr.t.shape))
+
+
+def _uncertainty_at(tight: Tightenable, part, claim: Claim, tr: Trajectory,
+                    value: float) -> np.ndarray:
+    """How far C is uncertain at each saved time, seen from C = ``value``: the error the
+    check counts on the relation's margin g(C) = rhs - lhs there, divided by |g'(C)|. A
+    time whose critical value is far from ``value`` is then judged as a check at ``value``
+    judges it (L(0)/L(t) at a late time is huge and known poorly, yet L(0) >= C L(t) is
+    decided there for C near 1)."""
+    g = part.relation.rhs - part.relation.lhs
+    at = {tight.free: sp.Float(value)}
+    _, margin_error = _part_values(claim, tr, g.xreplace(at))
+    slope, _ = _part_values(claim, tr, sp.diff(g, tight.free).xreplace(at))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = margin_error / np.abs(slope)
+    return np.where(np.isnan(out), np.inf, out)
+
+
+def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory, reference: float) -> Extreme:
     inside = window_mask(claim, tr)
-    unresolved = 0
+    parts, direction, unresolved = [], 0, 0
     for k, part in enumerate(tight.parts):
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            vals, errs = evaluate(claim, tr, part.critical)
-            slope, _ = evaluate(claim, tr, part.slope)
-        vals = np.broadcast_to(np.asarray(vals, dtype=float), tr.t.shape)
-        errs = np.broadcast_to(np.asarray(errs, dtype=float), tr.t.shape)
-        slope = np.broadcast_to(np.asarray(slope, dtype=float), tr.t.shape)
+        vals, errs = _part_values(claim, tr, part.critical)
+        slope, _ = _part_values(claim, tr, part.slope)
         with np.errstate(invalid="ignore"):
-            ok = (inside & np.isfinite(vals) & np.isfinite(errs) & np.isfinite(slope)
-                  & (slope != 0))
-            unresolved += int((ok & (errs > RESOLVED * np.abs(vals))).sum())
+            ok = inside & np.isfinite(vals) & np.isfinite(slope) & (slope != 0)
         if not ok.any():
             continue
         d = _direction(np.sign(slope[ok]), part.text())
@@ -88,25 +120,46 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory) -> Extreme:
             raise TightenError(f"{tight.text}: its parts bound the constant from opposite "
                                f"sides; tighten one part (--part)")
         direction = d
-        idx = np.flatnonzero(ok)
-        # the time that bounds C most surely: the largest h - error (smallest h + error)
-        j = idx[np.argmax(d * vals[idx] - errs[idx])]
-        cand = (float(vals[j]), float(errs[j]), float(tr.t[j]), k)
-        if best is None or d * cand[0] - cand[1] > d * best[0] - best[1]:
-            best = cand
-    if best is None:
+        parts.append((k, part, np.flatnonzero(ok), vals, errs))
+    if not parts:
         return Extreme(UNDECIDED, note="the constant is not determined at any saved time of "
                                        "the window (no saved time there, or its coefficient "
                                        "is 0 or not finite)")
-    value, error, t, k = best
-    if not error <= RESOLVED * abs(value):
-        return Extreme(UNDECIDED, note=f"the constant is not resolved: where it is most "
-                                       f"surely bounded, {value:.4g} +- {error:.2g} (more "
-                                       f"than {RESOLVED:.0%})", unresolved=unresolved)
+    d = direction
+    # a first value: where C is most surely bounded by the critical values' own errors
+    first = max(float(np.max(d * v[i] - e[i])) for _, _, i, v, e in parts)
+    if not math.isfinite(first):  # every critical value's own error unknown: its extreme
+        first = max(float(np.max(d * v[i])) for _, _, i, v, _ in parts)
+    value = d * first
+    for _ in range(2):  # the interval seen from that value, then from its middle
+        sure = possible = None  # (d h - u, t, part) largest; (d h + u, t) largest
+        unresolved = 0
+        for k, part, idx, vals, _ in parts:
+            u = _uncertainty_at(tight, part, claim, tr, value)[idx]
+            low, high = d * vals[idx] - u, d * vals[idx] + u
+            unresolved += int((~(u <= RESOLVED * np.abs(vals[idx]))).sum())
+            j, jq = int(np.argmax(low)), int(np.argmax(high))
+            if sure is None or low[j] > sure[0]:
+                sure = (float(low[j]), float(tr.t[idx[j]]), k)
+            if possible is None or high[jq] > possible[0]:
+                possible = (float(high[jq]), float(tr.t[idx[jq]]))
+        (low, t, k), (high, t_high) = sure, possible
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return Extreme(UNDECIDED, note=f"the constant is not resolved: its value at "
+                                           f"t = {t_high:.4g} has an unknown error",
+                           unresolved=unresolved)
+        bounds = sorted((d * low, d * high))
+        value, error = (bounds[0] + bounds[1]) / 2, (high - low) / 2
+    if not error <= RESOLVED * move_scale(value, error, reference):
+        return Extreme(UNDECIDED, note=f"the constant is not resolved: on this run it lies "
+                                       f"between {bounds[0]:.4g} and {bounds[1]:.4g} (more "
+                                       f"than {RESOLVED:.0%} apart; least sure at "
+                                       f"t = {t_high:.4g})", unresolved=unresolved)
     return Extreme(DECIDED, value, error, t, k, direction, unresolved=unresolved)
 
 
-def _event(tight: Tightenable, claim: Claim, tr: Trajectory, error: float) -> Extreme:
+def _event(tight: Tightenable, claim: Claim, tr: Trajectory, error: float,
+           reference: float) -> Extreme:
     t_obs = event_time(claim, tr)
     if not math.isfinite(t_obs):
         return Extreme(UNDECIDED, note=f"the event did not happen by t = {float(tr.t[-1]):.4g}")
@@ -132,12 +185,20 @@ def _event(tight: Tightenable, claim: Claim, tr: Trajectory, error: float) -> Ex
             best = cand
     if best is None:
         return Extreme(UNDECIDED, note="the constant is not determined by the bound")
-    if not best[1] <= RESOLVED * abs(best[0]):
+    if not best[1] <= RESOLVED * move_scale(best[0], best[1], reference):
         return Extreme(UNDECIDED, note=f"the event time's error makes C uncertain by "
                                        f"{best[1]:.3g} (more than {RESOLVED:.0%} of "
                                        f"{best[0]:.4g})")
     value, err, t, k = best
     return Extreme(DECIDED, value, err, t, k, direction)
+
+
+def reference_value(claim: Claim, tr: Trajectory, reference: float | sp.Basic) -> float:
+    """The proved value on this run, as a number (it may depend on the instance)."""
+    reference = sp.sympify(reference)
+    if reference.is_number:
+        return float(reference)
+    return instance_scalar(claim, tr, reference)
 
 
 def instance_extreme(tight: Tightenable, claim: Claim, tr: Trajectory,
@@ -159,8 +220,9 @@ def instance_extreme(tight: Tightenable, claim: Claim, tr: Trajectory,
             return Extreme(INAPPLICABLE, note=verdict.reason or "an assumption is not met")
         tolerance = float(verdict.tolerance)
     try:
+        scale = reference_value(claim, tr, reference)
         if tight.event_time:
-            return _event(tight, claim, tr, tolerance)
-        return _pointwise(tight, claim, tr)
+            return _event(tight, claim, tr, tolerance, scale)
+        return _pointwise(tight, claim, tr, scale)
     except CheckError as exc:
         raise TightenError(f"{tight.text}: {exc}") from None

@@ -91,6 +91,7 @@ class TightenResult:
     results: str | None = None
     seconds: float = 0.0
     plot_path: Path | None = None
+    loss_floor: float | None = None  # compared only where L(t)/L(0) >= this
 
     # -- numbers -------------------------------------------------------------------------
     @property
@@ -117,10 +118,28 @@ class TightenResult:
         p, s = self.proved, self.sharpest
         if p is None or s is None or p == 0 or s == 0 or (p > 0) != (s > 0):
             return None
+        if self.zero_within_error:
+            return None  # (see slack_at_least)
         ratio = abs(p / s) if self.direction > 0 else abs(s / p)
         # >= 1 exactly when the proved value is on the side that keeps the claim true
         on_true_side = self.direction * (p - s) >= 0
         return ratio if on_true_side == (ratio >= 1) else 1 / ratio
+
+    @property
+    def zero_within_error(self) -> bool:
+        """The sharpest value is 0 within its numerical error (a deviation the flow keeps
+        at 0, e.g. S002-F2's): the constant is known only to be below the error."""
+        s, err = self.sharpest, self.error
+        return s is not None and err is not None and abs(s) <= err
+
+    @property
+    def slack_at_least(self) -> float | None:
+        """With the sharpest value 0 within its error ``err``: the slack is at least
+        |proved| / (|sharpest| + err), for an upper bound on a deviation."""
+        p, s, err = self.proved, self.sharpest, self.error
+        if not self.zero_within_error or p is None or self.direction <= 0 or p <= 0:
+            return None
+        return abs(p) / (abs(s) + err) if abs(s) + err > 0 else None
 
     @property
     def decided(self) -> int:
@@ -176,8 +195,10 @@ class TightenResult:
         args = ["gfverify", "tighten", t.text, "--family", self.family]
         if t.claim is None:
             args[3:3] = ["--free", t.free.name]
-        elif "parameter" in t.how:
-            args[3:3] = ["--param", t.how.rsplit(" ", 1)[-1]]
+        elif t.how.startswith("its parameter"):
+            args[3:3] = ["--param", t.how.split()[2]]
+        for k, v in t.parameters:
+            args += ["--claim-param", f"{k}={v}"]
         for k, v in self.witness.searched.params.items():
             args += ["--param", f"{k}={value_text(v)}"]
         if self.horizon is not None:
@@ -189,6 +210,8 @@ class TightenResult:
             args += ["--part", str(t.part)]
         if self.points != DEFAULT_POINTS:
             args += ["--points", str(self.points)]
+        if self.loss_floor is not None:
+            args += ["--loss-floor", repr(float(self.loss_floor))]
         args += self.method.cli() + ["--budget", "1", "--refine-budget", "0"]
         return " ".join(shlex.quote(a) for a in args)
 
@@ -198,8 +221,8 @@ class TightenResult:
         must be a counterexample; C moved back, in the tightening's mode, where it must
         hold."""
         t, w = self.tightenable, self.witness
-        if w is None or t.parsed is None or t.part is not None:
-            return {}
+        if w is None or t.parsed is None or t.part is not None or self.loss_floor is not None:
+            return {}  # (`gfverify conjecture` has no --part and no --loss-floor)
         params = w.searched.params
         past_mode, past_at = (("at_t", w.searched.extreme.t) if self.mode != "at_t"
                               else ("at_t", self.at_t))
@@ -222,6 +245,7 @@ class TightenResult:
             "counts": self.counts(), "reasons": self.reasons(),
             "stored_before": self.stored, "refined": self.refined,
             "budget": self.budget, "seed": self.seed, "fixed": self.fixed,
+            "loss_floor": self.loss_floor,
             "history": self.history(), "seconds": round(self.seconds, 3),
             "replay": self.replay(), "results": self.results,
             "plot": str(self.plot_path) if self.plot_path else None,
@@ -230,6 +254,7 @@ class TightenResult:
             out["proved"] = self.proved
             out["proved_text"] = t.proved_text()
             out["slack"] = self.slack
+            out["slack_at_least"] = self.slack_at_least
         if w is not None:
             e = w.searched.extreme
             out["witness"] = {
@@ -264,7 +289,9 @@ class TightenResult:
         lines.append(f"  sharpest observed: {e.value:.6g} +- {e.error:.2g} ({side}; at "
                      f"t = {e.t:.4g}, part {t.parts[e.part].text()})")
         if t.proved is not None:
-            slack = f"{self.slack:.3g}" if self.slack is not None else "n/a"
+            slack = (f"{self.slack:.3g}" if self.slack is not None else
+                     f"at least {self.slack_at_least:.3g} (0 within its error)"
+                     if self.slack_at_least is not None else "n/a")
             proved = (f"{self.proved:.6g}" if self.proved is not None else t.proved_text())
             extra = ("" if t.proved.is_number else f" ({t.proved_text()} on the witness)")
             lines.append(f"  proved: {proved}{extra}; slack factor {slack}")

@@ -42,7 +42,14 @@ from theory import registry
 from verify import families as fam_mod
 from verify import limits
 from verify.check import check
-from verify.check_run import event_time, inapplicable_instance, instance_scalar, problem_scalar
+from verify.check_run import (
+    above_loss_floor,
+    at_event,
+    event_time,
+    inapplicable_instance,
+    instance_scalar,
+    problem_scalar,
+)
 from verify.conjecture.instance import MethodSpec, first_positive, run_family_instance
 from verify.conjecture.statement import (
     DEFAULT_POINTS,
@@ -52,7 +59,16 @@ from verify.conjecture.statement import (
 )
 from verify.profiles import pinned_hypothesis_draws
 from verify.progress import Progress
-from verify.tighten.extreme import DECIDED, INAPPLICABLE, MOVE, Extreme, instance_extreme
+from verify.tighten.extreme import (
+    DECIDED,
+    DEFINITION,
+    INAPPLICABLE,
+    MOVE,
+    Extreme,
+    instance_extreme,
+    move_scale,
+    reference_value,
+)
 from verify.tighten.result import Searched, TightenResult, Witness
 from verify.tighten.statement import Tightenable, TightenError, from_claim, from_text
 from verify.tighten.store import Store, params_key, query_hash
@@ -61,6 +77,7 @@ from verify.verdict import CheckError
 DEFAULT_BUDGET = 20
 WITNESS_TRIES = 5  # sharpest instances tried, in order, for a decided witness
 EVENT_POINTS = 1001  # saved times added between an event and the saved time before it
+WINDOW_POINTS = 201  # saved times added across a claim's window when both its ends are finite
 PROBES = 8  # instances drawn (not simulated) to choose a claim's default family
 
 
@@ -69,8 +86,9 @@ class _Evaluator:
 
     def __init__(self, tight: Tightenable, family: fam_mod.Family, mode: str,
                  at_t: float | None, method: MethodSpec, points: int,
-                 store: Store | None, bar: Progress | None):
+                 store: Store | None, bar: Progress | None, loss_floor: float | None = None):
         self.tight, self.family, self.mode, self.at_t = tight, family, mode, at_t
+        self.loss_floor = loss_floor
         self.method, self.points, self.store, self.bar = method, points, store, bar
         self.seen: dict[str, Searched] = {}
         self.order: list[Searched] = []  # in the order searched (stored ones first)
@@ -91,23 +109,37 @@ class _Evaluator:
         return self.tight.proved if self.tight.proved is not None else sp.Integer(1)
 
     def claim_on(self, tr, value=None):
+        """The statement on the run ``tr`` (C = ``value``, or left free): the window cut at
+        the loss floor, and a window opened by an event (S001's t_2) fixed on the run."""
         t_end = float(tr.t[-1]) if len(tr.t) else 0.0
-        return self.tight.claim_for(self.mode, self.at_t, t_end, value)
+        claim = self.tight.claim_for(self.mode, self.at_t, t_end, value)
+        if claim.event is not None and not self.tight.event_time:
+            claim = at_event(claim, tr) or claim  # (never happened: the check says so)
+        return self.floored(claim, tr)
+
+    def floored(self, claim, tr):
+        """``claim`` compared only where L(t)/L(0) >= the loss floor, when one is set."""
+        return claim if self.loss_floor is None else above_loss_floor(claim, tr,
+                                                                      self.loss_floor)
 
     def _extra_times(self, problem) -> list[float]:
         """Times that must be saved: those the statement names (L(0), L(5)) and the finite
         ends of a claim's window (t_1 for a claim at t = t_1)."""
         if self.tight.parsed is not None:
             return _fixed_times(self.tight)
-        out = []
+        ends = []
         for end in self.tight.claim.window:
+            value = math.nan
             if end != sp.oo:
                 try:
                     value = problem_scalar(self.tight.claim, problem, end)
                 except CheckError:  # defined by the run (an event): not known before it
-                    continue
-                if math.isfinite(value) and value >= 0:
-                    out.append(value)
+                    pass
+            ends.append(value)
+        out = [v for v in ends if math.isfinite(v) and v >= 0]
+        lo, hi = ends
+        if len(out) == 2 and hi > lo:  # a finite window: the extreme over time, finely
+            out += list(np.linspace(lo, hi, WINDOW_POINTS))
         return sorted(set(out))
 
     def run(self, params: Mapping):
@@ -269,7 +301,8 @@ def _witness(ev: _Evaluator, best: Searched) -> Witness:
     """Re-run the best instance and check the statement with C moved 2% each way."""
     e = best.extreme
     problem, tr, horizon = ev.run(best.params)
-    delta = MOVE * abs(e.value) if e.value != 0 else MOVE
+    delta = MOVE * move_scale(e.value, e.error,
+                              reference_value(ev.claim_on(tr), tr, ev.reference()))
     past = e.value - e.direction * delta  # where the statement must fail
     back = e.value + e.direction * delta  # where it must hold
     outcomes = {name: check(_witness_claim(ev, tr, value, e.t, name), tr).outcome
@@ -296,8 +329,8 @@ def _witness_claim(ev: _Evaluator, tr, value: float, t_w: float, role: str):
     if role == "past":
         return replace(claim, window=(sp.Float(t_w), sp.Float(t_w)))
     if ev.tight.parsed is not None and t_w > 0:
-        return ev.tight.statement_at(value).claim(ev.mode, ev.at_t, float(tr.t[-1]),
-                                                  first_positive(tr))
+        return ev.floored(ev.tight.statement_at(value).claim(
+            ev.mode, ev.at_t, float(tr.t[-1]), first_positive(tr)), tr)
     return claim
 
 
@@ -322,8 +355,12 @@ def _decided_witness(ev: _Evaluator) -> tuple[Witness | None, int]:
 def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: str,
          at_t: float | None, budget: int, seed: int, method: str, lr: float | None,
          t_max: float | None, points: int, refine_budget: int | None, results,
-         plot, progress: bool) -> TightenResult:
+         plot, progress: bool, loss_floor: float | None = None) -> TightenResult:
     refine_budget = max(2, budget // 4) if refine_budget is None else refine_budget
+    if loss_floor is not None and not (isinstance(loss_floor, (int, float))
+                                       and 0 < loss_floor < 1):
+        raise TightenError(f"--loss-floor {loss_floor!r}: expected a number between 0 and 1 "
+                           f"(compare only where L(t)/L(0) is at least that)")
     check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
                                       "--refine-budget": (refine_budget, 0)}, t_max,
                          error=TightenError)
@@ -341,14 +378,19 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
                    "parts": [p.text() for p in tight.parts], "family": fam.name,
                    "fixed": {k: str(v) for k, v in sorted(fixed.items())}, "mode": mode,
                    "at_t": at_t, "method": [spec.name, spec.step], "points": points,
-                   "part": tight.part, "seed": seed}
+                   "part": tight.part, "seed": seed, "definition": DEFINITION}
+    # (absent when not used: stores written before keep their key)
+    if loss_floor is not None:
+        description["loss_floor"] = loss_floor
+    if tight.parameters:
+        description["claim_params"] = dict(tight.parameters)
     store = (Store(results, query_hash(description), description)
              if results is not None else None)
     start = time.perf_counter()
     try:
         with Progress(budget + refine_budget, f"tighten {tight.text}",
                       enabled=progress) as bar:
-            ev = _Evaluator(tight, fam, mode, at_t, spec, points, store, bar)
+            ev = _Evaluator(tight, fam, mode, at_t, spec, points, store, bar, loss_floor)
             _search(ev, budget, seed)
             refined = _refine(ev, refine_budget, pinned)
         witness, passed_over = _decided_witness(ev)
@@ -362,7 +404,7 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
                            unbuildable=ev.unbuildable,
                            horizon=fam.horizon_override,
                            results=str(results) if results is not None else None,
-                           seconds=time.perf_counter() - start)
+                           seconds=time.perf_counter() - start, loss_floor=loss_floor)
     if plot is not None:
         result.plot(plot)
     return result
@@ -374,7 +416,7 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
             method: str = "flow", lr: float | None = None, t_max: float | None = None,
             points: int = DEFAULT_POINTS, refine_budget: int | None = None,
             results: str | Path | None = None, plot: str | Path | None = None,
-            progress: bool = False) -> TightenResult:
+            progress: bool = False, loss_floor: float | None = None) -> TightenResult:
     """The sharpest value of the free constant ``free`` in ``expr`` over ``family``.
 
     ``mode``: ``"for_all_t"`` (every saved time from t = 0: the extreme over time, the
@@ -382,12 +424,15 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
     the horizon). ``budget``: instances hypothesis draws; ``refine_budget``: further
     simulations for the local refinement (default budget/4). ``results``: a directory
     whose store is read and extended. ``plot``: a PNG of the best value against the
-    number of instances searched. Other arguments as in `verify.conjecture.conjecture`.
+    number of instances searched. ``loss_floor``: compare only at the saved times where
+    L(t)/L(0) is at least this (`verify.check_run.above_loss_floor`). Other arguments as in
+    `verify.conjecture.conjecture`.
     """
     tight = from_text(expr, free, part)
     return _run(tight, family, params=params, mode=mode, at_t=at_t, budget=budget, seed=seed,
                 method=method, lr=lr, t_max=t_max, points=points,
-                refine_budget=refine_budget, results=results, plot=plot, progress=progress)
+                refine_budget=refine_budget, results=results, plot=plot, progress=progress,
+                loss_floor=loss_floor)
 
 
 def default_family(claim_id: str) -> str:
@@ -414,18 +459,20 @@ def default_family(claim_id: str) -> str:
 
 
 def tighten_claim(claim_id: str, family=None, *, param: str | None = None,
-                  part: int | None = None, **kwargs) -> TightenResult:
+                  part: int | None = None, claim_params: Mapping[str, Any] | None = None,
+                  **kwargs) -> TightenResult:
     """`tighten` for a catalogue claim: its parameter ``param`` (``c_T``, ``eps``, ...) or,
     without one, the multiplier of its bound side (proved value 1). ``family``: default
     the first family of the claim's pack. The claim's own window is used (``mode`` is
-    not)."""
-    tight = from_claim(claim_id, param, part)
+    not). ``claim_params``: the claim's other parameters set first (``{"eps": "1/40"}``)."""
+    tight = from_claim(claim_id, param, part, claim_params)
     kwargs.setdefault("mode", "for_all_t")
     kwargs.setdefault("budget", DEFAULT_BUDGET)
     kwargs.setdefault("seed", 0)
     kwargs.setdefault("method", "flow")
     kwargs.setdefault("points", DEFAULT_POINTS)
-    for key in ("params", "at_t", "lr", "t_max", "refine_budget", "results", "plot"):
+    for key in ("params", "at_t", "lr", "t_max", "refine_budget", "results", "plot",
+                "loss_floor"):
         kwargs.setdefault(key, None)
     kwargs.setdefault("progress", False)
     return _run(tight, family or default_family(claim_id), **kwargs)

@@ -18,6 +18,7 @@ proved value is the parameter's value or 1.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import sympy as sp
 
@@ -62,6 +63,7 @@ class Tightenable:
     proved: sp.Basic | None = None
     how: str = ""
     part: int | None = None  # --part: the one relation tightened
+    parameters: tuple[tuple[str, str], ...] = ()  # --claim-param: other parameters set
 
     def proved_value(self) -> float | None:
         if self.proved is None or not self.proved.is_number:
@@ -201,15 +203,36 @@ def _bound_side_nonzero(rel: sp.Basic) -> bool:
         return False
 
 
+def parameter_value(name: str, text) -> sp.Rational:
+    """A claim parameter's value as a user writes it (``1/40``, ``0.025``), parsed as an
+    exact fraction (never evaluated as code)."""
+    try:
+        fraction = Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError):
+        raise TightenError(f"--claim-param {name}: expected a number or a fraction such as "
+                           f"1/40, got {text!r}") from None
+    return sp.Rational(fraction.numerator, fraction.denominator)
+
+
 def from_claim(claim_id: str, param: str | None = None,
-               part: int | None = None) -> Tightenable:
+               part: int | None = None, parameters=None) -> Tightenable:
     """A catalogue claim with C for its parameter ``param`` or, without one, C multiplying
-    the bound side (right-hand side) of every relation that has one."""
+    the bound side (right-hand side) of every relation that has one. ``parameters``: other
+    parameters of the claim set to these values first (S002-L5 at eps = 1/40)."""
     try:
         claim = registry.get(claim_id)
     except (KeyError, registry.UnknownName, ValueError) as exc:
         raise TightenError(f"tighten: {claim_id!r} is not a claim of the catalogue "
                            f"(`gfverify claims` lists them): {exc}") from None
+    values = {}
+    if parameters:
+        if param is not None and param in parameters:
+            raise TightenError(f"--claim-param {param}: it is the parameter tightened")
+        values = {k: parameter_value(k, v) for k, v in parameters.items()}
+        try:
+            claim = claim.with_parameters(**values)
+        except registry.UnknownName as exc:
+            raise TightenError(f"--claim-param: {exc}") from None
     if claim.kind not in TIGHTENABLE_KINDS or not claim.checkable:
         kinds = ", ".join(k.value for k in TIGHTENABLE_KINDS)
         raise TightenError(f"tighten {claim.id}: only checkable {kinds} claims can be "
@@ -243,9 +266,12 @@ def from_claim(claim_id: str, param: str | None = None,
     parts = tuple(solve_part(r, free) for _, r in chosen)
     # the claim checked at a value of C (the witness) is the tightened relations alone
     template = replace(claim, statement=_conjunction([r for _, r in chosen]))
+    chosen_params = tuple(sorted((k, sp.sstr(v)) for k, v in values.items()))
+    if chosen_params:
+        how += " (" + ", ".join(f"{k} = {v}" for k, v in chosen_params) + ")"
     return Tightenable(text=claim.id, free=free, parts=parts,
                        event_time=claim.kind is Kind.EVENT_TIME, claim=template,
-                       proved=proved, how=how, part=part)
+                       proved=proved, how=how, part=part, parameters=chosen_params)
 
 
 def _scaled(rel: sp.Basic, free: sp.Symbol) -> sp.Basic:

@@ -33,6 +33,7 @@ from numerics.generators import published_width
 from numerics.inits import asymmetric_init
 from papers.s000 import measures as m0
 from papers.s000 import reference
+from papers.s000.families import PL_FLOOR
 from theory.claim import Kind
 from theory.symbols import (
     PL,
@@ -336,16 +337,12 @@ def test_l3_mutants(verdicts):
 
 
 # -- S000-P2 and C2: asymptotic rate on orthogonal data -----------------------------------------
-def _above_floor(claim, runs, level=1e-10):
+def _above_floor(claim, runs, level=PL_FLOOR):
     """Check each run up to the last time with L/L(0) >= level (THEORY N-5, N-10): below it
     the PL's round-off swamps every margin."""
+    from verify import above_loss_floor
     from verify.verdict import combine
-    out = []
-    for tr in runs:
-        k = int(np.flatnonzero(tr.loss / tr.loss[0] >= level)[-1])
-        windowed = dataclasses.replace(claim, window=(sp.Integer(0), sp.Float(float(tr.t[k]))))
-        out.append(check(windowed, tr))
-    return combine(claim.id, out)
+    return combine(claim.id, [check(above_loss_floor(claim, tr, level), tr) for tr in runs])
 
 
 def _side(claim, which):

@@ -1,0 +1,130 @@
+"""Tightening where the numbers are delicate: a window cut at a loss floor, a window opened
+by an event, a deviation that is 0 within its error, a claim's other parameters, the
+family's coordinates, and an instance's value as an interval over its whole window."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from numerics import ExactFlow, simulate
+from theory import registry
+from verify import above_loss_floor, at_event, event_time
+from verify.cli import main
+from verify.conjecture.instance import MethodSpec
+from verify.families import get as family
+from verify.report.tightness import declared_settings
+from verify.tighten import tighten, tighten_claim
+from verify.tighten.statement import TightenError
+
+
+def _declared(claim_id: str, **kwargs):
+    s = declared_settings()[claim_id]
+    return tighten_claim(claim_id, s.get("family"), params=s.get("params"),
+                         loss_floor=s.get("loss_floor"), claim_params=s.get("claim_params"),
+                         **kwargs)
+
+
+@pytest.fixture(scope="module")
+def two_point_run():
+    fam = family("two-point")
+    problem = fam.make(dict(fam.defaults(), lam=1e-6))
+    return simulate(problem, ExactFlow(), t_eval=np.linspace(0.0, 60.0, 301))
+
+
+def test_the_loss_floor_ends_the_window_at_the_last_time_above_it(two_point_run):
+    tr = two_point_run
+    claim = registry.get("S000-T1")  # window (0, oo)
+    cut = above_loss_floor(claim, tr, 1e-3)
+    ratio = tr.loss / tr.loss[0]
+    end = float(cut.window[1])
+    k = int(np.searchsorted(tr.t, end))
+    assert tr.t[k] == end and ratio[k] >= 1e-3 and np.all(ratio[k + 1:] < 1e-3)
+    assert cut.window[0] == claim.window[0]
+    # a window that ends by a formula keeps it, capped by the floor
+    symbolic = above_loss_floor(registry.get("S001-L1"), tr, 1e-3)
+    assert isinstance(symbolic.window[1], sp.Min)
+
+
+def test_a_window_opened_by_an_event_is_fixed_on_the_run():
+    """S001-T1b holds after t_2 (both outputs past 1/4): at t_2 its bound is L(t_2) itself,
+    so the sharpest multiplier is exactly 1, attained at the event."""
+    result = _declared("S001-T1b", budget=1, refine_budget=0)
+    w = result.witness
+    assert w is not None and w.decided, result.report()
+    assert result.sharpest == pytest.approx(1.0, abs=result.error + 1e-12)
+    claim = registry.get("S001-T1b")
+    t_2 = event_time(claim, w.trajectory)
+    assert w.searched.extreme.t == pytest.approx(t_2)
+    assert float(at_event(claim, w.trajectory).definitions[claim.event_time]) == t_2
+
+
+def test_an_overflowing_slope_does_not_make_the_error_unknown():
+    """S001-L13 at eps = 1e-100 divides by ||w(0)||^2 ~ 1e-200: the round-off's slope
+    overflows although every value is finite; the moved value bounds it instead."""
+    result = _declared("S001-L13", budget=1, refine_budget=0)
+    assert result.witness is not None and result.witness.decided, result.report()
+    assert np.isfinite(result.error) and result.error <= 0.02 * abs(result.sharpest)
+
+
+def test_a_deviation_that_vanishes_is_decided_against_the_proved_value():
+    """S002-F2's deviation from the logistic law is 0 on the flow up to round-off: its
+    sharpest multiplier is 0 within its error, the witness is checked 2% of the proved
+    value each way, and the slack is reported as a lower bound, not as a ratio of noise."""
+    result = tighten_claim("S002-F2", budget=3, refine_budget=0)
+    assert result.witness is not None and result.witness.decided, result.report()
+    assert result.zero_within_error and result.slack is None
+    assert result.slack_at_least > 100
+    assert result.witness.past == pytest.approx(result.sharpest - 0.02)
+    d = result.to_dict()
+    assert d["slack"] is None and d["slack_at_least"] == result.slack_at_least
+    assert "at least" in result.report()
+
+
+def test_a_claim_parameter_can_be_set_before_tightening():
+    result = _declared("S002-L5", budget=2, refine_budget=0)
+    assert result.witness is not None and result.witness.decided, result.report()
+    assert "(eps = 1/40)" in result.tightenable.how
+    assert "--claim-param eps=1/40" in result.replay()
+    assert "--loss-floor 1e-08" in result.replay()
+    with pytest.raises(TightenError, match="expected a number or a fraction"):
+        tighten_claim("S002-L5", claim_params={"eps": "1/40+x"})
+    with pytest.raises(TightenError, match="no parameter"):
+        tighten_claim("S002-L5", claim_params={"zeta": "1"})
+
+
+@pytest.mark.parametrize("args, message", [
+    (["tighten", "S002-L5", "--claim-param", "eps=abc"], "--claim-param eps"),
+    (["tighten", "S002-L5", "--claim-param", "eps"], "expected NAME=VALUE"),
+    (["tighten", "L(t) <= C*L(0)", "--family", "two-point", "--claim-param", "eps=1"],
+     "only for a catalogue claim"),
+    (["tighten", "L(t) <= C*L(0)", "--family", "two-point", "--loss-floor", "2"],
+     "--loss-floor 2.0"),
+])
+def test_bad_settings_are_one_line_and_exit_2(args, message, capsys):
+    assert main(args + ["--quiet", "--no-plot"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+
+
+def test_the_family_chooses_the_flow_coordinates():
+    """S001's small-norm runs are integrated in log-norm coordinates (as its tests run
+    them): at eps = 1e-5 the early-phase deviations are then known to well within 2%."""
+    assert MethodSpec().for_family(family("separable")).coordinates == "lognorm"
+    assert MethodSpec().for_family(family("two-point")).coordinates == "auto"
+    assert MethodSpec("gd", 0.1).for_family(family("separable")).coordinates == "auto"
+    result = _declared("S001-L4", budget=1, refine_budget=0)
+    assert result.witness.decided and result.error <= 0.02 * result.sharpest
+
+
+def test_an_instance_value_counts_every_time_of_its_window():
+    """L(0) >= C L(t): the critical value L(0)/L(t) is huge and poorly known late in the
+    run, but a check near C = 1 decides it there; the instance's interval is judged from
+    the margins at that value, so the late times do not blur the sharp value 1."""
+    result = tighten("L(0) >= C*L(t)", "two-point", params={"lam": "1e-6"}, budget=2,
+                     refine_budget=0)
+    e = result.witness.searched.extreme
+    assert e.t == 0.0 and result.sharpest == pytest.approx(1.0, abs=result.error)
+    assert result.error < 1e-6
+    assert result.witness.decided
