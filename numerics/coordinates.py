@@ -46,7 +46,18 @@ def relative_difference(W1, a1, W2, a2) -> float:
     return float(np.max(rel)) if np.all(np.isfinite(rel)) else float("inf")
 
 
-class Cartesian:
+class _LinearState:
+    """Coordinates ``y = (weights of the first layer, a)`` linear in W: the output weights
+    are the last p entries and a state needs no renormalising on a restart."""
+
+    def output_weights(self, Y):
+        return self._unpack(Y)[1]
+
+    def restart(self, y):
+        return y
+
+
+class Cartesian(_LinearState):
     """y = (W.ravel(), a): the default coordinates."""
 
     name = "cartesian"
@@ -76,12 +87,6 @@ class Cartesian:
 
     def preactivations(self, Y):
         return network.preactivations(self._unpack(Y)[0], self.problem.X)
-
-    def output_weights(self, Y):
-        return self._unpack(Y)[1]
-
-    def restart(self, y):
-        return y
 
     def shift(self, y, j, idx, dz):
         """y with w_j moved by the least change that adds ``dz`` to z_ij, i in ``idx``."""
@@ -193,7 +198,7 @@ class LogNorm:
         return float(np.max(rel)) if np.all(np.isfinite(rel)) else float("inf")
 
 
-class Span:
+class Span(_LinearState):
     """y = (C.ravel(), a) with W = W0 + C X: the flow in the span of the data.
 
     dW/dt = -kappa grad_W L = -kappa coef @ X (network.gradient_from_preactivations),
@@ -237,12 +242,6 @@ class Span:
     def directions(self, Y):
         C, _ = self._unpack(Y)
         return self.problem.W0 + C @ self.problem.X
-
-    def output_weights(self, Y):
-        return self._unpack(Y)[1]
-
-    def restart(self, y):
-        return y
 
     def shift(self, y, j, idx, dz):
         """y with w_j moved by the least change that adds ``dz`` to z_ij, i in ``idx``."""

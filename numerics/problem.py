@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -170,16 +170,4 @@ class Problem:
 
     def with_initialisation(self, W0: np.ndarray, a0: np.ndarray, **changes: Any) -> Problem:
         """A copy with other initial weights (and optionally other settings)."""
-        fields = dict(
-            X=self.X,
-            y=self.y,
-            W0=W0,
-            a0=a0,
-            parametrization=self.parametrization,
-            loss=self.loss,
-            loss_scale=self.loss_scale,
-            init_scale=self.init_scale,
-            meta=self.meta,
-        )
-        fields.update(changes)
-        return Problem(**fields)
+        return replace(self, W0=W0, a0=a0, **changes)

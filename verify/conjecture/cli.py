@@ -45,12 +45,7 @@ def register(subparsers) -> None:
                           "(repeatable)")
     con.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                      help="fix a family parameter (repeatable); horizon=T sets the horizon")
-    when = con.add_mutually_exclusive_group()
-    when.add_argument("--for-all-t", dest="mode", action="store_const", const="for_all_t",
-                      help="at every saved time of the horizon (default)")
-    when.add_argument("--at-t", type=float, default=None, metavar="T", help="at time T")
-    when.add_argument("--as-t-to-inf", dest="mode", action="store_const", const="as_t_to_inf",
-                      help="at the end of the horizon")
+    add_time_options(con, "at every saved time of the horizon (default)")
     con.add_argument("--budget", type=int, default=None,
                      help="instances to draw (default 20)")
     add_run_options(con)
@@ -74,6 +69,16 @@ def register(subparsers) -> None:
     fam.set_defaults(run=_families_command)
 
 
+def add_time_options(parser, for_all_help: str) -> None:
+    """When a statement is compared: --for-all-t, --at-t T or --as-t-to-inf (one of)."""
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--for-all-t", dest="mode", action="store_const", const="for_all_t",
+                      help=for_all_help)
+    when.add_argument("--at-t", type=float, default=None, metavar="T", help="at time T")
+    when.add_argument("--as-t-to-inf", dest="mode", action="store_const",
+                      const="as_t_to_inf", help="at the end of the horizon")
+
+
 def add_run_options(parser) -> None:
     """The options of a search's runs, shared by `gfverify conjecture` and `tighten`."""
     parser.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
@@ -85,15 +90,16 @@ def add_run_options(parser) -> None:
     parser.add_argument("--points", type=int, default=None, help="saved times per run")
 
 
-def parse_params(items: list[str]) -> dict[str, str]:
+def parse_params(items: list[str], option: str = "--param") -> dict[str, str]:
+    """``KEY=VALUE`` items of a repeatable option, as text (each one parsed later)."""
     out: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or not key or not value:
-            raise UsageError(f"--param: expected KEY=VALUE, got {item!r}")
+            raise UsageError(f"{option}: expected KEY=VALUE, got {item!r}")
         if key in out:
-            raise UsageError(f"--param {key}: given twice")
+            raise UsageError(f"{option} {key}: given twice")
         out[key] = value
     return out
 

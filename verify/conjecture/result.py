@@ -26,7 +26,20 @@ from verify.verdict import Outcome
 
 # -- the result ----------------------------------------------------------------------------------
 @dataclass
-class ConjectureResult:
+class SearchSettings:
+    """How a search over a family was run (shared by conjectures and tightenings): the
+    family, when the statement is compared, the simulation method, the budget and seed."""
+
+    family: str
+    mode: str
+    at_t: float | None
+    method: MethodSpec
+    budget: int
+    seed: int
+
+
+@dataclass
+class ConjectureResult(SearchSettings):
     """What a search found.
 
     ``decided``: instances whose verdict is HOLDS or VIOLATED. The verdict is
@@ -37,14 +50,8 @@ class ConjectureResult:
     ``exit_code``: `verify.exit_codes` (0, 1, or 3 for UNDECIDED).
     """
 
-    statement: str
-    family: str
-    mode: str
-    at_t: float | None
-    method: MethodSpec
-    budget: int
-    seed: int
-    tried: list[Instance]
+    statement: str = ""
+    tried: list[Instance] = field(default_factory=list)
     counterexample: Instance | None = None
     first_found: Instance | None = None
     shrink_trials: int = 0

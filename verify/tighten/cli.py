@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from verify.cli import UsageError
-from verify.conjecture.cli import add_run_options, parse_params, plot_path
+from verify.conjecture.cli import add_run_options, add_time_options, parse_params, plot_path
 
 _EPILOG = """\
 EXPR is a statement with one free constant (--free, default C); a claim id tightens the
@@ -45,12 +45,7 @@ def register(subparsers) -> None:
                     help="a claim's other parameter set first (e.g. eps=1/40); repeatable")
     tg.add_argument("--part", type=int, default=None,
                     help="tighten only this part of a conjunction (1-based)")
-    when = tg.add_mutually_exclusive_group()
-    when.add_argument("--for-all-t", dest="mode", action="store_const", const="for_all_t",
-                      help="the extreme over every saved time from t = 0 (default)")
-    when.add_argument("--at-t", type=float, default=None, metavar="T", help="at time T")
-    when.add_argument("--as-t-to-inf", dest="mode", action="store_const",
-                      const="as_t_to_inf", help="at the end of the horizon")
+    add_time_options(tg, "the extreme over every saved time from t = 0 (default)")
     tg.add_argument("--budget", type=int, default=20, help="instances to draw (default 20)")
     tg.add_argument("--refine-budget", type=int, default=None,
                     help="simulations for the local refinement (default budget/4)")
@@ -90,16 +85,6 @@ def _json_path(text: str | None) -> Path | None:
     return path
 
 
-def _claim_params(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise UsageError(f"--claim-param {item!r}: expected NAME=VALUE (e.g. eps=1/40)")
-        out[name.strip()] = value.strip()
-    return out
-
-
 def _tighten_command(args) -> int:
     from verify.families import FamilyError
     from verify.tighten.search import tighten, tighten_claim
@@ -128,7 +113,8 @@ def _tighten_command(args) -> int:
                 raise UsageError(f"--param: one claim parameter at a time, got {names}")
             result = tighten_claim(args.target.strip(), args.family,
                                    param=names[0] if names else None, part=args.part,
-                                   claim_params=_claim_params(args.claim_param), **kwargs)
+                                   claim_params=parse_params(args.claim_param,
+                                                             "--claim-param"), **kwargs)
         else:
             if args.claim_param:
                 raise UsageError("--claim-param: only for a catalogue claim (a statement's "

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from numerics import Trajectory
 from theory.claim import Claim
-from verify.conjecture.instance import MethodSpec, value_text
-from verify.conjecture.result import replay_command
+from verify.conjecture.instance import value_text
+from verify.conjecture.result import SearchSettings, replay_command
 from verify.conjecture.statement import DEFAULT_POINTS
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.figures import pyplot, save_png
@@ -71,16 +71,10 @@ class Witness:
 
 
 @dataclass
-class TightenResult:
-    tightenable: Tightenable
-    family: str
-    mode: str
-    at_t: float | None
-    method: MethodSpec
-    budget: int
-    seed: int
-    points: int
-    searched: list[Searched]
+class TightenResult(SearchSettings):
+    tightenable: Tightenable | None = None
+    points: int = DEFAULT_POINTS
+    searched: list[Searched] = field(default_factory=list)
     stored: int = 0
     refined: int = 0
     witness: Witness | None = None

@@ -96,7 +96,7 @@ def test_a_claim_parameter_can_be_set_before_tightening():
 
 @pytest.mark.parametrize("args, message", [
     (["tighten", "S002-L5", "--claim-param", "eps=abc"], "--claim-param eps"),
-    (["tighten", "S002-L5", "--claim-param", "eps"], "expected NAME=VALUE"),
+    (["tighten", "S002-L5", "--claim-param", "eps"], "expected KEY=VALUE"),
     (["tighten", "L(t) <= C*L(0)", "--family", "two-point", "--claim-param", "eps=1"],
      "only for a catalogue claim"),
     (["tighten", "L(t) <= C*L(0)", "--family", "two-point", "--loss-floor", "2"],
