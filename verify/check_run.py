@@ -1,6 +1,10 @@
 """The checks on trajectories: a relation at every saved time of a window (POINTWISE,
 CONSERVED, TRAPPING, IDENTITY), an event time against its bound (EVENT_TIME), a run
 scalar only a limit defines (`verify.evidence.Estimate`), with their figure payloads.
+
+Length (~430 lines): the checks, and the public readers of a claim on a run that
+conjectures, tightenings and packs share with them (its window, its event time, an
+instance scalar, the window cut at a loss floor), so that each is read one way.
 """
 
 from __future__ import annotations

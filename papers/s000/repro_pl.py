@@ -190,6 +190,36 @@ def _overlap(a, lo, hi) -> bool:
     return math.isfinite(a["slope"]) and a["lo"] <= hi and lo <= a["hi"]
 
 
+def _conjecture_blocks(data, k) -> tuple[list[Block], list[str]]:
+    """What the flow's kernel rate ``k`` (its slope against log n) says of S000-C2."""
+    b: list[Block] = []
+    findings = []
+    if math.isfinite(k["slope"]):
+        if k["hi"] < -0.5:
+            meaning = (f"The gradient flow's exact asymptotic rate decays with slope "
+                       f"{k['slope']:.2f} [{k['lo']:.2f}, {k['hi']:.2f}]: its interval excludes "
+                       "-1/2, so at these n the flow's asymptotic local-PL curvature decays "
+                       "faster than 1/sqrt(n); the 1/sqrt(n) conjecture is not supported here "
+                       "(only the loose upper bound mu_upp has slope about -1/2).")
+            findings.append("S000-C2 (1/sqrt(n) conjecture): " + meaning)
+        elif k["lo"] <= -0.5 <= k["hi"]:
+            meaning = (f"The gradient flow's exact asymptotic rate has slope {k['slope']:.2f} "
+                       f"[{k['lo']:.2f}, {k['hi']:.2f}], consistent with the conjectured -1/2.")
+            if k["lo"] <= -1.0 or k["hi"] - k["lo"] > 0.3:
+                meaning += (" The interval is too wide to tell -1/2 from its neighbours "
+                            f"({seeds_text(data)}); the full profile (500 seeds per n, "
+                            "`--profile full` or a stored exp2 sweep) narrows it.")
+        else:
+            meaning = (f"The gradient flow's exact asymptotic rate has slope {k['slope']:.2f} "
+                       f"[{k['lo']:.2f}, {k['hi']:.2f}], slower than 1/sqrt(n) decay.")
+        b += [Heading(3, "What this means for the 1/sqrt(n) conjecture"), Paragraph(meaning),
+              Paragraph("The published statistics are properties of gradient descent with early "
+                    "stopping: mu(t_inf) and <mu_inf> depend on where the run stopped, and "
+                    "mu_low, mu_upp are bounds, not the rate. The kernel rate is the flow's "
+                    "own asymptotic rate at its limit point.")]
+    return b, findings
+
+
 def _blocks(data, fig) -> tuple[list[Block], list[str]]:
     fits, pub = data["fits"], data["published"]
     rows, reproduced = [], []
@@ -243,30 +273,8 @@ def _blocks(data, fig) -> tuple[list[Block], list[str]]:
                     "gradient descent; a few seeds re-run with smaller steps, each factor "
                     "dividing lr):"),
               Bullets(items)]
-    findings = []
-    if math.isfinite(k["slope"]):
-        if k["hi"] < -0.5:
-            meaning = (f"The gradient flow's exact asymptotic rate decays with slope "
-                       f"{k['slope']:.2f} [{k['lo']:.2f}, {k['hi']:.2f}]: its interval excludes "
-                       "-1/2, so at these n the flow's asymptotic local-PL curvature decays "
-                       "faster than 1/sqrt(n); the 1/sqrt(n) conjecture is not supported here "
-                       "(only the loose upper bound mu_upp has slope about -1/2).")
-            findings.append("S000-C2 (1/sqrt(n) conjecture): " + meaning)
-        elif k["lo"] <= -0.5 <= k["hi"]:
-            meaning = (f"The gradient flow's exact asymptotic rate has slope {k['slope']:.2f} "
-                       f"[{k['lo']:.2f}, {k['hi']:.2f}], consistent with the conjectured -1/2.")
-            if k["lo"] <= -1.0 or k["hi"] - k["lo"] > 0.3:
-                meaning += (" The interval is too wide to tell -1/2 from its neighbours "
-                            f"({seeds_text(data)}); the full profile (500 seeds per n, "
-                            "`--profile full` or a stored exp2 sweep) narrows it.")
-        else:
-            meaning = (f"The gradient flow's exact asymptotic rate has slope {k['slope']:.2f} "
-                       f"[{k['lo']:.2f}, {k['hi']:.2f}], slower than 1/sqrt(n) decay.")
-        b += [Heading(3, "What this means for the 1/sqrt(n) conjecture"), Paragraph(meaning),
-              Paragraph("The published statistics are properties of gradient descent with early "
-                    "stopping: mu(t_inf) and <mu_inf> depend on where the run stopped, and "
-                    "mu_low, mu_upp are bounds, not the rate. The kernel rate is the flow's "
-                    "own asymptotic rate at its limit point.")]
+    more, findings = _conjecture_blocks(data, k)
+    b += more
     if reproduced and not all(reproduced):
         findings.append(f"E-000-4: {sum(reproduced)} of {len(reproduced)} published slopes "
                         "reproduced within their intervals (table in the E-000-4 section).")

@@ -39,6 +39,15 @@ def tightenable_claims() -> list:
     return [c for c in registry.claims() if is_tightenable(c)]
 
 
+def statement_parameter(claim) -> str | None:
+    """The claim's one named parameter its statement uses (c_T, eps, tol, gamma_0), which
+    the table tightens; None when it names none there, or several (then the multiplier of
+    its bound side is tightened)."""
+    names = sorted(k for k in claim.parameters
+                   if any(s.name == k for s in claim.statement.free_symbols))
+    return names[0] if len(names) == 1 else None
+
+
 def _number(x, digits: int = 4) -> str:
     return number_text(x, f".{digits}g", missing="n/a", nonfinite="n/a")
 
@@ -98,7 +107,8 @@ def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[
             def one(part, label, s=s, claim=claim):
                 try:
                     result = tighten_claim(
-                        claim.id, s.get("family"), param=s.get("param"), part=part,
+                        claim.id, s.get("family"), part=part,
+                        param=s.get("param", statement_parameter(claim)),
                         params=s.get("params"), t_max=s.get("t_max"),
                         loss_floor=s.get("loss_floor"), claim_params=s.get("claim_params"),
                         budget=prof.tighten_budget, refine_budget=prof.tighten_refine,

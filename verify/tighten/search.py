@@ -22,8 +22,6 @@ when both verdicts come out so, i.e. its margin at 2% is outside the numerical e
 
 from __future__ import annotations
 
-import json
-import math
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -37,189 +35,35 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
 from numerics import ProblemError
-from numerics.provenance import environment
 from theory import registry
 from verify import families as fam_mod
-from verify import limits
 from verify.check import check
 from verify.check_run import (
-    above_loss_floor,
-    at_event,
-    event_time,
     inapplicable_instance,
     instance_scalar,
-    problem_scalar,
 )
-from verify.conjecture.instance import MethodSpec, first_positive, run_family_instance
+from verify.conjecture.instance import MethodSpec, first_positive
 from verify.conjecture.statement import (
     DEFAULT_POINTS,
-    Statement,
-    UndefinedHere,
     check_search_options,
 )
 from verify.profiles import pinned_hypothesis_draws
 from verify.progress import Progress
+from verify.tighten.evaluate import Evaluator
 from verify.tighten.extreme import (
     DECIDED,
     DEFINITION,
-    INAPPLICABLE,
     MOVE,
-    Extreme,
-    instance_extreme,
     move_scale,
     reference_value,
 )
 from verify.tighten.result import Searched, TightenResult, Witness
 from verify.tighten.statement import Tightenable, TightenError, from_claim, from_text
-from verify.tighten.store import Store, params_key, query_hash
-from verify.verdict import CheckError
+from verify.tighten.store import Store, query_hash
 
 DEFAULT_BUDGET = 20
 WITNESS_TRIES = 5  # sharpest instances tried, in order, for a decided witness
-EVENT_POINTS = 1001  # saved times added between an event and the saved time before it
-WINDOW_POINTS = 201  # saved times added across a claim's window when both its ends are finite
 PROBES = 8  # instances drawn (not simulated) to choose a claim's default family
-
-
-class _Evaluator:
-    """Simulates and measures family instances, memoised by parameters (and stored)."""
-
-    def __init__(self, tight: Tightenable, family: fam_mod.Family, mode: str,
-                 at_t: float | None, method: MethodSpec, points: int,
-                 store: Store | None, bar: Progress | None, loss_floor: float | None = None):
-        self.tight, self.family, self.mode, self.at_t = tight, family, mode, at_t
-        self.loss_floor = loss_floor
-        self.method, self.points, self.store, self.bar = method, points, store, bar
-        self.seen: dict[str, Searched] = {}
-        self.order: list[Searched] = []  # in the order searched (stored ones first)
-        self.visited: list[Searched] = []  # what this run asked for, read or simulated
-        self.direction = 0  # +1: C bounded below on every decided instance, -1: above
-        self.unbuildable: list[tuple[dict, str]] = []
-        self.versions = json.dumps(environment(), sort_keys=True)
-        if store is not None:
-            for row in store.rows():
-                s = Searched.from_row(row)
-                if s.extreme.status == DECIDED:
-                    self.direction = s.extreme.direction
-                self.seen[params_key(s.params)] = s
-                self.order.append(s)
-        self.stored = len(self.order)
-
-    def reference(self):
-        return self.tight.proved if self.tight.proved is not None else sp.Integer(1)
-
-    def claim_on(self, tr, value=None):
-        """The statement on the run ``tr`` (C = ``value``, or left free): the window cut at
-        the loss floor, and a window opened by an event (S001's t_2) fixed on the run."""
-        t_end = float(tr.t[-1]) if len(tr.t) else 0.0
-        claim = self.tight.claim_for(self.mode, self.at_t, t_end, value)
-        if claim.event is not None and not self.tight.event_time:
-            claim = at_event(claim, tr) or claim  # (never happened: the check says so)
-        return self.floored(claim, tr)
-
-    def floored(self, claim, tr):
-        """``claim`` compared only where L(t)/L(0) >= the loss floor, when one is set."""
-        return claim if self.loss_floor is None else above_loss_floor(claim, tr,
-                                                                      self.loss_floor)
-
-    def _extra_times(self, problem) -> list[float]:
-        """Times that must be saved: those the statement names (L(0), L(5)) and the finite
-        ends of a claim's window (t_1 for a claim at t = t_1)."""
-        if self.tight.parsed is not None:
-            return _fixed_times(self.tight)
-        ends = []
-        for end in self.tight.claim.window:
-            value = math.nan
-            if end != sp.oo:
-                try:
-                    value = problem_scalar(self.tight.claim, problem, end)
-                except CheckError:  # defined by the run (an event): not known before it
-                    pass
-            ends.append(value)
-        out = [v for v in ends if math.isfinite(v) and v >= 0]
-        lo, hi = ends
-        if len(out) == 2 and hi > lo:  # a finite window: the extreme over time, finely
-            out += list(np.linspace(lo, hi, WINDOW_POINTS))
-        return sorted(set(out))
-
-    def run(self, params: Mapping):
-        problem = self.family.make(dict(params))
-        extra = self._extra_times(problem)
-        at_t = self.at_t if self.mode == "at_t" else None
-        tr, horizon = run_family_instance(self.family, problem, params, self.method,
-                                          self.points, extra, at_t)
-        if self.tight.event_time:  # the event's time to the grid's resolution: refine there
-            t_event = event_time(self.claim_on(tr), tr)
-            if math.isfinite(t_event) and t_event > 0:
-                k = int(np.searchsorted(tr.t, t_event))
-                t_before = float(tr.t[max(k - 1, 0)])
-                fine = list(np.linspace(t_before, t_event, EVENT_POINTS))
-                tr, horizon = run_family_instance(self.family, problem, params, self.method,
-                                                  self.points, sorted({*extra, *fine}), at_t)
-        return problem, tr, horizon
-
-    def __call__(self, params: Mapping) -> Searched | None:
-        key = params_key(dict(params))
-        if key in self.seen:
-            self.visited.append(self.seen[key])
-            return self.seen[key]
-        try:
-            limits.problem_size(dict(params))
-        except limits.LimitError as exc:
-            raise TightenError(str(exc)) from None
-        try:
-            problem, tr, horizon = self._measure(params)
-        except ProblemError as exc:
-            self.unbuildable.append((dict(params), str(exc)))
-            return None
-        searched = self._record(params, problem, tr, horizon)
-        self.visited.append(searched)
-        if self.bar is not None:
-            self.bar.advance()
-        return searched
-
-    def _before_run(self, problem) -> str | None:
-        """Why the instance says nothing, known before simulating it (or None)."""
-        if self.tight.parsed is not None:  # a user's text: a part undefined here
-            try:
-                Statement(self.tight.text, self.tight.parsed).require_defined(problem)
-            except UndefinedHere as exc:
-                return f"the statement is undefined here: {exc}"
-            return None
-        return inapplicable_instance(self.tight.claim, problem)
-
-    def _measure(self, params):
-        problem = self.family.make(dict(params))
-        why = self._before_run(problem)
-        if why is not None:
-            return problem, why, 0.0
-        return self.run(params)
-
-    def _record(self, params, problem, tr, horizon) -> Searched:
-        if isinstance(tr, str):
-            ext = Extreme(INAPPLICABLE, note=tr)
-        else:
-            ext = instance_extreme(self.tight, self.claim_on(tr), tr, self.reference())
-        if ext.status == DECIDED:
-            if self.direction and ext.direction != self.direction:
-                raise TightenError(
-                    f"{self.tight.text}: the constant is bounded "
-                    f"{'below' if self.direction > 0 else 'above'} on other instances and "
-                    f"{'below' if ext.direction > 0 else 'above'} on this one "
-                    f"({dict(params)}): its coefficient changes sign across the family; "
-                    f"restate it or fix a parameter (--param)")
-            self.direction = ext.direction
-        s = Searched(params=dict(params), problem_hash=problem.content_hash, extreme=ext,
-                     horizon=float(horizon))
-        self.seen[params_key(s.params)] = s
-        self.order.append(s)
-        if self.store is not None:
-            self.store.add(s.row(self.store.query, self.versions))
-        return s
-
-
-def _fixed_times(tight: Tightenable) -> list[float]:
-    return Statement(tight.text, tight.parsed).fixed_times()
 
 
 def _better(a: float, b: float | None, direction: int) -> bool:
@@ -236,7 +80,7 @@ def _best(points: list[Searched]) -> Searched | None:
     return best
 
 
-def _search(ev: _Evaluator, budget: int, seed: int) -> None:
+def _search(ev: Evaluator, budget: int, seed: int) -> None:
     @settings(max_examples=budget, database=None, deadline=None, derandomize=False,
               phases=(Phase.generate, Phase.target), verbosity=Verbosity.quiet,
               suppress_health_check=list(HealthCheck), print_blob=False)
@@ -274,7 +118,7 @@ def _neighbours(family: fam_mod.Family, params: dict, pinned: set) -> list[dict]
     return out
 
 
-def _refine(ev: _Evaluator, budget: int, pinned: set) -> int:
+def _refine(ev: Evaluator, budget: int, pinned: set) -> int:
     """Coordinate moves from the best instance while they sharpen the value. Every move
     counts against the budget, stored or simulated, so that a run reading a store gives
     the numbers of the run that filled it (a larger budget goes further)."""
@@ -297,7 +141,7 @@ def _refine(ev: _Evaluator, budget: int, pinned: set) -> int:
     return spent
 
 
-def _witness(ev: _Evaluator, best: Searched) -> Witness:
+def _witness(ev: Evaluator, best: Searched) -> Witness:
     """Re-run the best instance and check the statement with C moved 2% each way."""
     e = best.extreme
     problem, tr, horizon = ev.run(best.params)
@@ -317,7 +161,7 @@ def _witness(ev: _Evaluator, best: Searched) -> Witness:
                    proved_outcome=proved_outcome, trajectory=tr, claim=ev.claim_on(tr))
 
 
-def _witness_claim(ev: _Evaluator, tr, value: float, t_w: float, role: str):
+def _witness_claim(ev: Evaluator, tr, value: float, t_w: float, role: str):
     """The statement at C = ``value`` as it is checked on the witness: 2% past, at the
     witness's own time (where it must fail; `gfverify conjecture --at-t`); 2% back, over
     the window (where it must hold): a user's statement over the window `gfverify
@@ -334,7 +178,7 @@ def _witness_claim(ev: _Evaluator, tr, value: float, t_w: float, role: str):
     return claim
 
 
-def _decided_witness(ev: _Evaluator) -> tuple[Witness | None, int]:
+def _decided_witness(ev: Evaluator) -> tuple[Witness | None, int]:
     """The sharpest instance whose 2% check is decided, trying the ``WITNESS_TRIES``
     sharpest in order; also how many sharper ones were passed over (their check within
     numerical error). With none decided, the sharpest is returned (not decided)."""
@@ -390,7 +234,7 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
     try:
         with Progress(budget + refine_budget, f"tighten {tight.text}",
                       enabled=progress) as bar:
-            ev = _Evaluator(tight, fam, mode, at_t, spec, points, store, bar, loss_floor)
+            ev = Evaluator(tight, fam, mode, at_t, spec, points, store, bar, loss_floor)
             _search(ev, budget, seed)
             refined = _refine(ev, refine_budget, pinned)
         witness, passed_over = _decided_witness(ev)

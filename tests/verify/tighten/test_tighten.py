@@ -148,9 +148,10 @@ def test_the_critical_value_is_solved_symbolically():
 
 
 def test_the_report_table_covers_each_claim_and_reads_its_store(tmp_path, monkeypatch):
-    """A claim whose parts bound C from opposite sides (S002-L2) gets one row per part; every
-    row says proved / sharpest / slack / witness or why not; a second report reads the
-    instances back from the store instead of simulating them."""
+    """A claim whose parts bound C from opposite sides (S002-L2) gets one row per part; a
+    claim is tightened in the named parameter its statement uses; every row says proved /
+    sharpest / slack / witness; a second report reads the instances back from the store
+    instead of simulating them."""
     from theory import registry
     from verify.report import tightness
     from verify.report.doc import Table
@@ -163,11 +164,16 @@ def test_the_report_table_covers_each_claim_and_reads_its_store(tmp_path, monkey
                          "S000-A3"}
     (table,) = [b for b in blocks if isinstance(b, Table)]
     assert [r[0] for r in table.rows] == list(rows) and table.header == tightness.HEADER
-    for d in rows.values():
-        assert d["verdict"] in ("SHARPEST FOUND", "UNDECIDED", "PROVED VALUE VIOLATED")
-        assert d["proved"] == 1.0 and d["searched"] >= 3
+    for key, d in rows.items():
+        # every row has a decided witness (the report's acceptance: none INCONCLUSIVE)
+        assert d["verdict"] == "SHARPEST FOUND" and d["witness"]["decided"], d
+        claim = registry.get(key.split()[0])
+        param = tightness.statement_parameter(claim)  # c_T, eps, gamma_0: named ones first
+        assert param == {"S002-T1": "c_T", "S002-L2": "eps", "S000-A3": "gamma_0"}[claim.id]
+        assert d["proved"] == pytest.approx(float(claim.parameters[param]))
+        assert d["searched"] >= 3
         line = tightness.catalogue_line("x", d)
-        assert "proved 1" in line or "no instance decided" in line
+        assert f"its parameter {param}" in line and "proved" in line
     again, data2 = tightness.run(tmp_path, "quick", tmp_path / "store", show_progress=False)
     for key, d in data2["claims"].items():
         assert d["stored_before"] == rows[key]["searched"]
