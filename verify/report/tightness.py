@@ -136,8 +136,11 @@ def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[
         Heading(2, "How tight: the sharpest constants"),
         Paragraph(f"For each claim with a constant, `gfverify tighten CLAIM` at the `{profile}` "
               f"profile's budget ({prof.tighten_budget} instances drawn + "
-              f"{prof.tighten_refine} refinement runs, seed 0): the claim's parameter or the "
-              f"multiplier of its bound side (proved value 1), the sharpest value observed "
+              f"{prof.tighten_refine} refinement runs, seed 0): the one named parameter the "
+              f"claim's statement uses (proved: its value in the claim) or else the "
+              f"multiplier of its bound side (proved value 1), on the family and settings "
+              f"its pack declares (a loss floor is named in the family column), the "
+              f"sharpest value observed "
               f"with its numerical error, the slack factor (proved / sharpest, >= 1 when the "
               f"proved value is on the side that keeps the claim true) and the witness. A "
               f"witness is *decided* when the claim with the constant moved 2% past the "
