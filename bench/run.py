@@ -29,6 +29,9 @@ Measured side by side in one run, on this machine:
 (c) how our time per replicate-epoch grows with n, d and p (fitted exponents).
 
     python bench/run.py [--json OUT] [--quick] [--workers W] [--dtype D]
+
+Length (~450 lines): one script, because what it compares must be measured side by side
+in one run; each measurement is its own function and the rest prints their ratios.
 """
 
 from __future__ import annotations

@@ -69,6 +69,13 @@ def _arr(values) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in (values or [])], dtype=float)
 
 
+def _finish(fig, row: dict, data: dict, top: float):
+    """The figure with its title (`_title`) above the axes, which end at ``top``."""
+    _title(fig, row, data)
+    fig.tight_layout(rect=(0, 0, 1, top))
+    return fig
+
+
 def _title(fig, row: dict, data: dict) -> None:
     head = f"{row.get('claim', '')}: {row.get('verdict', '')}"
     kind = row.get("kind") or data.get("kind")
@@ -151,9 +158,7 @@ def _series(row: dict, data: dict):
     bottom.legend(fontsize=7, loc="best")
     bottom.grid(alpha=0.3)
     bottom.set_xlabel(data.get("x_label", "t"))
-    _title(fig, row, data)
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
-    return fig
+    return _finish(fig, row, data, 0.93)
 
 
 def _single_time(row: dict, data: dict, t: float, obs: float, bound: float, tol: float):
@@ -176,9 +181,7 @@ def _single_time(row: dict, data: dict, t: float, obs: float, bound: float, tol:
         ax.set_yscale("log")
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=7, loc="best")
-    _title(fig, row, data)
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
-    return fig
+    return _finish(fig, row, data, 0.9)
 
 
 def _ratio_panel(ax, t, margin, tol, at: dict, style: dict) -> None:
@@ -278,9 +281,7 @@ def _scaling(row: dict, data: dict):
     ax.set_ylabel(data.get("quantity", "y"))
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, loc="best")
-    _title(fig, row, data)
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
-    return fig
+    return _finish(fig, row, data, 0.92)
 
 
 # -- probability ---------------------------------------------------------------------------
@@ -313,9 +314,7 @@ def _probability(row: dict, data: dict):
     ax.set_ylabel("probability (measured side of each relation)")
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=7, loc="best")
-    _title(fig, row, data)
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
-    return fig
+    return _finish(fig, row, data, 0.92)
 
 
 _DRAW = {"series": _series, "scaling": _scaling, "probability": _probability}

@@ -14,6 +14,14 @@ from verify.figures import pyplot, save_png
 
 
 # -- figures -----------------------------------------------------------------------------------
+def _label(ax, xlabel: str, ylabel: str, title: str, legend_loc: str) -> None:
+    """The axes' labels, a small title and a small legend, as every panel here has them."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc=legend_loc)
+
+
 def loss_figure(curves, sims, path: Path) -> Path:
     plt = pyplot()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11.5, 4.3))
@@ -34,10 +42,8 @@ def loss_figure(curves, sims, path: Path) -> Path:
                      np.where(s < 1 / BETAS[0], BETAS[0] ** 2 / 2, 0.0)) / P
     ax.plot(s, limit, color="grey", ls="--", lw=1.2, label="limit n -> oo")
     ax.set_xlim(0, S_PLOT)
-    ax.set_xlabel("t / t_1(1/2)   (t_1: CF-7 half-capacity time of the slow group)")
-    ax.set_ylabel("L / p")
-    ax.set_title("E-000-5: p = 2 groups, beta = (1, 2), N_0 = 1 (CF-7)", fontsize=10)
-    ax.legend(fontsize=7, loc="upper right")
+    _label(ax, "t / t_1(1/2)   (t_1: CF-7 half-capacity time of the slow group)", "L / p",
+           "E-000-5: p = 2 groups, beta = (1, 2), N_0 = 1 (CF-7)", "upper right")
     for k, r in enumerate(sims):
         color = plt.get_cmap("plasma")(k / max(len(sims) - 1, 1))
         cv = r["_curves"]
@@ -46,10 +52,8 @@ def loss_figure(curves, sims, path: Path) -> Path:
         bx.semilogy(cv["s"], np.maximum(cv["err"], 1e-18), color=color, lw=0.9, ls=":")
     bx.plot([], [], color="grey", ls=":", label="ExactFlow's own loss error (companion)")
     bx.axhline(GAP_TOL, color="tab:red", ls="--", lw=0.9, label=f"stated tolerance {GAP_TOL:g}")
-    bx.set_xlabel("t / t_1(1/2)")
-    bx.set_ylabel("relative loss gap")
-    bx.set_title("closed form (numerics.ClosedForm) vs simulation (ExactFlow)", fontsize=10)
-    bx.legend(fontsize=7, loc="lower right")
+    _label(bx, "t / t_1(1/2)", "relative loss gap",
+           "closed form (numerics.ClosedForm) vs simulation (ExactFlow)", "lower right")
     fig.tight_layout()
     return save_png(fig, path)
 
@@ -73,10 +77,8 @@ def width_figure(points, sims, fits, K_limit, path: Path) -> Path:
             label=f"slope 4 ln 9 = {K_limit:.3f} (limit)")
     ax.set_xlim(0, xmax * 1.05)
     ax.set_ylim(0, None)
-    ax.set_xlabel("x = 1 / ln n")
-    ax.set_ylabel("W = (t(0.9) - t(0.1)) / t(0.5)")
-    ax.set_title("relative transition width against 1/ln n", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
+    _label(ax, "x = 1 / ln n", "W = (t(0.9) - t(0.1)) / t(0.5)",
+           "relative transition width against 1/ln n", "upper left")
     ns = [p["n"] for p in points]
     bx.semilogx(ns, [p["ratio_cf7_half_capacity"] for p in points], "o-", ms=3,
                 label="CF-7: t_2(1/2) / t_1(1/2)")
@@ -91,10 +93,7 @@ def width_figure(points, sims, fits, K_limit, path: Path) -> Path:
     bx.axhline(PAPER_LIMIT, color="grey", ls="--", lw=1, label="limit 1/2")
     bx.plot([float(FIGURE_N)], [PAPER_RATIO], "*", ms=11, color="k",
             label="paper: 0.516 at n = 1.74e18")
-    bx.set_xlabel("n")
-    bx.set_ylabel("t_2 / t_1")
-    bx.set_title("normalised drop time of the fast group", fontsize=10)
-    bx.legend(fontsize=7, loc="upper right")
+    _label(bx, "n", "t_2 / t_1", "normalised drop time of the fast group", "upper right")
     fig.tight_layout()
     return save_png(fig, path)
 

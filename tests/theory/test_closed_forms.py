@@ -5,6 +5,9 @@ an inequality to a sum of non-negative terms, a probability to exhaustive enumer
 with exact rationals. The numeric cross-checks integrate the gradient flow of an actual
 Problem (numerics.network's vector field, DOP853 at rtol 1e-12) and compare it with the
 closed form evaluated through sympy.lambdify.
+
+Length (~1,060 lines): twelve closed forms, each with its symbolic proof and its numeric
+cross-check next to it, sharing the integrated flows defined at the top.
 """
 
 from __future__ import annotations
