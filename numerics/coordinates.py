@@ -50,6 +50,15 @@ class _LinearState:
     """Coordinates ``y = (weights of the first layer, a)`` linear in W: the output weights
     are the last p entries and a state needs no renormalising on a restart."""
 
+    supports_sliding = True
+
+    @staticmethod
+    def neuron_floor(problem: Problem, rtol: float, atol_fraction: float) -> np.ndarray:
+        """Each neuron's absolute tolerance: ``atol_fraction`` of the relative tolerance
+        at the neuron's initial size sqrt(|w_j(0)|^2 + a_j(0)^2) (at least 1e-300)."""
+        scale = np.sqrt(np.sum(problem.W0**2, axis=1) + problem.a0**2)
+        return np.maximum(scale * rtol * atol_fraction, 1e-300)
+
     def output_weights(self, Y):
         return self._unpack(Y)[1]
 
@@ -61,15 +70,13 @@ class Cartesian(_LinearState):
     """y = (W.ravel(), a): the default coordinates."""
 
     name = "cartesian"
-    supports_sliding = True
 
     def __init__(self, problem: Problem, rtol: float, atol_fraction: float) -> None:
         self.problem = problem
         p, d = problem.p, problem.d
         self.n_w = p * d
         self.y0 = np.concatenate([problem.W0.ravel(), problem.a0])
-        neuron_scale = np.sqrt(np.sum(problem.W0**2, axis=1) + problem.a0**2)
-        floor = np.maximum(neuron_scale * rtol * atol_fraction, 1e-300)
+        floor = self.neuron_floor(problem, rtol, atol_fraction)
         self.rtol = rtol
         self.atol = np.concatenate([np.repeat(floor, d), floor])
 
@@ -208,7 +215,6 @@ class Span(_LinearState):
     """
 
     name = "span"
-    supports_sliding = True
 
     def __init__(self, problem: Problem, rtol: float, atol_fraction: float) -> None:
         self.problem = problem
@@ -217,8 +223,7 @@ class Span(_LinearState):
         self.Z0 = problem.W0 @ problem.X.T
         self.G = problem.X @ problem.X.T
         self.y0 = np.concatenate([np.zeros(p * n), problem.a0])
-        neuron_scale = np.sqrt(np.sum(problem.W0**2, axis=1) + problem.a0**2)
-        floor = np.maximum(neuron_scale * rtol * atol_fraction, 1e-300)
+        floor = self.neuron_floor(problem, rtol, atol_fraction)
         x_scale = float(np.max(np.linalg.norm(problem.X, axis=1)))
         self.rtol = rtol
         # C has units of W per unit of x: its floor is the neuron's floor over |x|
