@@ -61,12 +61,12 @@ class _Values:
 
     @property
     def error(self) -> np.ndarray:
-        integ = (
-            np.full_like(self.fine, np.inf)
-            if self.companion is None
-            else np.abs(self.fine - self.companion)
-        )
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN, read as inf
+            integ = (
+                np.full_like(self.fine, np.inf)
+                if self.companion is None
+                else np.abs(self.fine - self.companion)
+            )
             err = ERROR_SAFETY * integ + self.roundoff
         return np.where(np.isnan(err), np.inf, err)
 
@@ -169,8 +169,12 @@ class RunContext:
                 if s.name in roundoffs and not fine_only:
                     slope = _slope(flat, s, symbols, args_fine, T)
                     term = slope * roundoffs[s.name]
-                    unknown = ~np.isfinite(term) & np.isfinite(fine)
-                    if unknown.any():  # e.g. 1/N(0)^2 underflowing: the moved value instead
+                    # a slope that overflows (1/N(0)^2 at N(0) ~ 1e-200) while the value and
+                    # the input's round-off are finite: the moved value instead (an
+                    # unknown round-off, or an unknown error at a kink, stays unknown)
+                    unknown = (np.isinf(slope) & np.isfinite(fine)
+                               & np.isfinite(roundoffs[s.name]))
+                    if unknown.any():
                         term = np.where(unknown, _moved(real, args_fine, s.name,
                                                         roundoffs[s.name], fine), term)
                     roundoff = roundoff + term
@@ -194,7 +198,7 @@ def _slope(flat: sp.Basic, s: sp.Symbol, symbols: list, args: dict, T: int) -> n
 
     Where an ``Abs(g)`` sits exactly at g = 0, sympy's derivative there is 0 (sign(0)) or
     0/0; the bound over the subgradient is used instead: each Abs(g) read as +g and as
-    -g, the largest slope over the sign choices (more than four |.| at once: inf there,
+    -g, the largest slope over the sign choices (more than four |.| at once: NaN there,
     an unknown error rather than an understated one)."""
     def values(expr):
         fn = sp.lambdify(symbols, expr, modules="numpy")
@@ -210,8 +214,8 @@ def _slope(flat: sp.Basic, s: sp.Symbol, symbols: list, args: dict, T: int) -> n
         at_kink |= values(a.args[0]) == 0
     if not at_kink.any():
         return slope
-    if len(absolutes) > 4:
-        return np.where(at_kink, np.inf, slope)
+    if len(absolutes) > 4:  # NaN: unknown (not an overflow `_moved` could bound)
+        return np.where(at_kink, np.nan, slope)
     bound = np.zeros(T)
     for signs in itertools.product((1, -1), repeat=len(absolutes)):
         chosen = flat.xreplace({a: sign * a.args[0] for a, sign in zip(absolutes, signs,

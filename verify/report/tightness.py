@@ -53,7 +53,7 @@ def _number(x, digits: int = 4) -> str:
 
 
 def _slack_text(d: dict) -> str:
-    if d.get("slack_at_least") is not None:  # the sharpest value is 0 within its error
+    if d.get("slack_at_least") is not None:  # the value known to 2% of the proved one only
         return f">= {_number(d['slack_at_least'], 3)}"
     return _number(d.get("slack"), 3)
 

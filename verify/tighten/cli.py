@@ -51,8 +51,9 @@ def register(subparsers) -> None:
                     help="simulations for the local refinement (default budget/4)")
     add_run_options(tg)
     tg.add_argument("--loss-floor", type=float, default=None, metavar="LEVEL",
-                    help="compare only where L(t)/L(0) >= LEVEL (e.g. 1e-10: below it the "
-                         "round-off of vanishing ratios such as the PL swamps every margin)")
+                    help="end the window at the last saved time where L(t)/L(0) >= LEVEL "
+                         "(e.g. 1e-10: below it the round-off of vanishing ratios such as "
+                         "the PL swamps every margin)")
     tg.add_argument("--results", default=None, metavar="DIR",
                     help="store the instances in DIR/tighten.sqlite; a later run with the "
                          "same query reads them and extends the search")

@@ -75,7 +75,10 @@ class Evaluator:
         t_end = float(tr.t[-1]) if len(tr.t) else 0.0
         claim = self.tight.claim_for(self.mode, self.at_t, t_end, value)
         if claim.event is not None and not self.tight.event_time:
-            claim = at_event(claim, tr) or claim  # (never happened: the check says so)
+            try:  # (never happened, or undefined here: the check then says so)
+                claim = at_event(claim, tr) or claim
+            except CheckError:
+                pass
         return self.floored(claim, tr)
 
     def floored(self, claim, tr):
@@ -83,9 +86,10 @@ class Evaluator:
         return claim if self.loss_floor is None else above_loss_floor(claim, tr,
                                                                       self.loss_floor)
 
-    def _extra_times(self, problem) -> list[float]:
-        """Times that must be saved: those the statement names (L(0), L(5)) and the finite
-        ends of a claim's window (t_1 for a claim at t = t_1)."""
+    def _extra_times(self, problem, params: Mapping) -> list[float]:
+        """Times that must be saved: those the statement names (L(0), L(5)), the finite
+        ends of a claim's window (t_1 for a claim at t = t_1) and ``WINDOW_POINTS`` times
+        across the part of a finite window the run reaches (its horizon)."""
         if self.tight.parsed is not None:
             return _fixed_times(self.tight)
         ends = []
@@ -99,13 +103,15 @@ class Evaluator:
             ends.append(value)
         out = [v for v in ends if math.isfinite(v) and v >= 0]
         lo, hi = ends
-        if len(out) == 2 and hi > lo:  # a finite window: the extreme over time, finely
-            out += list(np.linspace(lo, hi, WINDOW_POINTS))
+        if len(out) == 2:  # a finite window: the extreme over time, finely
+            hi = min(hi, self.family.horizon(problem, dict(params)))
+            if hi > lo:
+                out += list(np.linspace(lo, hi, WINDOW_POINTS))
         return sorted(set(out))
 
     def run(self, params: Mapping):
         problem = self.family.make(dict(params))
-        extra = self._extra_times(problem)
+        extra = self._extra_times(problem, params)
         at_t = self.at_t if self.mode == "at_t" else None
         tr, horizon = run_family_instance(self.family, problem, params, self.method,
                                           self.points, extra, at_t)

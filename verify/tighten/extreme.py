@@ -16,8 +16,8 @@ middle of that interval and its error the half-width, so every time of the windo
 counts, the less well known ones too. The witness's time is the one that bounds C most
 surely (the largest ``h - error`` where C is bounded below, the smallest ``h + error``
 above). The instance decides C only when the half-width is within ``RESOLVED`` (2%) of
-the value (or of the proved value when the value is 0 within its error): then C moved
-2% past the value fails at the witness's time and 2% back holds at every time.
+the larger of the value and the proved value (`move_scale`): then C moved that 2% past
+the value fails at the witness's time and 2% back holds at every time.
 """
 
 from __future__ import annotations
@@ -45,13 +45,17 @@ MOVE = 0.02  # the witness is checked with C moved 2% past and back (`verify.tig
 RESOLVED = MOVE
 
 
-def move_scale(value: float, error: float, reference: float) -> float:
-    """What the 2% of the witness check (and of resolution) is 2% of: the value itself,
-    or, when the value is 0 within its error (a deviation that vanishes on the flow, such
-    as S002-F2's), the proved value (1 for a multiplier or a user's constant)."""
-    if abs(value) > error:
-        return abs(value)
-    return abs(reference) if reference and math.isfinite(reference) else 1.0
+def move_scale(value: float, proved: float | None) -> float:
+    """What the 2% of the witness check (and of resolution) is 2% of: for a claim, the
+    larger of the value and the proved value. A value small against the proved one (a
+    deviation the flow keeps near 0, such as S002-F2's) is then resolved to 2% of the
+    proved value, which is what its slack needs; the result reports the slack as a lower
+    bound when the value is not known to 2% of itself
+    (`verify.tighten.result.TightenResult.slack_at_least`). For a user's statement (no
+    proved value, no scale of its own): the value itself, or 1 when it is exactly 0."""
+    if proved is not None and math.isfinite(proved) and proved != 0:
+        return max(abs(value), abs(proved))
+    return abs(value) if value != 0 else 1.0
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,6 @@ class Extreme:
     part: int = 0
     direction: int = 0
     note: str = ""
-    unresolved: int = 0  # saved times where the value's error exceeds RESOLVED of it
 
 
 def _direction(signs: np.ndarray, where: str) -> int:
@@ -105,9 +108,15 @@ def _uncertainty_at(tight: Tightenable, part, claim: Claim, tr: Trajectory,
     return np.where(np.isnan(out), np.inf, out)
 
 
-def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory, reference: float) -> Extreme:
+def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory,
+               reference: float | None) -> Extreme:
     inside = window_mask(claim, tr)
-    parts, direction, unresolved = [], 0, 0
+    if not inside.any():
+        lo, hi = (sp.sstr(end) for end in claim.window)
+        return Extreme(UNDECIDED, note=f"no saved time inside the window [{lo}, {hi}] (its "
+                                       f"end is the run's, or the loss floor's, when "
+                                       f"earlier)")
+    parts, direction = [], 0
     for k, part in enumerate(tight.parts):
         vals, errs = _part_values(claim, tr, part.critical)
         slope, _ = _part_values(claim, tr, part.slope)
@@ -133,11 +142,9 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory, reference: floa
     value = d * first
     for _ in range(2):  # the interval seen from that value, then from its middle
         sure = possible = None  # (d h - u, t, part) largest; (d h + u, t) largest
-        unresolved = 0
         for k, part, idx, vals, _ in parts:
             u = _uncertainty_at(tight, part, claim, tr, value)[idx]
             low, high = d * vals[idx] - u, d * vals[idx] + u
-            unresolved += int((~(u <= RESOLVED * np.abs(vals[idx]))).sum())
             j, jq = int(np.argmax(low)), int(np.argmax(high))
             if sure is None or low[j] > sure[0]:
                 sure = (float(low[j]), float(tr.t[idx[j]]), k)
@@ -146,20 +153,19 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory, reference: floa
         (low, t, k), (high, t_high) = sure, possible
         if not (math.isfinite(low) and math.isfinite(high)):
             return Extreme(UNDECIDED, note=f"the constant is not resolved: its value at "
-                                           f"t = {t_high:.4g} has an unknown error",
-                           unresolved=unresolved)
+                                           f"t = {t_high:.4g} has an unknown error")
         bounds = sorted((d * low, d * high))
         value, error = (bounds[0] + bounds[1]) / 2, (high - low) / 2
-    if not error <= RESOLVED * move_scale(value, error, reference):
+    if not error <= RESOLVED * move_scale(value, reference):
         return Extreme(UNDECIDED, note=f"the constant is not resolved: on this run it lies "
                                        f"between {bounds[0]:.4g} and {bounds[1]:.4g} (more "
                                        f"than {RESOLVED:.0%} apart; least sure at "
-                                       f"t = {t_high:.4g})", unresolved=unresolved)
-    return Extreme(DECIDED, value, error, t, k, direction, unresolved=unresolved)
+                                       f"t = {t_high:.4g})")
+    return Extreme(DECIDED, value, error, t, k, direction)
 
 
 def _event(tight: Tightenable, claim: Claim, tr: Trajectory, error: float,
-           reference: float) -> Extreme:
+           reference: float | None) -> Extreme:
     t_obs = event_time(claim, tr)
     if not math.isfinite(t_obs):
         return Extreme(UNDECIDED, note=f"the event did not happen by t = {float(tr.t[-1]):.4g}")
@@ -185,7 +191,7 @@ def _event(tight: Tightenable, claim: Claim, tr: Trajectory, error: float,
             best = cand
     if best is None:
         return Extreme(UNDECIDED, note="the constant is not determined by the bound")
-    if not best[1] <= RESOLVED * move_scale(best[0], best[1], reference):
+    if not best[1] <= RESOLVED * move_scale(best[0], reference):
         return Extreme(UNDECIDED, note=f"the event time's error makes C uncertain by "
                                        f"{best[1]:.3g} (more than {RESOLVED:.0%} of "
                                        f"{best[0]:.4g})")
@@ -220,7 +226,7 @@ def instance_extreme(tight: Tightenable, claim: Claim, tr: Trajectory,
             return Extreme(INAPPLICABLE, note=verdict.reason or "an assumption is not met")
         tolerance = float(verdict.tolerance)
     try:
-        scale = reference_value(claim, tr, reference)
+        scale = reference_value(claim, tr, tight.proved) if tight.proved is not None else None
         if tight.event_time:
             return _event(tight, claim, tr, tolerance, scale)
         return _pointwise(tight, claim, tr, scale)

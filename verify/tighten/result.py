@@ -18,7 +18,7 @@ from verify.conjecture.result import SearchSettings, replay_command
 from verify.conjecture.statement import DEFAULT_POINTS
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.figures import pyplot, save_png
-from verify.tighten.extreme import DECIDED, Extreme
+from verify.tighten.extreme import DECIDED, MOVE, Extreme
 from verify.tighten.statement import Tightenable
 from verify.verdict import Outcome
 
@@ -112,7 +112,7 @@ class TightenResult(SearchSettings):
         p, s = self.proved, self.sharpest
         if p is None or s is None or p == 0 or s == 0 or (p > 0) != (s > 0):
             return None
-        if self.zero_within_error:
+        if self.below_resolution:
             return None  # (see slack_at_least)
         ratio = abs(p / s) if self.direction > 0 else abs(s / p)
         # >= 1 exactly when the proved value is on the side that keeps the claim true
@@ -120,18 +120,18 @@ class TightenResult(SearchSettings):
         return ratio if on_true_side == (ratio >= 1) else 1 / ratio
 
     @property
-    def zero_within_error(self) -> bool:
-        """The sharpest value is 0 within its numerical error (a deviation the flow keeps
-        at 0, e.g. S002-F2's): the constant is known only to be below the error."""
+    def below_resolution(self) -> bool:
+        """The sharpest value is not known to 2% of itself, only to 2% of the proved value
+        (a deviation the flow keeps near 0, such as S002-F2's): no slack ratio is given."""
         s, err = self.sharpest, self.error
-        return s is not None and err is not None and abs(s) <= err
+        return s is not None and err is not None and not err <= MOVE * abs(s)
 
     @property
     def slack_at_least(self) -> float | None:
-        """With the sharpest value 0 within its error ``err``: the slack is at least
-        |proved| / (|sharpest| + err), for an upper bound on a deviation."""
+        """Below resolution (`below_resolution`), for a constant bounded below: the slack
+        is at least |proved| / (|sharpest| + error)."""
         p, s, err = self.proved, self.sharpest, self.error
-        if not self.zero_within_error or p is None or self.direction <= 0 or p <= 0:
+        if not self.below_resolution or p is None or self.direction <= 0 or p <= 0:
             return None
         return abs(p) / (abs(s) + err) if abs(s) + err > 0 else None
 
@@ -284,7 +284,8 @@ class TightenResult(SearchSettings):
                      f"t = {e.t:.4g}, part {t.parts[e.part].text()})")
         if t.proved is not None:
             slack = (f"{self.slack:.3g}" if self.slack is not None else
-                     f"at least {self.slack_at_least:.3g} (0 within its error)"
+                     f"at least {self.slack_at_least:.3g} (the value is known to 2% of the "
+                     f"proved value only)"
                      if self.slack_at_least is not None else "n/a")
             proved = (f"{self.proved:.6g}" if self.proved is not None else t.proved_text())
             extra = ("" if t.proved.is_number else f" ({t.proved_text()} on the witness)")

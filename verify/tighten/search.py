@@ -145,8 +145,9 @@ def _witness(ev: Evaluator, best: Searched) -> Witness:
     """Re-run the best instance and check the statement with C moved 2% each way."""
     e = best.extreme
     problem, tr, horizon = ev.run(best.params)
-    delta = MOVE * move_scale(e.value, e.error,
-                              reference_value(ev.claim_on(tr), tr, ev.reference()))
+    proved = ev.tight.proved
+    delta = MOVE * move_scale(e.value, None if proved is None
+                              else reference_value(ev.claim_on(tr), tr, proved))
     past = e.value - e.direction * delta  # where the statement must fail
     back = e.value + e.direction * delta  # where it must hold
     outcomes = {name: check(_witness_claim(ev, tr, value, e.t, name), tr).outcome
@@ -204,7 +205,11 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
     if loss_floor is not None and not (isinstance(loss_floor, (int, float))
                                        and 0 < loss_floor < 1):
         raise TightenError(f"--loss-floor {loss_floor!r}: expected a number between 0 and 1 "
-                           f"(compare only where L(t)/L(0) is at least that)")
+                           f"(the window then ends at the last saved time where "
+                           f"L(t)/L(0) is at least that)")
+    if loss_floor is not None and mode != "for_all_t":
+        raise TightenError("--loss-floor: it ends a window (--for-all-t, or a claim's own "
+                           "window); with --at-t or --as-t-to-inf choose the time instead")
     check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
                                       "--refine-budget": (refine_budget, 0)}, t_max,
                          error=TightenError)
@@ -268,8 +273,8 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
     the horizon). ``budget``: instances hypothesis draws; ``refine_budget``: further
     simulations for the local refinement (default budget/4). ``results``: a directory
     whose store is read and extended. ``plot``: a PNG of the best value against the
-    number of instances searched. ``loss_floor``: compare only at the saved times where
-    L(t)/L(0) is at least this (`verify.check_run.above_loss_floor`). Other arguments as in
+    number of instances searched. ``loss_floor``: the window ends at the last saved time
+    where L(t)/L(0) is at least this (`verify.check_run.above_loss_floor`). Other arguments as in
     `verify.conjecture.conjecture`.
     """
     tight = from_text(expr, free, part)
