@@ -16,8 +16,10 @@ middle of that interval and its error the half-width, so every time of the windo
 counts, the less well known ones too. The witness's time is the one that bounds C most
 surely (the largest ``h - error`` where C is bounded below, the smallest ``h + error``
 above). The instance decides C only when the half-width is within ``RESOLVED`` (2%) of
-the larger of the value and the proved value (`move_scale`): then C moved that 2% past
-the value fails at the witness's time and 2% back holds at every time.
+the larger of the value and the proved value (`move_scale`). The witness is checked with
+C moved 2% of the value past and back when the value is known to 2% of itself, else 2%
+of that scale (`witness_move`): either way past the half-width, so C moved past fails at
+the witness's time and moved back holds at every time.
 """
 
 from __future__ import annotations
@@ -46,13 +48,14 @@ RESOLVED = MOVE
 
 
 def move_scale(value: float, proved: float | None) -> float:
-    """What the 2% of the witness check (and of resolution) is 2% of: for a claim, the
-    larger of the value and the proved value. A value small against the proved one (a
-    deviation the flow keeps near 0, such as S002-F2's) is then resolved to 2% of the
-    proved value, which is what its slack needs; the result reports the slack as a lower
-    bound when the value is not known to 2% of itself
-    (`verify.tighten.result.TightenResult.slack_at_least`). For a user's statement (no
-    proved value, no scale of its own): the value itself, or 1 when it is exactly 0."""
+    """What an instance's resolution is 2% of: for a claim, the larger of the value and
+    the proved value. A value small against the proved one (a deviation the flow keeps
+    near 0, such as S002-F2's) is then resolved to 2% of the proved value, which is what
+    its slack needs; the result reports the slack as a lower bound when the value is not
+    known to 2% of itself (`verify.tighten.result.TightenResult.slack_at_least`), and the
+    witness is then checked 2% of this scale each way (`witness_move`). For a user's
+    statement (no proved value, no scale of its own): the value itself, or 1 when it is
+    exactly 0."""
     if proved is not None and math.isfinite(proved) and proved != 0:
         return max(abs(value), abs(proved))
     return abs(value) if value != 0 else 1.0
@@ -71,6 +74,15 @@ class Extreme:
     part: int = 0
     direction: int = 0
     note: str = ""
+
+
+def witness_move(value: float, error: float, proved: float | None) -> float:
+    """How far C is moved past and back for the witness check: 2% of the value when the
+    value is known to 2% of itself (the sharp check), else 2% of `move_scale` (a value
+    below resolution, whose slack is then reported as a lower bound only)."""
+    if value != 0 and error <= MOVE * abs(value):
+        return MOVE * abs(value)
+    return MOVE * move_scale(value, proved)
 
 
 def _direction(signs: np.ndarray, where: str) -> int:

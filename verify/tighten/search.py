@@ -54,8 +54,8 @@ from verify.tighten.extreme import (
     DECIDED,
     DEFINITION,
     MOVE,
-    move_scale,
     reference_value,
+    witness_move,
 )
 from verify.tighten.result import Searched, TightenResult, Witness
 from verify.tighten.statement import Tightenable, TightenError, from_claim, from_text
@@ -146,8 +146,8 @@ def _witness(ev: Evaluator, best: Searched) -> Witness:
     e = best.extreme
     problem, tr, horizon = ev.run(best.params)
     proved = ev.tight.proved
-    delta = MOVE * move_scale(e.value, None if proved is None
-                              else reference_value(ev.claim_on(tr), tr, proved))
+    delta = witness_move(e.value, e.error, None if proved is None
+                         else reference_value(ev.claim_on(tr), tr, proved))
     past = e.value - e.direction * delta  # where the statement must fail
     back = e.value + e.direction * delta  # where it must hold
     outcomes = {name: check(_witness_claim(ev, tr, value, e.t, name), tr).outcome

@@ -17,7 +17,7 @@ from verify.conjecture.instance import MethodSpec
 from verify.families import get as family
 from verify.report.tightness import declared_settings
 from verify.tighten import tighten, tighten_claim
-from verify.tighten.extreme import move_scale
+from verify.tighten.extreme import move_scale, witness_move
 from verify.tighten.statement import TightenError
 
 
@@ -166,3 +166,15 @@ def test_the_resolution_scale_is_continuous_and_a_statement_keeps_its_own():
     assert move_scale(1e-3, 1.0) == move_scale(0.9e-3, 1.0) == 1.0
     assert move_scale(2.5, 1.0) == 2.5 and move_scale(-3.0, 1.0) == 3.0
     assert move_scale(1e-6, None) == 1e-6 and move_scale(0.0, None) == 1.0
+
+
+def test_the_witness_is_moved_2_percent_of_a_resolved_value():
+    """A value known to 2% of itself is checked 2% of itself each way (S002-T1's c_T at
+    1.29 against a proved 3: by 0.026, not 0.06); a value below resolution, 2% of the
+    proved value."""
+    assert witness_move(1.29, 3.6e-6, 3.0) == pytest.approx(0.02 * 1.29)
+    assert witness_move(1.3e-6, 1.3e-6, 0.1) == pytest.approx(0.02 * 0.1)
+    assert witness_move(0.0, 0.0, None) == pytest.approx(0.02)
+    result = tighten_claim("S002-T1", "two-point", param="c_T", budget=2, refine_budget=0)
+    assert result.witness.decided and not result.below_resolution
+    assert result.witness.back - result.sharpest == pytest.approx(0.02 * result.sharpest)
