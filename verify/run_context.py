@@ -185,7 +185,7 @@ def _moved(evaluate, args: dict, name: str, roundoff: np.ndarray,
            fine: np.ndarray) -> np.ndarray:
     """How far the value moves when the input ``name`` moves by its round-off either way:
     the first-order error where the derivative itself is not representable (a slope
-    |f/s| that overflows while f and s are finite) or is unbounded at a kink of |.|."""
+    |f/s| that overflows while f, s and the round-off are finite)."""
     base = np.broadcast_to(np.asarray(args[name], dtype=float), fine.shape)
     moved = [np.abs(evaluate({**args, name: base + sign * roundoff}) - fine)
              for sign in (1.0, -1.0)]

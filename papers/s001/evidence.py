@@ -21,7 +21,6 @@ import sympy as sp
 
 from numerics import ExactFlow, Problem, Trajectory, generators, simulate
 from theory.claim import Claim
-from verify import at_event, event_time  # noqa: F401 - S001's t_2, t_2^+ as any event's
 from verify.measures import instance_values
 
 # seeds of mu = 0.95, n = 4, h = 6 data for which (28) holds at eps = 1e-100

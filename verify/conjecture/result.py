@@ -38,7 +38,7 @@ class SearchSettings:
     seed: int
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ConjectureResult(SearchSettings):
     """What a search found.
 
@@ -50,8 +50,8 @@ class ConjectureResult(SearchSettings):
     ``exit_code``: `verify.exit_codes` (0, 1, or 3 for UNDECIDED).
     """
 
-    statement: str = ""
-    tried: list[Instance] = field(default_factory=list)
+    statement: str
+    tried: list[Instance]
     counterexample: Instance | None = None
     first_found: Instance | None = None
     shrink_trials: int = 0

@@ -70,11 +70,11 @@ class Witness:
         return self.past_outcome is Outcome.VIOLATED and self.back_outcome is Outcome.HOLDS
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TightenResult(SearchSettings):
-    tightenable: Tightenable | None = None
-    points: int = DEFAULT_POINTS
-    searched: list[Searched] = field(default_factory=list)
+    tightenable: Tightenable
+    points: int
+    searched: list[Searched]
     stored: int = 0
     refined: int = 0
     witness: Witness | None = None
@@ -189,8 +189,8 @@ class TightenResult(SearchSettings):
         args = ["gfverify", "tighten", t.text, "--family", self.family]
         if t.claim is None:
             args[3:3] = ["--free", t.free.name]
-        elif t.how.startswith("its parameter"):
-            args[3:3] = ["--param", t.how.split()[2]]
+        elif t.param is not None:
+            args[3:3] = ["--param", t.param]
         for k, v in t.parameters:
             args += ["--claim-param", f"{k}={v}"]
         for k, v in self.witness.searched.params.items():

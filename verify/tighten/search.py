@@ -40,7 +40,6 @@ from verify import families as fam_mod
 from verify.check import check
 from verify.check_run import (
     inapplicable_instance,
-    instance_scalar,
 )
 from verify.conjecture.instance import MethodSpec, first_positive
 from verify.conjecture.statement import (
@@ -145,21 +144,18 @@ def _witness(ev: Evaluator, best: Searched) -> Witness:
     """Re-run the best instance and check the statement with C moved 2% each way."""
     e = best.extreme
     problem, tr, horizon = ev.run(best.params)
-    proved = ev.tight.proved
-    delta = witness_move(e.value, e.error, None if proved is None
-                         else reference_value(ev.claim_on(tr), tr, proved))
+    on_run, proved = ev.claim_on(tr), ev.tight.proved
+    proved_here = None if proved is None else reference_value(on_run, tr, proved)
+    delta = witness_move(e.value, e.error, proved_here)
     past = e.value - e.direction * delta  # where the statement must fail
     back = e.value + e.direction * delta  # where it must hold
     outcomes = {name: check(_witness_claim(ev, tr, value, e.t, name), tr).outcome
                 for name, value in (("past", past), ("back", back))}
-    proved_here, proved_outcome = None, None
-    if ev.tight.proved is not None:
-        proved_here = (float(ev.tight.proved) if ev.tight.proved.is_number
-                       else instance_scalar(ev.claim_on(tr), tr, ev.tight.proved))
-        proved_outcome = check(ev.claim_on(tr, ev.tight.proved), tr).outcome
+    proved_outcome = (None if proved is None
+                      else check(ev.claim_on(tr, proved), tr).outcome)
     return Witness(searched=best, past=past, back=back, past_outcome=outcomes["past"],
                    back_outcome=outcomes["back"], proved_here=proved_here,
-                   proved_outcome=proved_outcome, trajectory=tr, claim=ev.claim_on(tr))
+                   proved_outcome=proved_outcome, trajectory=tr, claim=on_run)
 
 
 def _witness_claim(ev: Evaluator, tr, value: float, t_w: float, role: str):

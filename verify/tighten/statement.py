@@ -63,6 +63,7 @@ class Tightenable:
     proved: sp.Basic | None = None
     how: str = ""
     part: int | None = None  # --part: the one relation tightened
+    param: str | None = None  # the claim parameter tightened (None: the multiplier)
     parameters: tuple[tuple[str, str], ...] = ()  # --claim-param: other parameters set
 
     def proved_value(self) -> float | None:
@@ -271,7 +272,8 @@ def from_claim(claim_id: str, param: str | None = None,
         how += " (" + ", ".join(f"{k} = {v}" for k, v in chosen_params) + ")"
     return Tightenable(text=claim.id, free=free, parts=parts,
                        event_time=claim.kind is Kind.EVENT_TIME, claim=template,
-                       proved=proved, how=how, part=part, parameters=chosen_params)
+                       proved=proved, how=how, part=part, param=param,
+                       parameters=chosen_params)
 
 
 def _scaled(rel: sp.Basic, free: sp.Symbol) -> sp.Basic:

@@ -54,7 +54,7 @@ from theory.symbols import (
     t_align,
     yhat,
 )
-from verify import Outcome, check
+from verify import Outcome, at_event, check, event_time
 from verify.evidence import Grid, Sample, ScalingData
 from verify.measures import instance_values
 from verify.verdict import combine
@@ -217,7 +217,7 @@ def test_theorem(cid, verdicts, verify_profile):
 def at_event_after(claim, tr):
     """The claim with its event time fixed on ``tr``; for T1b the window opens just after
     t_2 (at t_2 itself the bound is the tautology L(t_2) <= L(t_2))."""
-    fixed = ev.at_event(claim, tr)
+    fixed = at_event(claim, tr)
     assert fixed is not None, f"{claim.id}: the event never happened by t={tr.t[-1]}"
     if claim.id.startswith("S001-T1b"):
         te = float(fixed.definitions[claim.event_time])
@@ -274,7 +274,7 @@ def f7_data(profile) -> ScalingData:
             pr = generators.separable(n=size, d=3, p=8, seed=seed, mu=0.5, eps=ev.THEOREM_EPS)
             tr = ev.trajectory(pr, 20.0, 2001, coords="lognorm")
             xs.append(size)
-            ys.append(ev.event_time(C["S001-F7"], tr))
+            ys.append(event_time(C["S001-F7"], tr))
             zeta2.append(instance_values(pr)["zeta_2"])
     # mu and zeta_2 only scale the law K log(n) / (min(zeta, xi) sqrt(mu)); its shape in n,
     # which the fit tests, does not depend on them (zeta_2: the sample's median)
