@@ -22,13 +22,18 @@ from theory.claim import Claim
 from verify.check_ensemble import check_probability, check_scaling
 from verify.check_grid import check_grid
 from verify.check_run import check_estimate, check_one, event_time, instance_scalar
+from verify.escalation import DEFAULT_BUDGET, check_escalating
 from verify.evidence import Estimate, Grid, Sample, ScalingData
 from verify.run_context import evaluate, relation_margins
 from verify.verdict import CheckError, Verdict, combine
 
 
-def check(claim: Claim, evidence) -> Verdict:
+def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET) -> Verdict:
     """Check ``claim`` on its evidence.
+
+    ``escalate``: on an exact-flow run, how many more accurate re-runs an instance
+    undecided by its numerical error gets before it counts as undecided
+    (`verify.escalation`; 0: none). The verdict says which run decided it.
 
     Evidence: a Trajectory or a list of them (time-resolved claims), a
     `verify.evidence.Sample` of Problems (PROBABILITY claims) or a
@@ -45,9 +50,9 @@ def check(claim: Claim, evidence) -> Verdict:
     if isinstance(evidence, Estimate):
         return check_estimate(claim, evidence)
     if isinstance(evidence, Trajectory):
-        return check_one(claim, evidence)
+        return check_escalating(claim, evidence, escalate, check_one)[0]
     if isinstance(evidence, Iterable):
-        verdicts = [check_one(claim, tr) for tr in evidence]
+        verdicts = [check_escalating(claim, tr, escalate, check_one)[0] for tr in evidence]
         return combine(claim.id, verdicts)
     raise CheckError(
         f"evidence: expected a Trajectory or a list of them, got {type(evidence).__name__}"

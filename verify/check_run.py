@@ -23,11 +23,12 @@ from verify.figure_data import series as figure_series
 from verify.measures import (
     ERROR_SAFETY,
     FLOAT_EPS,
+    ROUNDING,
     ROUNDOFF_ULPS,
 )
 from verify.relations import RELATION_TEXT, signed_margin
 from verify.run_context import ASSUMPTION_ATOL, MissingValue, RunContext, margin_on_run
-from verify.verdict import CheckError, Outcome, Verdict, Where
+from verify.verdict import TOO_COARSE, WITHIN_ERROR, CheckError, Outcome, Verdict, Where
 
 # An equality (identity, conservation law) is confirmed only on a run whose state is
 # known to this relative accuracy; a looser run cannot tell the identity from an
@@ -174,66 +175,167 @@ def _window_mask(claim: Claim, ctx: RunContext) -> np.ndarray:
 def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
     """Every relation at every saved time in the window.
 
-    A point violates when margin < -error. For inequalities, |margin| <= error
-    is inside the error band (inconclusive there); equalities can only be
-    confirmed up to the error. The reported point is the most violated one, or
-    else the first inconclusive one, or else the one closest to its error band.
+    A point violates when margin < -error. For inequalities, |margin| <= error is inside
+    the error band: undecided there, unless the margin is below the rounding of the
+    relation's own formula (no float64 run can decide it: `unresolved`, named in the
+    verdict, which then covers the other times). Equalities can only be confirmed up to
+    the error. The reported point is the most violated one, or else the first undecided
+    one, or else the one closest to its error band.
     """
     tr = ctx.tr
     inside = _window_mask(claim, ctx)
     if not inside.any():
+        lo, hi = (ctx.scalar(e) if e != sp.oo else math.inf for e in claim.window)
         return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr),
-                        reason="no saved time inside the claim's window")
+                        reason=f"no saved time inside the claim's window t in [{lo:.4g}, "
+                        f"{hi:.4g}] (the run's saved times end at {_run_end(tr):.4g})")
     times = tr.t[inside]
     violated, inconclusive, closest = [], [], []
     series = {}  # part -> (relation, margin, error) over the window, for figure_data
+    unresolved = np.zeros(len(times), dtype=bool)  # below float64's rounding of the relation
+    unfinished = np.zeros(len(times), dtype=bool)  # within the finest float64 run's error
+    zero_loss = np.zeros(len(times), dtype=bool)  # L = 0 exactly: a ratio of it undefined
+    finest = finest_float64(tr)
+    equalities = []  # (error, rounding) of each equality, for the identity gate
     for rel in claim.relations():
-        margin, error, is_eq = margin_on_run(rel, ctx)
-        margin, error = margin[inside], error[inside]
+        margin, error, is_eq, rounding = margin_on_run(rel, ctx)
+        margin, error, rounding = margin[inside], error[inside], rounding[inside]
         part = sp.sstr(rel)
+        exact_fit = np.zeros(len(times), dtype=bool)
         if not np.all(np.isfinite(margin)):
-            k = int(np.flatnonzero(~np.isfinite(margin))[0])
-            return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, times[k], part),
-                            reason=f"{part} is not finite at t={times[k]:.4g}")
+            # where the loss is exactly 0 in float64 (the outputs equal the labels to the
+            # last bit) a ratio such as the PL is 0/0: no float64 run resolves it there
+            exact_fit = _zero_loss(tr)[inside] & ~np.isfinite(margin)
+            zero_loss |= exact_fit
+            rest = ~np.isfinite(margin) & ~exact_fit
+            if rest.any():
+                k = int(np.flatnonzero(rest)[0])
+                return _verdict(claim, tr, Outcome.INCONCLUSIVE,
+                                where=_where(tr, times[k], part),
+                                reason=f"{part} is not finite at t={times[k]:.4g}")
+            margin = np.where(exact_fit, 0.0, margin)
+            error = np.where(exact_fit, 0.0, error)
         series.setdefault(part, (rel, margin, error))
         strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
-        bad = (margin < -error) | (strict & (margin <= 0) & (error == 0))
+        bad = ((margin < -error) | (strict & (margin <= 0) & (error == 0))) & ~exact_fit
         # each entry ends with the index k of its point (never reached by the tuple
         # order: one entry per relation, and the entries differ in ``part`` before it)
         if bad.any():
             k = int(np.argmin(margin + error))
             violated.append((margin[k] + error[k], margin[k], error[k], times[k], part, k))
             continue
-        undecided = (np.abs(margin) <= error) & (error > 0)
-        if not is_eq and undecided.any():
-            k = int(np.flatnonzero(undecided)[0])
-            inconclusive.append((0.0, margin[k], error[k], times[k], part, k))
+        if is_eq:
+            equalities.append((error, rounding))
+        else:
+            undecided = (np.abs(margin) <= error) & (error > 0) & ~exact_fit
+            below = undecided & (np.abs(margin) < rounding)
+            unresolved |= below
+            if finest:
+                unfinished |= undecided & ~below
+            elif (undecided & ~below).any():
+                k = int(np.flatnonzero(undecided & ~below)[0])
+                inconclusive.append((0.0, margin[k], error[k], times[k], part, k))
         denom = np.abs(margin) + error
         with np.errstate(divide="ignore", invalid="ignore"):
             closeness = np.where(denom > 0, (margin + error) / denom, 1.0)
+        closeness = np.where(unresolved | unfinished | zero_loss, np.inf, closeness)
         # the least slack relative to the error; among points equally far from deciding
         # (closeness 1: every margin > error), the smallest margin
         k = int(np.lexsort((margin, closeness))[0])
         closest.append((closeness[k], margin[k], error[k], times[k], part, k))
-    reason = ""
+    reason, note = "", ""
+    window = (float(times[0]), float(times[-1]))
     if violated:
         outcome, pick = Outcome.VIOLATED, min(violated)
     elif inconclusive:
         outcome, pick = Outcome.INCONCLUSIVE, inconclusive[0]
+        reason = WITHIN_ERROR
+    elif (unresolved | unfinished | zero_loss).all():
+        outcome, pick = Outcome.INCONCLUSIVE, min(closest)
+        reason = ("every saved time of the window is below float64's resolution of the "
+                  "relation (the margin within the rounding of its own formula, or within "
+                  "the error of the finest float64 run)")
     else:
         outcome, pick = Outcome.HOLDS, min(closest)
-        has_equality = any(isinstance(rel, sp.Equality) for rel in claim.relations())
-        state_error = float(np.max(tr.state_error[inside]))
-        if has_equality and not state_error <= IDENTITY_MAX_STATE_ERROR:
-            outcome = Outcome.INCONCLUSIVE
-            reason = (f"the run's relative state error {state_error:.2g} is above "
-                      f"{IDENTITY_MAX_STATE_ERROR:g}: too coarse to confirm an identity")
+        note = "; ".join(x for x in (
+            unresolved_text(tr, times, unresolved, "the margin is below the rounding of "
+                            "the relation's own formula"),
+            unresolved_text(tr, times, unfinished & ~unresolved, "the margin is within the "
+                            f"error of the finest float64 run ({_accuracy(tr)})"),
+            unresolved_text(tr, times, zero_loss, "the loss is exactly 0 in float64 (the "
+                            "outputs equal the labels to the last bit), where the relation is "
+                            "not defined")) if x)
+        why = _identity_too_coarse(tr, inside, equalities)
+        if why:
+            outcome, reason = Outcome.INCONCLUSIVE, why
     _, margin, error, t_at, part, k = pick
     rel, margins, errors = series[part]
     figure = _series_figure(claim, ctx, rel, np.flatnonzero(inside), margins, errors, k)
     return _verdict(claim, tr, outcome, margin=float(margin), tolerance=float(error),
-                    where=_where(tr, float(t_at), part), reason=reason, figure_data=figure)
+                    where=_where(tr, float(t_at), part), reason=reason, figure_data=figure,
+                    window=window, unresolved=note)
 
+
+def _zero_loss(tr: Trajectory) -> np.ndarray:
+    """Saved times at which the run's loss is exactly 0 (and was not at t = 0)."""
+    loss = np.asarray(tr.loss, dtype=float)
+    return (loss == 0) & (loss[0] > 0) if loss.size else np.zeros(0, dtype=bool)
+
+
+def _identity_too_coarse(tr: Trajectory, inside: np.ndarray, equalities: list) -> str:
+    """Why the run cannot confirm the claim's equalities, or "": each must be known to
+    IDENTITY_MAX_STATE_ERROR relative to the size of its terms (its rounding / ROUNDING;
+    where that is not known, the run's relative state error stands in)."""
+    worst = 0.0
+    for error, rounding in equalities:
+        scale = rounding / ROUNDING
+        if not np.all(scale > 0):
+            worst = math.inf
+            break
+        worst = max(worst, float(np.max(error / scale)))
+    if worst <= IDENTITY_MAX_STATE_ERROR:
+        return ""
+    if math.isinf(worst):
+        state_error = float(np.max(tr.state_error[inside]))
+        if state_error <= IDENTITY_MAX_STATE_ERROR:
+            return ""
+        return (f"the run's relative state error {state_error:.2g} is above "
+                f"{IDENTITY_MAX_STATE_ERROR:g}: {TOO_COARSE}")
+    return (f"the equality is known to {worst:.2g} of the size of its terms, above "
+            f"{IDENTITY_MAX_STATE_ERROR:g}: {TOO_COARSE}")
+
+
+def finest_float64(tr: Trajectory) -> bool:
+    """Whether ``tr`` is as accurate as a float64 run gets here: the exact flow at the
+    finest tolerance of `verify.escalation`'s ladder, or the high-precision flow (whose
+    quantities are still measured in float64)."""
+    from verify.escalation import FLOAT64_RTOLS
+
+    if tr.method == "high_precision_flow":
+        return True
+    return tr.method == "exact_flow" and float(tr.options.get("rtol", 1.0)) <= FLOAT64_RTOLS[-1]
+
+
+def _accuracy(tr: Trajectory) -> str:
+    if tr.method == "exact_flow":
+        return f"rtol {float(tr.options['rtol']):g}"
+    return tr.method.replace("_", " ")
+
+
+def unresolved_text(tr: Trajectory, times: np.ndarray, mask: np.ndarray, why: str) -> str:
+    """The saved times ``times[mask]`` named: how many, their range, why, the loss there."""
+    if not mask.any():
+        return ""
+    at = times[mask]
+    span = f"t = {at[0]:.4g}" if len(at) == 1 else f"t in [{at[0]:.4g}, {at[-1]:.4g}]"
+    text = (f"undecidable in float64 at {int(mask.sum())} of {len(times)} saved times "
+            f"({span}): {why}")
+    loss = np.asarray(tr.loss, dtype=float)
+    if loss.size and loss[0] > 0:
+        ratio = np.interp(at, tr.t, loss / loss[0])
+        text += (f"; L/L(0) there {ratio.min():.2g}" if ratio.min() == ratio.max() else
+                 f"; L/L(0) there in [{ratio.min():.2g}, {ratio.max():.2g}]")
+    return text
 
 
 def _series_figure(claim: Claim, ctx: RunContext, rel: sp.Basic, rows: np.ndarray,
@@ -392,7 +494,8 @@ def _check_event_time(claim: Claim, ctx: RunContext) -> Verdict:
         outcome = Outcome.INCONCLUSIVE
     return _verdict(claim, tr, outcome, margin=margin, tolerance=error,
                     where=_where(tr, t_fine, str(claim.event_time)),
-                    observed=t_fine, predicted=bound, figure_data=figure)
+                    observed=t_fine, predicted=bound, figure_data=figure,
+                    reason=WITHIN_ERROR if outcome is Outcome.INCONCLUSIVE else "")
 
 
 def _event_figure(claim: Claim, ctx: RunContext, t_event: float, bound: float, error: float,
@@ -408,7 +511,7 @@ def _event_figure(claim: Claim, ctx: RunContext, t_event: float, bound: float, e
     try:
         best = None
         for rel in claim.event_relations():
-            margin, err, _ = margin_on_run(rel, ctx)
+            margin, err, *_ = margin_on_run(rel, ctx)
             with np.errstate(invalid="ignore"):
                 holds = margin[rows] >= 0
             first = int(np.argmax(holds)) if holds.any() else rows.size  # rows.size: never

@@ -9,7 +9,7 @@ integration error, which the companion run measures).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -151,70 +151,288 @@ class Series:
     ``roundoff`` bounds the error the quantity inherits from (a) rounding in its
     formula and (b) the state's own estimated relative error at that time
     (``Trajectory.state_error``, per neuron against the companion run),
-    propagated to first order through the quantity's degree of homogeneity in
-    the weights. (b) covers errors that the run and its companion share, which
-    a plain difference of the quantity between the two runs would miss.
+    propagated to first order through the quantity's dependence on the weights.
+    (b) covers errors that the run and its companion share, which a plain
+    difference of the quantity between the two runs would miss.
+
+    ``rounding`` is the part of ``roundoff`` that no float64 run can remove: the
+    formula's own rounding at an exactly known state. A margin within the rounding of
+    its relation is below float64's resolution (`verify.check_run` names such times
+    instead of counting them undecided). ``None``: not known (such times are never
+    called unresolvable, only undecided).
+
+    ``own_error``, where given, is a second total error estimate that needs no companion
+    difference of the quantity (a conserved quantity's: ERROR_SAFETY x the larger of its
+    drifts in the run and the companion, each of which is that run's own error when the
+    flow conserves it, and which exceed the true drift otherwise); a check takes the
+    smaller of the two estimates, time by time.
+
+    ``increment(k)``, where given, is the Series of F(t) - F(t_k) computed directly
+    (not as the difference of two rounded values), with its own error: on a plateau
+    L(t) - L(0) is resolved long after L(t) and L(0) agree to the last bit.
     """
 
     values: np.ndarray
     roundoff: np.ndarray
+    rounding: np.ndarray | None = None
+    own_error: np.ndarray | None = None
+    increment: Callable[[int], Series] | None = field(default=None, compare=False)
+
+
+ROUNDING = ROUNDOFF_ULPS * FLOAT_EPS  # relative rounding of a formula of the weights
+
+
+def state_relative_error(tr: Trajectory) -> np.ndarray:
+    """Relative error of each neuron's (w_j, a_j), per saved time: ERROR_SAFETY x the running
+    maximum of `Trajectory.state_error` (the per-neuron relative difference to the companion
+    run; an envelope, since that difference fluctuates and can cancel at single times while
+    the error accumulates).
+
+    The method's nominal accuracy (`Trajectory.nominal_error`, rtol x accepted steps) is not
+    added: it bounds a worst case in which every step's local error adds up in one
+    direction, and was 10^3-10^4 times the error measured against runs 1,000 times more
+    accurate (`tests/verify/test_error_estimates.py`), so that statements that hold with
+    room came back undecided."""
+    envelope = np.maximum.accumulate(tr.state_error) if len(tr.t) else tr.state_error
+    return ERROR_SAFETY * envelope
 
 
 def relative_floor(tr: Trajectory, degree: float) -> np.ndarray:
     """Relative error floor, per saved time, of a quantity homogeneous of ``degree`` in a
-    neuron's weights: rounding plus ``degree`` times the state's relative error.
-
-    The state error used is the running maximum of ``Trajectory.state_error`` up to
-    each time (an envelope: the difference to the companion run fluctuates and can
-    cancel at single times, while the error itself accumulates), times ERROR_SAFETY,
-    plus the method's nominal accuracy (`Trajectory.nominal_error`).
-    """
-    envelope = np.maximum.accumulate(tr.state_error) if len(tr.t) else tr.state_error
-    return ROUNDOFF_ULPS * FLOAT_EPS + degree * (ERROR_SAFETY * envelope + tr.nominal_error)
+    neuron's weights: rounding plus ``degree`` times the state's relative error
+    (`state_relative_error`)."""
+    return ROUNDING + degree * state_relative_error(tr)
 
 
-def output_error(tr: Trajectory) -> np.ndarray:
-    """Error floor of h(x_i) (degree 2 in the weights), per time."""
-    scale = np.max(np.abs(tr.problem.y)) + np.max(np.abs(tr.outputs), axis=-1)
-    return relative_floor(tr, 2.0) * scale
+def output_magnitude(tr: Trajectory) -> np.ndarray:
+    """max_i of s |x_i| sum_j |theta_j| (|a_j| + |w_j|), per saved time (s the output
+    factor): a relative error rho of every neuron's theta_j = (w_j, a_j) moves each output
+    h(x_i) by at most rho times this (relu is 1-Lipschitz, so a kink adds nothing)."""
+    norms = tr.neuron_norms
+    theta = np.sqrt(tr.a**2 + norms**2)
+    x_max = float(np.max(np.linalg.norm(tr.problem.X, axis=1)))
+    return tr.problem.output_factor * x_max * np.sum(theta * (np.abs(tr.a) + norms), axis=-1)
+
+
+def output_error(tr: Trajectory, labels: bool = True) -> np.ndarray:
+    """Error floor of the outputs h(x_i) (``labels``: of the residuals y_i - h(x_i), whose
+    rounding also scales with |y_i|), per time: ERROR_SAFETY x the largest difference of an
+    output between the run and its companion, over the saved time and its two neighbours
+    on each side (the difference can cancel at single times), plus rounding.
+
+    Not the state's relative error through `output_magnitude`: near a minimum the flow
+    contracts the error across the outputs while the error along the set of minima does
+    not move them, so that propagation exceeded the outputs' true error by 10^6-10^8 late
+    in a run (`tests/verify/test_error_estimates.py`), and every relation of a residual
+    (the loss, the PL ratio) came back undecided there."""
+    comp = tr.companion
+    if comp is None or len(comp.t) != len(tr.t):
+        return np.full(len(tr.t), np.inf)
+    with np.errstate(invalid="ignore"):
+        diff = np.max(np.abs(tr.outputs - comp.outputs), axis=-1)
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    # near convergence the run's and the companion's errors in the outputs are of one size
+    # (both at the integrator's noise floor, which a looser tolerance does not raise ten
+    # times): the method's nominal accuracy through the outputs stays as a floor there
+    nominal = tr.nominal_error * output_magnitude(tr)
+    return ERROR_SAFETY * _local_max(diff, 2) + nominal + output_rounding(tr, labels)
+
+
+def _local_max(x: np.ndarray, radius: int) -> np.ndarray:
+    """max of ``x`` over each index and ``radius`` neighbours on each side."""
+    if x.size == 0:
+        return x
+    padded = np.pad(x, radius, mode="edge")
+    return np.lib.stride_tricks.sliding_window_view(padded, 2 * radius + 1).max(axis=-1)
+
+
+def output_rounding(tr: Trajectory, labels: bool = True) -> np.ndarray:
+    """The rounding part of `output_error` (at an exactly known state)."""
+    mag = output_magnitude(tr) + np.max(np.abs(tr.outputs), axis=-1)
+    if labels:
+        mag = mag + np.max(np.abs(tr.problem.y))
+    return ROUNDING * mag
+
+
+def _loss_error(tr: Trajectory, e_h: np.ndarray, loss: np.ndarray) -> np.ndarray:
+    """The loss's error when every output is known to within ``e_h``: first order through
+    |dL/dh_i| (second order for the square loss; for the exponential and logistic losses
+    |d^2 L/dh_i^2| <= |dL/dh_i| e^{e_h} bounds the rest), plus the loss's own rounding."""
+    pr = tr.problem
+    if pr.loss == "square":
+        r = np.max(np.abs(tr.residuals), axis=-1)
+        return pr.loss_scale * e_h * (2 * r + e_h) + ROUNDING * loss
+    from numerics import network
+
+    g = np.sum(np.abs(network.loss_derivative(pr, tr.outputs)), axis=-1)
+    with np.errstate(over="ignore"):
+        return g * e_h * (1 + e_h * np.exp(np.minimum(e_h, 700.0))) + ROUNDING * loss
 
 
 def _loss(tr: Trajectory) -> Series:
-    e_h = output_error(tr)
-    r = np.max(np.abs(tr.residuals), axis=-1)
-    scale = tr.problem.loss_scale if tr.problem.loss == "square" else 1.0
-    return Series(tr.loss, scale * e_h * (2 * r + e_h))
+    e_h, r_h = output_error(tr), output_rounding(tr)
+    return Series(tr.loss, _loss_error(tr, e_h, tr.loss), _loss_error(tr, r_h, tr.loss),
+                  increment=lambda k: _loss_increment(tr, k))
+
+
+def _loss_increment(tr: Trajectory, k: int) -> Series:
+    """L(t) - L(t_k) from the outputs' own differences (h_i(t) - h_i(t_k) is resolved while
+    the outputs are far below the labels, where L(t) and L(t_k) agree to the last bit)."""
+    pr = tr.problem
+    h, h0 = tr.outputs, tr.outputs[k]
+    dh = h - h0
+    y = pr.y
+    if pr.loss == "square":
+        # (1/2n) sum (y - h)^2 - (y - h0)^2 = (1/2n) sum dh (dh - 2 (y - h0))
+        terms = dh * (dh - 2.0 * (y - h0))
+        values = pr.loss_scale * 0.5 * np.mean(terms, axis=-1)
+        size = pr.loss_scale * 0.5 * np.mean(np.abs(dh) * (np.abs(dh) + 2 * np.abs(y - h0)),
+                                             axis=-1)
+        slope = pr.loss_scale * np.mean(np.abs(dh - (y - h0)), axis=-1)  # |dL/d(dh)|, mean
+    else:
+        m0, dm = y * h0, y * dh
+        if pr.loss == "exponential":  # e^{-m0 - dm} - e^{-m0} = e^{-m0} expm1(-dm)
+            terms = np.exp(-m0) * np.expm1(-dm)
+        else:  # log(1 + e^{-m}) at m0 + dm minus at m0
+            terms = np.log1p(np.exp(-np.logaddexp(0.0, m0)) * np.expm1(-dm))
+        values = pr.loss_scale * np.sum(terms, axis=-1)
+        size = pr.loss_scale * np.sum(np.abs(terms), axis=-1)
+        from numerics import network
+
+        slope = np.sum(np.abs(network.loss_derivative(pr, h)), axis=-1)
+    # dh's error: the state's at t (the state at t_k is the run's own: its error is the
+    # state's at t_k, counted by the envelope) and the rounding of both outputs
+    mag = output_magnitude(tr)
+    rel = state_relative_error(tr)
+    e_dh = rel * mag + rel[k] * mag[k]
+    r_dh = ROUNDING * (mag + mag[k] + np.max(np.abs(h), axis=-1) + np.max(np.abs(h0)))
+    rounding = slope * r_dh + ROUNDING * size
+    return Series(values, slope * (e_dh + e_dh**2) + rounding, rounding)
+
+
+def loss_curvature(tr: Trajectory) -> np.ndarray:
+    """Per time and sample, a bound on |d(dL/dh_i)/dh_i| over outputs within their error:
+    loss_scale/n for the square loss; |dL/dh_i| |y_i| e^{|y_i| e_h} for the exponential and
+    logistic losses (whose second derivative is at most the first times |y_i|)."""
+    from numerics import network
+
+    pr = tr.problem
+    if pr.loss == "square":
+        return np.full(tr.outputs.shape, pr.loss_scale / pr.n)
+    e_h = output_error(tr)[:, None]
+    g = np.abs(network.loss_derivative(pr, tr.outputs))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return g * np.abs(pr.y) * np.exp(np.minimum(np.abs(pr.y) * e_h, 700.0))
+
+
+def output_gradient_bound(tr: Trajectory) -> np.ndarray:
+    """Per time, a bound on |grad_theta h(x_i)| over the samples: s |x_i| (sum_j |theta_j|^2)^(1/2)
+    (d h/d a_j = s relu(<w_j, x_i>), d h/d w_j = s a_j 1{...} x_i)."""
+    x_max = float(np.max(np.linalg.norm(tr.problem.X, axis=1)))
+    theta_sq = np.sum(tr.a**2 + tr.neuron_norms**2, axis=-1)
+    return tr.problem.output_factor * x_max * np.sqrt(theta_sq)
+
+
+def velocity_error(tr: Trajectory) -> np.ndarray:
+    """Per time, a bound on the error of the velocity dtheta/dt = -kappa sum_i g_i grad h(x_i)
+    (g_i = dL/dh_i): each g_i moves by at most its curvature times the outputs' error
+    (`output_error`), each grad h(x_i) by the state's relative error; a small gradient made
+    of large cancelling terms (a saddle) keeps the absolute error of its terms."""
+    from numerics import network
+
+    G = output_gradient_bound(tr)
+    dg = np.sum(loss_curvature(tr), axis=-1) * output_error(tr)
+    g = np.sum(np.abs(network.loss_derivative(tr.problem, tr.outputs)), axis=-1)
+    with np.errstate(invalid="ignore"):
+        out = tr.problem.flow_factor * G * (dg + state_relative_error(tr) * g)
+    return np.where(np.isnan(out), np.inf, out)
+
+
+def neuron_velocity_error(tr: Trajectory) -> np.ndarray:
+    """Per time and neuron, a bound on the error of (dw_j/dt, da_j/dt): the loss derivative's
+    error through |grad_{theta_j} h(x_i)| <= s |x_i| (|a_j| + |w_j|), and the neuron's own
+    relative error through its velocity (shape (T, p))."""
+    x_max = float(np.max(np.linalg.norm(tr.problem.X, axis=1)))
+    dg = np.sum(loss_curvature(tr), axis=-1) * output_error(tr)
+    vW, va = tr.velocity
+    speed_j = np.sqrt(np.sum(vW**2, axis=-1) + va**2)
+    pr = tr.problem
+    with np.errstate(invalid="ignore"):
+        out = (pr.flow_factor * pr.output_factor * x_max * (np.abs(tr.a) + tr.neuron_norms)
+               * dg[:, None] + state_relative_error(tr)[:, None] * speed_j)
+    return np.where(np.isnan(out), np.inf, out)
+
+
+def velocity_rounding(tr: Trajectory) -> np.ndarray:
+    """The rounding part of `velocity_error` (an exactly known state)."""
+    from numerics import network
+
+    G = output_gradient_bound(tr)
+    dg = np.sum(loss_curvature(tr), axis=-1) * output_rounding(tr)
+    g = np.sum(np.abs(network.loss_derivative(tr.problem, tr.outputs)), axis=-1)
+    return tr.problem.flow_factor * G * (dg + ROUNDING * g)
+
+
+def _squared_speed(tr: Trajectory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """|dtheta/dt|^2 per time, its error and its rounding: 2 |v| dv + dv^2."""
+    vW, va = tr.velocity
+    speed = np.sqrt(np.sum(vW**2, axis=(-2, -1)) + np.sum(va**2, axis=-1))
+    dv, rv = velocity_error(tr), velocity_rounding(tr)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return speed**2, 2 * speed * dv + dv**2, 2 * speed * rv + rv**2
 
 
 def _pl(tr: Trajectory) -> Series:
-    e_h = output_error(tr)
-    r = np.max(np.abs(tr.residuals), axis=-1)
+    """PL = |dtheta/dt|^2 / (kappa L): the squared speed's error (`velocity_error`) over
+    kappa L, plus the PL times the loss's relative error."""
+    loss = _loss(tr)
+    sq, e_sq, r_sq = _squared_speed(tr)
+    kL = tr.problem.flow_factor * tr.loss
+    pl = np.abs(tr.pl)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(r > 0, 4 * e_h / r, np.inf) + relative_floor(tr, 2.0)
-    return Series(tr.pl, rel * np.abs(tr.pl))
+        error = np.where(kL > 0, e_sq / kL + pl * loss.roundoff / tr.loss, np.inf)
+        rounding = np.where(kL > 0, r_sq / kL + pl * loss.rounding / tr.loss, np.inf)
+    return Series(tr.pl, np.where(np.isnan(error), np.inf, error),
+                  np.where(np.isnan(rounding), np.inf, rounding))
 
 
 def relative_series(tr: Trajectory, values: np.ndarray, degree: float) -> Series:
     with np.errstate(invalid="ignore"):  # 0 x an unknown (inf) floor: unknown, not nan
         error = relative_floor(tr, degree) * np.abs(values)
-    return Series(values, np.where(np.isnan(error), np.inf, error))
+    return Series(values, np.where(np.isnan(error), np.inf, error), ROUNDING * np.abs(values))
 
 
 def _square_norms(tr: Trajectory) -> np.ndarray:
     return tr.a**2 + tr.neuron_norms**2  # (T, p)
 
 
-def _balance(tr: Trajectory) -> Series:
-    drift = np.max(np.abs(tr.balancedness - tr.balancedness[0]), axis=-1)
+def _drift(tr: Trajectory, c: np.ndarray) -> Series:
+    """max_j |c_j(t) - c_j(0)| of a per-neuron quadratic c_j of the weights: its error is
+    the state's relative error through |grad c_j| (a^2 + |w|^2 at t and at 0, the state at 0
+    being exact), its rounding that of both sides."""
+    drift = np.max(np.abs(c - c[0]), axis=-1)
     sq = _square_norms(tr)
-    mag = np.max(sq + sq[0], axis=-1)
-    return Series(drift, relative_floor(tr, 2.0) * mag)
+    rel = state_relative_error(tr)
+    return Series(drift, np.max(2 * rel[:, None] * sq + ROUNDING * (sq + sq[0]), axis=-1),
+                  ROUNDING * np.max(sq + sq[0], axis=-1))
+
+
+def _balance(tr: Trajectory) -> Series:
+    """The drift of c_j = a_j^2 - |w_j|^2, conserved by the flow (CF-2). Its own error: the
+    drifts of the run and of its companion, each that run's integration error when c_j is
+    conserved (an integrator moves a conserved quadratic far less than it misplaces the
+    state along the flow), and at least the true drift's own size when it is not."""
+    own = _drift(tr, tr.balancedness)
+    comp = tr.companion
+    if comp is None or len(comp.t) != len(tr.t):
+        return own
+    other = np.max(np.abs(comp.balancedness - comp.balancedness[0]), axis=-1)
+    own_error = ERROR_SAFETY * np.maximum(own.values, other) + own.rounding
+    return replace(own, own_error=own_error)
 
 
 def _norm_sum_drift(tr: Trajectory) -> Series:
-    sq = _square_norms(tr)
-    drift = np.max(np.abs(sq - sq[0]), axis=-1)
-    return Series(drift, relative_floor(tr, 2.0) * np.max(sq + sq[0], axis=-1))
+    return _drift(tr, _square_norms(tr))
 
 
 def _sign_flips(tr: Trajectory) -> Series:
@@ -225,7 +443,8 @@ def _sign_flips(tr: Trajectory) -> Series:
 TRAJECTORY_QUANTITIES: dict[str, Callable[[Trajectory], Series]] = QuantityTable({
     "L": _loss,
     "PL": _pl,
-    "R": lambda tr: Series(np.max(np.abs(tr.residuals), axis=-1), output_error(tr)),
+    "R": lambda tr: Series(np.max(np.abs(tr.residuals), axis=-1), output_error(tr),
+                           output_rounding(tr)),
     "NormW": lambda tr: relative_series(tr, np.max(tr.neuron_norms, axis=-1), 1.0),
     "Balance": _balance,
     "NormSumDrift": _norm_sum_drift,
@@ -234,6 +453,10 @@ TRAJECTORY_QUANTITIES: dict[str, Callable[[Trajectory], Series]] = QuantityTable
 
 
 def measure(tr: Trajectory, name: str) -> Series:
+    """``name`` measured on ``tr``. Floating-point warnings are off: on a companion run
+    (which has no companion of its own) every error floor is infinite and inf x 0 occurs;
+    a check reads only a companion's values, and a non-finite value of a run is judged by
+    the check itself (INCONCLUSIVE)."""
     try:
         fn = TRAJECTORY_QUANTITIES[name]
     except KeyError:
@@ -241,7 +464,8 @@ def measure(tr: Trajectory, name: str) -> Series:
             f"no measurement for trajectory quantity {name!r}; "
             f"measurable: {', '.join(sorted(TRAJECTORY_QUANTITIES))}"
         ) from None
-    return fn(tr)
+    with np.errstate(all="ignore"):
+        return fn(tr)
 
 
 # -- rate statistics of a loss curve (per step of gradient descent) -----------------------
@@ -298,15 +522,15 @@ def _energies(tr: Trajectory, reduce) -> Series:
 
 def _min_fit_ratio(tr: Trajectory) -> Series:
     y = np.abs(tr.problem.y)
-    return Series(np.min(np.abs(tr.outputs) / y, axis=-1), output_error(tr) / y.min())
+    return Series(np.min(np.abs(tr.outputs) / y, axis=-1), output_error(tr, False) / y.min(),
+                  output_rounding(tr, False) / y.min())
 
 
 def _grad_norm_sq(tr: Trajectory) -> Series:
-    pl, loss = _pl(tr), _loss(tr)
-    values = pl.values * loss.values / tr.problem.flow_factor
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = pl.roundoff / np.abs(pl.values) + loss.roundoff / np.abs(loss.values)
-    return Series(values, np.where(np.isfinite(rel), rel, np.inf) * np.abs(values))
+    """|grad L|^2 = |dtheta/dt|^2 / kappa^2, with the squared speed's error."""
+    sq, e_sq, r_sq = _squared_speed(tr)
+    k2 = tr.problem.flow_factor ** 2
+    return Series(sq / k2, e_sq / k2, r_sq / k2)
 
 
 def _param_drift(tr: Trajectory) -> Series:
@@ -332,7 +556,8 @@ _CONJECTURE_TRAJECTORY: dict[str, Callable[[Trajectory], Series]] = {
     # a ratio of two degree-2 quantities: their relative errors add
     "StableRank": lambda tr: relative_series(tr, tr.stable_rank, 4.0),
     "MinFitRatio": _min_fit_ratio,
-    "MaxAbsH": lambda tr: Series(np.max(np.abs(tr.outputs), axis=-1), output_error(tr)),
+    "MaxAbsH": lambda tr: Series(np.max(np.abs(tr.outputs), axis=-1), output_error(tr, False),
+                                 output_rounding(tr, False)),
     "GradNormSq": _grad_norm_sq,
     "NormWFrobSq": lambda tr: relative_series(tr, np.sum(tr.W**2, axis=(-2, -1)), 2.0),
     "NormWSpecSq": lambda tr: relative_series(

@@ -55,24 +55,30 @@ def relation_margins(claim: Claim, tr: Trajectory) -> list[tuple[sp.Basic, np.nd
 # -- evaluation of expressions on a run ----------------------------------------------------
 @dataclass
 class _Values:
+    """An expression over the saved times: its values on the run (and on the companion,
+    None without one), the numerical error a check counts, and the part of that error that
+    is rounding no float64 run can remove (the resolution, `verify.check_run`)."""
+
     fine: np.ndarray
     companion: np.ndarray | None
-    roundoff: np.ndarray
-
-    @property
-    def error(self) -> np.ndarray:
-        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN, read as inf
-            integ = (
-                np.full_like(self.fine, np.inf)
-                if self.companion is None
-                else np.abs(self.fine - self.companion)
-            )
-            err = ERROR_SAFETY * integ + self.roundoff
-        return np.where(np.isnan(err), np.inf, err)
+    error: np.ndarray
+    rounding: np.ndarray
 
 
 class MissingValue(Exception):
     """An instance quantity the expression needs is not defined for this Problem."""
+
+
+@dataclass
+class _Input:
+    """One argument of a flattened expression: its values on the run and companion, its
+    round-off floor and rounding, and (for a measured quantity) an own total error."""
+
+    fine: np.ndarray | float
+    companion: np.ndarray | float | None
+    roundoff: np.ndarray | None = None
+    rounding: np.ndarray | None = None
+    own_error: np.ndarray | None = None
 
 
 class RunContext:
@@ -111,74 +117,172 @@ class RunContext:
 
     def values(self, expr: sp.Basic, fine_only: bool = False) -> _Values:
         """Evaluate an expression over the saved times, with its error (``fine_only``: the
-        run's values alone; companion and round-off are then not computed)."""
+        run's values alone; companion and round-off are then not computed).
+
+        The error is the smallest of the justified estimates, time by time: ERROR_SAFETY x
+        the companion difference of the whole expression plus each input's round-off floor
+        propagated to first order; the same with a quantity's own total error where its
+        measure gives one (a conserved quantity's drift, `verify.measures.Series`); and, for
+        an expression with both F(t) and F(s) of a quantity whose measure computes
+        increments, the expression rewritten in F(t) - F(s) (a difference of nearly equal
+        values is then measured directly, not as two rounded values)."""
         expr = self.claim.substituted(expr)
         flat, originals = flatten(expr)
-        T = len(self.tr.t)
-        args_fine: dict[str, np.ndarray | float] = {}
-        args_comp: dict[str, np.ndarray | float] = {}
-        roundoffs: dict[str, np.ndarray] = {}
         has_comp = (not fine_only and self.tr.companion is not None
-                    and len(self.tr.companion.t) == T)
-        for name, term in originals.items():
-            if isinstance(term, sp.Derivative):
-                # d/dt F(t) is the measurement named "dF" (computed exactly from the field)
-                term = sp.Function("d" + term.expr.func.__name__)(*term.expr.args)
-            if isinstance(term, sp.core.function.AppliedUndef):
-                fname = term.func.__name__
-                (arg,) = term.args
-                s_f = self.series(fname, False)
-                s_c = self.series(fname, True) if has_comp else None
-                if arg == _T:
-                    args_fine[name], roundoffs[name] = s_f.values, s_f.roundoff
-                    if s_c is not None:
-                        args_comp[name] = s_c.values
-                else:
-                    k = _saved_index(self.tr.t, float(arg))
-                    args_fine[name] = s_f.values[k]
-                    roundoffs[name] = np.full(T, s_f.roundoff[k])
-                    if s_c is not None:
-                        args_comp[name] = s_c.values[k]
-            elif name == "t":
-                args_fine[name] = args_comp[name] = self.tr.t
-            elif name in self.inst:
-                args_fine[name] = args_comp[name] = self.inst[name]
-                # an instance quantity computed with a known error (e.g. by an optimisation)
-                if getattr(self.inst[name], "error", 0.0):
-                    roundoffs[name] = np.full(T, float(self.inst[name].error))
-            else:
-                raise MissingValue(name)
+                    and len(self.tr.companion.t) == len(self.tr.t))
+        inputs = {name: self._input(name, term, has_comp, fine_only)
+                  for name, term in originals.items()}
+        best = self._combine(flat, inputs, has_comp, fine_only)
+        if fine_only:
+            return best
+        for rewritten, extra in self._increment_forms(flat, originals, has_comp):
+            best = _smaller(best, self._combine(rewritten, {**inputs, **extra}, has_comp,
+                                                fine_only))
+        return best
+
+    def _input(self, name: str, term: sp.Basic, has_comp: bool, fine_only: bool) -> _Input:
+        T = len(self.tr.t)
+        if isinstance(term, sp.Derivative):
+            # d/dt F(t) is the measurement named "dF" (computed exactly from the field)
+            term = sp.Function("d" + term.expr.func.__name__)(*term.expr.args)
+        if isinstance(term, sp.core.function.AppliedUndef):
+            fname = term.func.__name__
+            (arg,) = term.args
+            s_f = self.series(fname, False)
+            s_c = self.series(fname, True) if has_comp else None
+            at = slice(None) if arg == _T else _saved_index(self.tr.t, float(arg))
+
+            def per_time(a):
+                if a is None:
+                    return None
+                return a[at] if arg == _T else np.full(T, a[at])
+
+            return _Input(fine=s_f.values[at], companion=None if s_c is None else s_c.values[at],
+                          roundoff=per_time(s_f.roundoff),
+                          rounding=per_time(s_f.rounding),
+                          own_error=per_time(getattr(s_f, "own_error", None)))
+        if term == _T or getattr(term, "name", None) == "t":
+            return _Input(fine=self.tr.t, companion=self.tr.t)
+        if term.name in self.inst:
+            value = self.inst[term.name]
+            # an instance quantity computed with a known error (e.g. by an optimisation)
+            err = float(getattr(value, "error", 0.0) or 0.0)
+            return _Input(fine=value, companion=value,
+                          roundoff=np.full(T, err) if err else None,
+                          rounding=np.full(T, err) if err else None)
+        raise MissingValue(term.name)
+
+    def _combine(self, flat: sp.Basic, inputs: dict[str, _Input], has_comp: bool,
+                 fine_only: bool) -> _Values:
+        """``flat`` on the inputs, with the smaller of the two error estimates (companion
+        difference, or the quantities' own errors where given) at each time."""
+        T = len(self.tr.t)
         symbols = sorted(flat.free_symbols, key=lambda s: s.name)
         fn = sp.lambdify(symbols, flat, modules="numpy")
+        expr_text = sp.sstr(flat)
+
         def real(args: dict) -> np.ndarray:
             try:
                 out = np.broadcast_to(fn(*(args[s.name] for s in symbols)), (T,))
             except (ZeroDivisionError, OverflowError) as exc:
-                raise CheckError(f"{sp.sstr(expr)} is undefined on instance "
+                raise CheckError(f"{expr_text} is undefined on instance "
                                  f"{self.tr.problem.describe()} ({exc})") from None
             if np.iscomplexobj(out) and np.any(np.imag(out) != 0):
-                raise CheckError(f"{sp.sstr(expr)} is not real on instance "
+                raise CheckError(f"{expr_text} is not real on instance "
                                  f"{self.tr.problem.describe()}")
             return np.real(out).astype(float)
 
+        args_fine = {s.name: inputs[s.name].fine for s in symbols}
         with np.errstate(all="ignore"):
             fine = real(args_fine)
-            comp = real(args_comp) if has_comp else None
-            roundoff = np.zeros(T)
-            for s in symbols:
-                if s.name in roundoffs and not fine_only:
-                    slope = _slope(flat, s, symbols, args_fine, T)
-                    term = slope * roundoffs[s.name]
-                    # a slope that overflows (1/N(0)^2 at N(0) ~ 1e-200) while the value and
-                    # the input's round-off are finite: the moved value instead (an
-                    # unknown round-off, or an unknown error at a kink, stays unknown)
-                    unknown = (np.isinf(slope) & np.isfinite(fine)
-                               & np.isfinite(roundoffs[s.name]))
-                    if unknown.any():
-                        term = np.where(unknown, _moved(real, args_fine, s.name,
-                                                        roundoffs[s.name], fine), term)
-                    roundoff = roundoff + term
-        return _Values(fine, comp, roundoff)
+            if fine_only:
+                return _Values(fine, None, np.full(T, np.inf), np.zeros(T))
+            comp = (real({s.name: inputs[s.name].companion for s in symbols}) if has_comp
+                    else None)
+            slopes = {s.name: self._propagation(flat, s, symbols, args_fine, inputs, real, fine)
+                      for s in symbols if inputs[s.name].roundoff is not None
+                      or inputs[s.name].own_error is not None}
+
+            def propagated(field: str, names) -> np.ndarray:
+                total = np.zeros(T)
+                for name in names:
+                    size = getattr(inputs[name], field)
+                    if size is not None:
+                        total = total + slopes[name](size)
+                return total
+
+            rounding = propagated("rounding", slopes)
+            integ = np.full(T, np.inf) if comp is None else np.abs(fine - comp)
+            error = ERROR_SAFETY * integ + propagated("roundoff", slopes)
+            owners = [s.name for s in symbols if inputs[s.name].own_error is not None]
+            if owners and has_comp:
+                # the owners' own errors in place of their companion difference and floor
+                comp_rest = real({s.name: (inputs[s.name].fine if s.name in owners
+                                           else inputs[s.name].companion) for s in symbols})
+                own = (ERROR_SAFETY * np.abs(fine - comp_rest)
+                       + propagated("own_error", owners)
+                       + propagated("roundoff", [n for n in slopes if n not in owners]))
+                error = np.fmin(np.where(np.isnan(error), np.inf, error), own)
+        error = np.where(np.isnan(error), np.inf, error)
+        return _Values(fine, comp, error, np.where(np.isnan(rounding), np.inf, rounding))
+
+    def _propagation(self, flat, s, symbols, args_fine, inputs, real, fine):
+        """size -> |d flat / d s| x size over the saved times (the first-order propagation of
+        an error of ``s``), bounded by the moved value where the slope overflows."""
+        slope = _slope(flat, s, symbols, args_fine, len(self.tr.t))
+
+        def apply(size: np.ndarray) -> np.ndarray:
+            term = slope * size
+            # a slope that overflows (1/N(0)^2 at N(0) ~ 1e-200) while the value and the
+            # input's error are finite: the moved value instead (an unknown error, or an
+            # unknown error at a kink, stays unknown)
+            unknown = np.isinf(slope) & np.isfinite(fine) & np.isfinite(size)
+            if unknown.any():
+                term = np.where(unknown, _moved(real, args_fine, s.name, size, fine), term)
+            return term
+
+        return apply
+
+    def _increment_forms(self, flat: sp.Basic, originals: dict, has_comp: bool):
+        """``flat`` with F(s) replaced by F(t) - [F(t) - F(s)] for each quantity F whose
+        measure gives increments, and the increment as a new input (one form per F)."""
+        by_function: dict[str, dict[str, sp.Basic]] = {}
+        for name, term in originals.items():
+            if isinstance(term, sp.core.function.AppliedUndef):
+                by_function.setdefault(term.func.__name__, {})[name] = term
+        for fname, terms in by_function.items():
+            now = [n for n, term in terms.items() if term.args[0] == _T]
+            fixed = [n for n, term in terms.items() if term.args[0] != _T]
+            if not now or not fixed:
+                continue
+            s_f = self.series(fname, False)
+            if s_f.increment is None:
+                continue
+            s_c = self.series(fname, True) if has_comp else None
+            subs, extra = {}, {}
+            for name in fixed:
+                k = _saved_index(self.tr.t, float(terms[name].args[0]))
+                inc = s_f.increment(k)
+                inc_c = s_c.increment(k) if s_c is not None and s_c.increment else None
+                delta = f"Delta_{name}"
+                extra[delta] = _Input(fine=inc.values,
+                                      companion=None if inc_c is None else inc_c.values,
+                                      roundoff=inc.roundoff, rounding=inc.rounding)
+                subs[sp.Symbol(name, real=True)] = (sp.Symbol(now[0], real=True)
+                                                    - sp.Symbol(delta, real=True))
+            yield flat.xreplace(subs), extra
+
+
+def _smaller(a: _Values, b: _Values) -> _Values:
+    """Per time, the evaluation with the smaller error (both are estimates of the same
+    expression with valid error bounds); the rounding is the smaller one (what the best of
+    the formulas can resolve)."""
+    pick = b.error < a.error
+    companion = None
+    if a.companion is not None and b.companion is not None:
+        companion = np.where(pick, b.companion, a.companion)
+    return _Values(np.where(pick, b.fine, a.fine), companion, np.where(pick, b.error, a.error),
+                   np.fmin(a.rounding, b.rounding))
 
 
 def _moved(evaluate, args: dict, name: str, roundoff: np.ndarray,
@@ -231,14 +335,17 @@ def _saved_index(times: np.ndarray, at: float) -> int:
     return k
 
 
-def margin_on_run(rel: sp.Basic, ctx: RunContext) -> tuple[np.ndarray, np.ndarray, bool]:
-    """(margin, error, is_equality) of a relation over the saved times.
+def margin_on_run(rel: sp.Basic, ctx: RunContext
+                  ) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:
+    """(margin, error, is_equality, rounding) of a relation over the saved times.
 
     Inequalities: margin = how far the relation is from failing (>= 0 holds).
     Equalities: margin = -|lhs - rhs|, compared against the error alone.
+    ``rounding``: the part of the error no float64 run can remove (`_Values`).
     """
     signed_margin(rel, 0.0)  # an unsupported relation is refused before it is evaluated
     diff = ctx.values(rel.lhs - rel.rhs)
-    return signed_margin(rel, diff.fine), diff.error, isinstance(rel, sp.Equality)
+    return (signed_margin(rel, diff.fine), diff.error, isinstance(rel, sp.Equality),
+            diff.rounding)
 
 

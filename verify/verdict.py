@@ -20,6 +20,14 @@ class Outcome(enum.Enum):
     INCONCLUSIVE = "INCONCLUSIVE"  # the slack is within numerical error, or the run is untrusted
 
 
+# Reasons of an INCONCLUSIVE verdict that a more accurate run can decide
+# (`verify.escalation`): the margin within the numerical error, an identity not yet
+# known finely enough.
+WITHIN_ERROR = "the margin is within the numerical error"
+TOO_COARSE = "too coarse to confirm an identity"
+ESCALATABLE = (WITHIN_ERROR, TOO_COARSE)
+
+
 # When several instances are combined, the most informative outcome wins.
 _SEVERITY = {
     Outcome.VIOLATED: 3,
@@ -57,6 +65,13 @@ class Verdict:
     (in the units of the checked relation; for event times, time units), and
     ``tolerance`` is the numerical error it was compared with.
 
+    ``window`` is the range of times the verdict covers ((first, last) saved time checked;
+    None for checks without a time window). ``unresolved`` names the saved times inside it
+    that no float64 run can decide (the margin below the rounding of the relation's own
+    formula): a HOLDS with ``unresolved`` holds at every other time of the window.
+    ``accuracy`` says how the deciding run was made when the check re-ran the instance more
+    accurately (`verify.escalation`), else "".
+
     ``figure_data`` (optional, plain JSON, see `verify.figure_data`) is the compact
     evidence a figure of the verdict needs: the measured quantity and its bound over
     time around the reported point, a scaling fit, or probability estimates. It is not
@@ -73,6 +88,9 @@ class Verdict:
     predicted: float | None = None
     method: str = ""
     instances: tuple[Verdict, ...] = ()
+    window: tuple[float, float] | None = None
+    unresolved: str = ""
+    accuracy: str = ""
     figure_data: dict | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
@@ -109,7 +127,14 @@ class Verdict:
         where = f" at {self.where}" if str(self.where) else ""
         reason = f": {self.reason}" if self.reason else ""
         head = f"{self.claim_id} {self.outcome.value} on {n} instance(s)"
-        return f"{head}{margin}{tol}{where}{reason}"
+        extra = ""
+        if self.window is not None and not self.instances:
+            extra += f"; window t in [{self.window[0]:.4g}, {self.window[1]:.4g}]"
+        if self.unresolved:
+            extra += f"; {self.unresolved}"
+        if self.accuracy:
+            extra += f"; decided by {self.accuracy}"
+        return f"{head}{margin}{tol}{where}{reason}{extra}"
 
 
 def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:
@@ -131,5 +156,7 @@ def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:
         predicted=pick.predicted,
         method=pick.method,
         instances=tuple(verdicts),
+        unresolved=pick.unresolved,
+        accuracy=pick.accuracy,
         figure_data=pick.figure_data,
     )

@@ -33,8 +33,13 @@ from verify.measures import (
     ROUNDOFF_ULPS,
     Series,
     UndefinedQuantity,
+    loss_curvature,
     output_error,
+    output_gradient_bound,
+    output_rounding,
     relative_floor,
+    velocity_error,
+    velocity_rounding,
 )
 
 ULP = ROUNDOFF_ULPS * FLOAT_EPS
@@ -190,8 +195,9 @@ def _x_a(tr: Trajectory) -> np.ndarray:
 
 
 def _field(tr: Trajectory) -> tuple[np.ndarray, np.ndarray]:
-    """(dW/dt, da/dt) of the flow at every saved state."""
-    return network.flow_field(tr.problem, tr.W, tr.a)
+    """(dW/dt, da/dt) of the flow at every saved state: the velocity the run moved with
+    (`numerics.Trajectory.velocity`: the Filippov velocity where pairs slide)."""
+    return tr.velocity
 
 
 def _directions(tr: Trajectory) -> np.ndarray:
@@ -376,7 +382,11 @@ def _dwell_na(tr: Trajectory) -> Series:
             r += 1
         ongoing = [(tk - start[j]) * act[j].sum() for j in np.flatnonzero(unsorted)]
         values[k] = max([best_closed, *ongoing])
-    return Series(values, ULP * (values + tr.t))
+    located = tr.method in ("exact_flow", "high_precision_flow")
+    # gradient descent locates no event: a change is seen at the next saved time, so each
+    # end of an interval is known to the spacing of the saved times
+    spacing = 0.0 if located or len(tr.t) < 2 else float(np.max(np.diff(tr.t)))
+    return Series(values, ULP * (values + tr.t) + 2 * spacing * pr.n)
 
 
 def _home(sign: float) -> int:
@@ -419,12 +429,19 @@ def _d_norm_sq_vhat(tr: Trajectory, cone: int) -> Series:
     terms = 2.0 * np.sum(tr.W[:, idx] * dW[:, idx], axis=-1)
     values = terms.sum(axis=-1)
     mag = np.abs(terms).sum(axis=-1)
-    return Series(values, ULP * mag + _times(relative_floor(tr, 3.0), mag))
+    # the velocity's own error (its residual factor is a cancellation, absolute in size)
+    w_norm = np.sqrt(np.sum(tr.neuron_norms[:, idx] ** 2, axis=-1))
+    field = 2.0 * w_norm * velocity_error(tr)
+    return Series(values, ULP * mag + _times(relative_floor(tr, 3.0), mag) + field,
+                  ULP * mag + 2.0 * w_norm * velocity_rounding(tr))
 
 
 def _class_loss_terms(tr: Trajectory, sign: float) -> np.ndarray:
+    """The loss's terms of the samples of one class (their sum over both classes is L)."""
     pr = tr.problem
     sel = np.sign(pr.y) == sign
+    if pr.loss == "square":
+        return pr.loss_scale * 0.5 * (pr.y[sel] - tr.outputs[:, sel]) ** 2 / pr.n
     m = pr.y[sel] * tr.outputs[:, sel]
     if pr.loss == "exponential":
         return pr.loss_scale * np.exp(-m)
@@ -436,10 +453,15 @@ def _class_loss(tr: Trajectory, sign: float) -> Series:
     sel = np.sign(pr.y) == sign
     terms = _class_loss_terms(tr, sign)
     # dl/dh is bounded by loss_scale * exp(-m) (exp) or loss_scale (logistic)
-    e_h = output_error(tr)
+    e_h, r_h = output_error(tr), output_rounding(tr)
     slope = np.max(np.abs(network.loss_derivative(pr, tr.outputs)[:, sel]), axis=-1,
                    initial=0.0)
-    return Series(terms.sum(axis=-1), ULP * terms.sum(axis=-1) + sel.sum() * slope * e_h)
+    curve = np.max(loss_curvature(tr)[:, sel], axis=-1, initial=0.0)
+    with np.errstate(invalid="ignore"):  # a companion's own floors are infinite
+        error = sel.sum() * (slope * e_h + curve * e_h**2)
+        rounding = sel.sum() * (slope * r_h + curve * r_h**2)
+    return Series(terms.sum(axis=-1), ULP * terms.sum(axis=-1) + error,
+                  ULP * terms.sum(axis=-1) + rounding)
 
 
 def _d_class_loss(tr: Trajectory, sign: float) -> Series:
@@ -456,7 +478,21 @@ def _d_class_loss(tr: Trajectory, sign: float) -> Series:
     terms = (g * dh)[:, sel]
     values = terms.sum(axis=-1)
     mag = np.abs(terms).sum(axis=-1)
-    return Series(values, ULP * mag + _times(relative_floor(tr, 4.0), mag))
+    # g_i moves with the outputs' error (times the loss's curvature); dh_i with the
+    # velocity's error through |grad h(x_i)|
+    G = output_gradient_bound(tr)
+    curve = loss_curvature(tr)[:, sel]
+
+    def product_error(e_h, dv):  # |d(g dh)| <= |dg| |dh| + |g| |d dh| + |dg| |d dh|
+        with np.errstate(invalid="ignore"):
+            return (np.sum(curve * np.abs(dh[:, sel]), axis=-1) * e_h
+                    + np.sum(np.abs(g[:, sel]), axis=-1) * G * dv
+                    + np.sum(curve, axis=-1) * e_h * G * dv)
+
+    own = product_error(output_error(tr), velocity_error(tr))
+    rounding = product_error(output_rounding(tr), velocity_rounding(tr))
+    return Series(values, ULP * mag + _times(relative_floor(tr, 4.0), mag) + own,
+                  ULP * mag + rounding)
 
 
 def _class_output(tr: Trajectory, cone: int) -> Series:

@@ -53,6 +53,9 @@ def register(subparsers) -> None:
                      help="share of the instances tried that must be decided (HOLDS or "
                           "VIOLATED) for NO COUNTEREXAMPLE; fewer gives UNDECIDED, exit 3 "
                           "(default 1: all)")
+    con.add_argument("--loss-floor", type=float, default=None, metavar="LEVEL",
+                     help="with --for-all-t: compare only where L(t)/L(0) >= LEVEL (default: "
+                          "every saved time; times no float64 run resolves are named)")
     con.add_argument("--shrink-budget", type=int, default=None,
                      help="simulations allowed for shrinking (default 40)")
     con.add_argument("--plot", default=None,
@@ -88,6 +91,10 @@ def add_run_options(parser) -> None:
                         help="gradient-descent step (gd only)")
     parser.add_argument("--t-max", type=float, default=None, help="simulation horizon")
     parser.add_argument("--points", type=int, default=None, help="saved times per run")
+    parser.add_argument("--escalate", type=int, default=None, metavar="N",
+                        help="re-runs of an exact-flow instance undecided by its numerical "
+                             "error: rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
+                             "flow where it applies (default 2; 0: none)")
 
 
 def parse_params(items: list[str], option: str = "--param") -> dict[str, str]:
@@ -162,6 +169,10 @@ def _conjecture_command(args) -> int:
             kwargs["shrink_budget"] = args.shrink_budget
         if args.min_decided is not None:
             kwargs["min_decided"] = args.min_decided
+        if args.escalate is not None:
+            kwargs["escalate"] = args.escalate
+        if args.loss_floor is not None:
+            kwargs["loss_floor"] = args.loss_floor
         result = conjecture(
             args.expr, args.family, params=params, mode=mode, at_t=args.at_t,
             budget=20 if args.budget is None else args.budget, seed=args.seed,
@@ -199,6 +210,9 @@ def _scaling(args, params) -> int:
     if args.min_decided is not None:
         raise UsageError("--min-decided: not used with --scaling (its fit says INCONCLUSIVE, "
                          "exit 3, when too few runs are decided)")
+    for opt in ("escalate", "loss_floor"):
+        if getattr(args, opt) is not None:
+            raise UsageError(f"--{opt.replace('_', '-')}: not used with --scaling")
     kwargs = {}
     if args.n is not None:
         kwargs["ns"] = _sizes(args.n)

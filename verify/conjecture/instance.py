@@ -17,7 +17,8 @@ from numerics import ExactFlow, Problem, ProblemError, Trajectory, simulate
 from theory.claim import Claim, Kind
 from verify import families as fam_mod
 from verify import limits
-from verify.check import check, evaluate, relation_margins
+from verify.check import evaluate, relation_margins
+from verify.check_run import above_loss_floor
 from verify.conjecture.statement import (
     DEFAULT_GD_LR,
     FLOW_RTOL,
@@ -27,6 +28,9 @@ from verify.conjecture.statement import (
     Statement,
     UndefinedHere,
 )
+from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
+from verify.escalation import MAX_BUDGET as MAX_ESCALATION
+from verify.escalation import check_escalating
 from verify.verdict import Outcome, Verdict, Where
 
 
@@ -38,8 +42,14 @@ class MethodSpec:
     name: str = "flow"
     lr: float | None = None
     coordinates: str = "auto"  # the exact flow's (from the family: `Family.coordinates`)
+    # re-runs of an instance undecided by its numerical error (`verify.escalation`)
+    escalate: int = ESCALATION_BUDGET
 
     def __post_init__(self) -> None:
+        if (isinstance(self.escalate, bool) or not isinstance(self.escalate, int)
+                or not 0 <= self.escalate <= MAX_ESCALATION):
+            raise ConjectureError(f"--escalate: a whole number of re-runs from 0 to "
+                                  f"{MAX_ESCALATION}, got {self.escalate!r}")
         if self.name not in METHODS:
             raise ConjectureError(f"--method: {self.name!r} is not one of {METHODS}")
         if self.lr is not None and not (math.isfinite(self.lr) and self.lr > 0):
@@ -78,9 +88,11 @@ class MethodSpec:
         return self.step * round(at / self.step) if self.name == "gd" else at
 
     def cli(self) -> list[str]:
+        more = ([] if self.escalate == ESCALATION_BUDGET
+                else ["--escalate", str(self.escalate)])
         if self.name == "flow":
-            return []
-        return ["--method", "gd", "--lr", repr(self.step)]
+            return more
+        return ["--method", "gd", "--lr", repr(self.step)] + more
 
 
 _RUNS: dict[tuple, Trajectory] = {}
@@ -156,8 +168,9 @@ class InstanceChecker:
 
     def __init__(self, statement: Statement, family: fam_mod.Family, mode: str,
                  at_t: float | None, method: MethodSpec, points: int,
-                 pinned: frozenset = frozenset()):
+                 pinned: frozenset = frozenset(), loss_floor: float | None = None):
         self.statement, self.family, self.mode = statement, family, mode
+        self.loss_floor = loss_floor  # compare only where L(t)/L(0) >= this
         self.pinned = pinned  # parameters the user fixed (--param)
         self.at_t, self.method, self.points = at_t, method, points
         self.cache: dict[tuple, Instance | None] = {}
@@ -207,12 +220,33 @@ class InstanceChecker:
         self.trajectories[self.key(params)] = tr
         t_end = float(tr.t[-1]) if len(tr.t) else horizon
         claim = self.statement.claim(self.mode, self.at_t, t_end, first_positive(tr))
-        verdict = check(claim, tr)
+        floor_note = ""
+        if self.loss_floor is not None:
+            claim, floor_note = floored(claim, tr, self.loss_floor)
+        verdict, tr = check_escalating(claim, tr,
+                                       self.method.escalate if self.method.name == "flow"
+                                       else 0)
+        if floor_note:
+            verdict = replace(verdict, unresolved="; ".join(
+                x for x in (verdict.unresolved, floor_note) if x))
+        self.trajectories[self.key(params)] = tr
         point = _tightest(claim, tr, verdict)
         t_at, lhs, rhs, margin, error, rel_margin = point
         return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
                         verdict=verdict, t=t_at, lhs=lhs, rhs=rhs, margin=margin, error=error,
                         relative_margin=float(rel_margin), horizon=horizon)
+
+
+def floored(claim: Claim, tr: Trajectory, level: float) -> tuple[Claim, str]:
+    """``claim`` compared only where L(t)/L(0) >= ``level`` (`verify.above_loss_floor`), and
+    a note naming the saved times left out (empty when none are)."""
+    cut = above_loss_floor(claim, tr, level)
+    end = float(cut.window[1]) if cut.window[1].is_number else None
+    later = tr.t[tr.t > end] if end is not None else tr.t[:0]
+    if not later.size:
+        return cut, ""
+    return cut, (f"t > {end:.4g} not compared: L/L(0) < {level:g} there (--loss-floor), "
+                 f"{later.size} saved times")
 
 
 def _tightest(claim: Claim, tr: Trajectory, verdict: Verdict):

@@ -60,6 +60,7 @@ class ConjectureResult(SearchSettings):
     fixed: dict = field(default_factory=dict)
     unbuildable: list = field(default_factory=list)
     min_decided: float = 1.0
+    loss_floor: float | None = None
     plot_skipped: str = ""
     shown: Instance | None = None
     _trajectory: Trajectory | None = None
@@ -101,6 +102,37 @@ class ConjectureResult(SearchSettings):
                 key = f"{inst.outcome.value}: {why.split(' with ')[0]}"
                 out[key] = out.get(key, 0) + 1
         return out
+
+    def escalations(self) -> dict[str, int]:
+        """How many instances were re-run more accurately, by the run that gave their
+        verdict (`verify.escalation`)."""
+        out: dict[str, int] = {}
+        for inst in self.tried:
+            if inst.verdict.accuracy:
+                key = inst.verdict.accuracy.split(" (re-run")[0]
+                out[key] = out.get(key, 0) + 1
+        return out
+
+    def accuracy_lines(self) -> list[str]:
+        """Which instances needed escalation, and on which windows the decided ones were
+        decided (every saved time, or all but times no float64 run resolves)."""
+        lines = []
+        esc = self.escalations()
+        if esc:
+            done = ", ".join(f"{n} by {how}" for how, n in esc.items())
+            lines.append(f"escalated: {sum(esc.values())} of {len(self.tried)} instances "
+                         f"re-run more accurately, with their verdicts given by the finest run "
+                         f"tried ({done}); the others were decided by the first run")
+        decided = [i for i in self.tried if i.outcome in (Outcome.HOLDS, Outcome.VIOLATED)]
+        partial = [i for i in decided if i.verdict.unresolved]
+        if partial:
+            lines.append(f"windows: {len(decided) - len(partial)} decided instances at every "
+                         f"saved time of their window, {len(partial)} on their window but:")
+            shown = partial[:3]
+            lines += [f"  {i.describe()}: {i.verdict.unresolved}" for i in shown]
+            if len(partial) > len(shown):
+                lines.append(f"  ... and {len(partial) - len(shown)} more")
+        return lines
 
     @property
     def counts(self) -> dict[str, int]:
@@ -147,6 +179,7 @@ class ConjectureResult(SearchSettings):
                          f"{shown.error:.2g}) on an instance where it is {shown.outcome.value}:")
             lines += _instance_lines(shown)
             lines.append(f"replay: {self.replay_command}")
+        lines += self.accuracy_lines()
         reasons = self.undecided_reasons()
         if reasons:
             lines.append("not decided:")
@@ -223,7 +256,7 @@ def _plot(result: ConjectureResult, path: Path) -> None:
 
 def replay_command(statement: str, family: str, params: Mapping, mode: str,
                    at_t: float | None, method: MethodSpec, horizon: float | None,
-                   points: int) -> str:
+                   points: int, loss_floor: float | None = None) -> str:
     """A command that checks exactly this instance again (every parameter fixed)."""
     args = ["gfverify", "conjecture", statement, "--family", family]
     for k, v in params.items():
@@ -234,6 +267,8 @@ def replay_command(statement: str, family: str, params: Mapping, mode: str,
              "at_t": ["--at-t", repr(at_t)]}[mode]
     if points != DEFAULT_POINTS:
         args += ["--points", str(points)]
+    if loss_floor is not None:
+        args += ["--loss-floor", repr(float(loss_floor))]
     args += method.cli() + ["--budget", "1"]
     return " ".join(shlex.quote(a) for a in args)
 

@@ -67,6 +67,7 @@ from verify.conjecture.statement import (
     check_search_options,
     statement_of,
 )
+from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.expressions import ExpressionError
 from verify.profiles import pinned_hypothesis_draws
 from verify.verdict import Outcome
@@ -156,7 +157,9 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                budget: int = DEFAULT_BUDGET, seed: int = 0, method: str = "flow",
                lr: float | None = None, t_max: float | None = None,
                points: int = DEFAULT_POINTS, shrink_budget: int = DEFAULT_SHRINK_BUDGET,
-               plot: str | Path | None = None, min_decided: float = 1.0) -> ConjectureResult:
+               plot: str | Path | None = None, min_decided: float = 1.0,
+               escalate: int = ESCALATION_BUDGET,
+               loss_floor: float | None = None) -> ConjectureResult:
     """Search ``family`` for a counterexample to a statement; shrink the one found.
 
     ``expr_or_callable``: a statement in the vocabulary (``"L(t) <= L(0)*exp(-t/n)"``) or
@@ -168,6 +171,10 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     ``lr``). ``t_max`` overrides the family's horizon. ``plot``: write the PNG there.
     ``min_decided``: the share of the instances tried that must be decided (HOLDS or
     VIOLATED) for NO COUNTEREXAMPLE; with fewer the verdict is UNDECIDED.
+    ``escalate``: re-runs (finer tolerances, then high precision where it applies) of an
+    exact-flow instance undecided by its numerical error (`verify.escalation`; 0: none).
+    ``loss_floor``: with ``for_all_t``, compare only where L(t)/L(0) >= this level (None,
+    the default: every saved time; times no float64 run can resolve are named anyway).
 
     Long on purpose: it validates every argument before any simulation (one clear error
     per bad input) and then runs search, shrink and the result in order.
@@ -185,7 +192,14 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                            float(horizon_given) / (lr or DEFAULT_GD_LR), "gd_steps")
         except (TypeError, ValueError) as exc:
             raise ConjectureError(str(exc)) from None
-    spec = MethodSpec(method, lr)
+    if loss_floor is not None:
+        if (isinstance(loss_floor, bool) or not isinstance(loss_floor, (int, float))
+                or not 0 < loss_floor < 1):
+            raise ConjectureError(f"--loss-floor {loss_floor!r}: expected a number between 0 "
+                                  f"and 1 (a level of L(t)/L(0))")
+        if mode != "for_all_t":
+            raise ConjectureError("--loss-floor: only with --for-all-t (it ends the window)")
+    spec = MethodSpec(method, lr, escalate=escalate)
     spec.method()  # fail early if the method is unavailable
     if spec.name == "gd" and at_t is not None:
         at_t = spec.snap(at_t)
@@ -199,7 +213,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
         fixed["horizon"] = t_max
     fam = fam.fixed(**fixed) if fixed else fam
     checker = InstanceChecker(statement, fam, mode, at_t, spec, points,
-                       pinned=frozenset(k for k in fixed if k != "horizon"))
+                              pinned=frozenset(k for k in fixed if k != "horizon"),
+                              loss_floor=loss_floor)
     with callable_quantities(statement.func):
         with pinned_hypothesis_draws():  # same seed, same instances, whatever is loaded
             tried, found = _search(checker, budget, seed)
@@ -212,7 +227,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   at_t=at_t, method=spec, budget=budget, seed=seed, tried=tried,
                                   counterexample=found, first_found=first, shrink_trials=trials,
                                   fixed=fixed, unbuildable=checker.unbuildable,
-                                  min_decided=float(min_decided))
+                                  min_decided=float(min_decided), loss_floor=loss_floor)
         shown = found or result.worst or (tried[0] if tried else None)
         result.shown = shown
         if shown is None:
@@ -224,7 +239,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
             horizon = fam.horizon_override
             result.replay_command = replay_command(
                 statement.text, fam.name, shown.params, mode, at_t, spec,
-                horizon if horizon is not None else None, points)
+                horizon if horizon is not None else None, points, loss_floor)
             if plot is not None:
                 result.plot(plot)
     return result

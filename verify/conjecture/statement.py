@@ -101,7 +101,8 @@ class Statement:
         log(lam - 1), ...) are not finite real numbers on this instance."""
         if self.parsed is None:
             return
-        exprs = [self.parsed.relation] + ([self.parsed.event] if self.parsed.event else [])
+        exprs = [self.parsed.relation] + ([self.parsed.event] if self.parsed.event is not None
+                                         else [])
         inst = measures.instance_values(problem)
         seen: set = set()
         for expr in exprs:

@@ -102,6 +102,8 @@ def _tighten_command(args) -> int:
                   loss_floor=args.loss_floor)
     if args.points is not None:
         kwargs["points"] = args.points
+    if args.escalate is not None:
+        kwargs["escalate"] = args.escalate
     try:
         if _looks_like_claim(args.target):
             if args.free is not None:

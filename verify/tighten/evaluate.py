@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 import sympy as sp
@@ -31,8 +32,9 @@ from verify.check_run import (
 )
 from verify.conjecture.instance import MethodSpec, run_family_instance
 from verify.conjecture.statement import Statement, UndefinedHere
+from verify.escalation import ladder, rerun
 from verify.progress import Progress
-from verify.tighten.extreme import DECIDED, INAPPLICABLE, Extreme, instance_extreme
+from verify.tighten.extreme import DECIDED, INAPPLICABLE, UNDECIDED, Extreme, instance_extreme
 from verify.tighten.result import Searched
 from verify.tighten.statement import Tightenable, TightenError
 from verify.tighten.store import Store, params_key
@@ -166,7 +168,7 @@ class Evaluator:
         if isinstance(tr, str):
             ext = Extreme(INAPPLICABLE, note=tr)
         else:
-            ext = instance_extreme(self.tight, self.claim_on(tr), tr, self.reference())
+            ext = self._escalated_extreme(tr)
         if ext.status == DECIDED:
             if self.direction and ext.direction != self.direction:
                 raise TightenError(
@@ -183,6 +185,28 @@ class Evaluator:
         if self.store is not None:
             self.store.add(s.row(self.store.query, self.versions))
         return s
+
+
+    def _escalated_extreme(self, tr) -> Extreme:
+        """The instance's extreme, re-running the instance up `verify.escalation`'s ladder
+        while the constant is not resolved on it (the same rule as a check's: a value known
+        only within its numerical error is re-run more accurately, within the budget)."""
+        ext = instance_extreme(self.tight, self.claim_on(tr), tr, self.reference())
+        budget = self.method.escalate if self.method.name == "flow" else 0
+        for tried, rung in enumerate(ladder(tr, budget), start=1):
+            if ext.status != UNDECIDED or not ext.note.startswith(RESOLVABLE):
+                break
+            finer = rerun(tr, rung)
+            if not finer.status.ok:
+                break
+            ext = instance_extreme(self.tight, self.claim_on(finer), finer, self.reference())
+            ext = replace(ext, note=f"{ext.note}{'; ' if ext.note else ''}by {rung.label} "
+                                    f"(re-run {tried} of at most {budget})")
+        return ext
+
+
+# the notes of an undecided instance that a more accurate run can resolve
+RESOLVABLE = ("the constant is not resolved", "the event time's error makes C uncertain")
 
 
 def _fixed_times(tight: Tightenable) -> list[float]:

@@ -46,6 +46,7 @@ from verify.conjecture.statement import (
     DEFAULT_POINTS,
     check_search_options,
 )
+from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.profiles import pinned_hypothesis_draws
 from verify.progress import Progress
 from verify.tighten.evaluate import Evaluator
@@ -196,7 +197,8 @@ def _decided_witness(ev: Evaluator) -> tuple[Witness | None, int]:
 def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: str,
          at_t: float | None, budget: int, seed: int, method: str, lr: float | None,
          t_max: float | None, points: int, refine_budget: int | None, results,
-         plot, progress: bool, loss_floor: float | None = None) -> TightenResult:
+         plot, progress: bool, loss_floor: float | None = None,
+         escalate: int = ESCALATION_BUDGET) -> TightenResult:
     refine_budget = max(2, budget // 4) if refine_budget is None else refine_budget
     if loss_floor is not None and not (isinstance(loss_floor, (int, float))
                                        and 0 < loss_floor < 1):
@@ -209,7 +211,7 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
     check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
                                       "--refine-budget": (refine_budget, 0)}, t_max,
                          error=TightenError)
-    spec = MethodSpec(method, lr)
+    spec = MethodSpec(method, lr, escalate=escalate)
     spec.method()
     if spec.name == "gd" and at_t is not None:
         at_t = spec.snap(at_t)  # a saved time of gradient descent
@@ -261,7 +263,8 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
             method: str = "flow", lr: float | None = None, t_max: float | None = None,
             points: int = DEFAULT_POINTS, refine_budget: int | None = None,
             results: str | Path | None = None, plot: str | Path | None = None,
-            progress: bool = False, loss_floor: float | None = None) -> TightenResult:
+            progress: bool = False, loss_floor: float | None = None,
+            escalate: int = ESCALATION_BUDGET) -> TightenResult:
     """The sharpest value of the free constant ``free`` in ``expr`` over ``family``.
 
     ``mode``: ``"for_all_t"`` (every saved time from t = 0: the extreme over time, the
@@ -277,7 +280,7 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
     return _run(tight, family, params=params, mode=mode, at_t=at_t, budget=budget, seed=seed,
                 method=method, lr=lr, t_max=t_max, points=points,
                 refine_budget=refine_budget, results=results, plot=plot, progress=progress,
-                loss_floor=loss_floor)
+                loss_floor=loss_floor, escalate=escalate)
 
 
 def default_family(claim_id: str) -> str:

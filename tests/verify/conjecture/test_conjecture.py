@@ -114,18 +114,38 @@ def test_shrinker_lowers_every_size_from_a_large_start():
     assert 3 <= shrunk.params["d"] < 7 and shrunk.outcome.value == "VIOLATED" and trials <= 40
 
 
+# True (c_j = a_j^2 - |w_j|^2 is conserved), but the run's own drift is its numerical error:
+# no float64 run can tell it from 0, at any time.
+AT_THE_LIMIT = "Balance(t) <= 0"
+
+
 def test_violation_inside_the_numerical_error_is_not_a_counterexample():
-    # at lam = 1e-20 the loss cannot move in float64 during the plateau: L(t) = L(0) there
-    result = conjecture("L(t) <= L(0)", "orthogonal", params={"lam": 1e-20, "n": 2, "p": 30},
-                        budget=2)
+    result = conjecture(AT_THE_LIMIT, "orthogonal", params={"lam": 1e-6, "n": 2, "p": 30},
+                        budget=2, escalate=0)
     assert not result.found
-    assert any(i.outcome.value == "INCONCLUSIVE" for i in result.tried)
+    assert all(i.outcome.value == "INCONCLUSIVE" for i in result.tried)
+
+
+def test_escalation_ends_at_float64s_resolution_and_says_so():
+    """Re-run up the ladder, the same statement stays undecided (nothing resolves it) and
+    the reason says why; a plateau that float64 cannot leave (L(t) = L(0) to the last bit
+    at lam = 1e-20) is decided through L's increments."""
+    result = conjecture(AT_THE_LIMIT, "orthogonal", params={"lam": 1e-6, "n": 2, "p": 30},
+                        budget=1)
+    (inst,) = result.tried
+    assert inst.outcome.value == "INCONCLUSIVE"
+    assert "below float64's resolution" in inst.verdict.reason
+    assert "rtol 1e-13" in inst.verdict.accuracy
+    assert result.escalations() == {"the exact flow at rtol 1e-13": 1}
+    plateau = conjecture("L(t) <= L(0)", "orthogonal",
+                         params={"lam": 1e-20, "n": 2, "p": 30}, budget=2)
+    assert plateau.verdict == "NO COUNTEREXAMPLE" and not plateau.escalations()
 
 
 def test_a_search_that_decides_nothing_is_undecided_not_no_counterexample(capsys, tmp_path):
-    # every instance INCONCLUSIVE (L(t) = L(0) to float64 during the plateau at lam = 1e-20)
-    argv = ["conjecture", "L(t) <= L(0)", "--family", "orthogonal", "--param", "lam=1e-20",
-            "--param", "n=2", "--param", "p=30", "--budget", "2"]
+    # every instance INCONCLUSIVE (a conserved quantity's drift against 0, not re-run)
+    argv = ["conjecture", AT_THE_LIMIT, "--family", "orthogonal", "--param", "lam=1e-6",
+            "--param", "n=2", "--param", "p=30", "--budget", "2", "--escalate", "0"]
     for extra in (["--no-plot"], ["--plot", str(tmp_path / "u.png")]):
         assert main(argv + extra) == EXIT_UNDECIDED, extra
         out = capsys.readouterr().out

@@ -20,16 +20,17 @@ from verify.verdict import Outcome
 SMALL = {"lam": "1e-6"}  # short horizons on the orthogonal family
 
 
-def _on_the_true_side(result, exact: float) -> None:
+def _on_the_true_side(result, exact: float, known_to: float = 1e-12) -> None:
     """Within 5% of the exact sharp value, and not past it: where C is bounded below the
-    observed supremum cannot exceed the true one (and the reverse), up to its error."""
+    observed supremum cannot exceed the true one (and the reverse), up to its error and
+    ``known_to``, how exactly the value is known on the family's instances."""
     found, err = result.sharpest, result.error
     assert found is not None and result.witness.decided, result.report()
     assert abs(found - exact) <= 0.05 * abs(exact), result.report()
     if result.direction > 0:
-        assert found <= exact + err + 1e-12, result.report()
+        assert found <= exact + err + known_to, result.report()
     else:
-        assert found >= exact - err - 1e-12, result.report()
+        assert found >= exact - err - known_to, result.report()
 
 
 def test_the_loss_bound_by_its_initial_value_is_sharp_at_one(tmp_path):
@@ -50,7 +51,9 @@ def test_the_loss_bound_by_its_initial_value_is_sharp_at_one(tmp_path):
 
 
 @pytest.mark.parametrize("statement, family, params, mode, exact, why", [
-    # CF initial_loss: at h = 0, L = n(||D_+||^2 + ||D_-||^2)/2 on unit orthogonal data
+    # CF initial_loss: at h = 0, L = n(||D_+||^2 + ||D_-||^2)/2 on unit orthogonal data;
+    # at lam = 1e-6 the outputs h(0) = O(p lam^2) ~ 1e-11 move it by that much (a real
+    # difference, which the loss's error no longer hides: `_KNOWN_TO`)
     ("L(0) <= C*n*(Dplus**2 + Dminus**2)/2", "orthogonal", SMALL, "at_t",
      float(cf.initial_loss(1, 1, 1) / cf.initial_loss(1, 1, 1)), "initial loss (CF)"),
     # CF-8: u_+ grows logistically to its capacity U_+ = n||D_+||, never past it
@@ -65,7 +68,12 @@ def test_the_loss_bound_by_its_initial_value_is_sharp_at_one(tmp_path):
 def test_sharp_values_known_exactly(statement, family, params, mode, exact, why):
     result = tighten(statement, family, params=params, mode=mode,
                      at_t=0.0 if mode == "at_t" else None, budget=5)
-    _on_the_true_side(result, exact)
+    _on_the_true_side(result, exact, _KNOWN_TO.get(why, 1e-12))
+
+
+# how exactly a sharp value is known on the family (default 1e-12): the closed form holds
+# at h = 0, and |y - h(0)|^2 differs from |y|^2 by about 2 |y| p lam^2 |x|^2 <= 1e-9 here
+_KNOWN_TO = {"initial loss (CF)": 1e-9}
 
 
 def test_initial_loss_closed_form_is_the_one_used():

@@ -1,0 +1,110 @@
+"""Escalation: an instance whose verdict is undecided because its margin lies within the
+numerical error is re-run more accurately, rung by rung, before it counts as undecided.
+
+The ladder of an exact-flow run (`numerics.ExactFlow`, default rtol 1e-10): the same
+method at rtol 1e-12, then 1e-13 (each with its companion at 10x the tolerance, as
+always), then `numerics.HighPrecisionFlow` at 30 digits where that method supports the
+run (p (n + d) <= its ``max_size`` and no sliding mode in the float64 run, which it does
+not integrate). Each rung re-runs the same problem on the same saved times and checks
+the claim again with `verify.check`; the first decided verdict is kept and says which
+rung decided it (`Verdict.accuracy`). ``budget`` bounds the rungs tried per instance.
+
+Other methods have no ladder: gradient descent's step is part of the question asked
+(a statement about the flow checked with ``--method gd`` at a step whose error swamps it
+stays undecided), and a closed form or a high-precision run is already the most
+accurate run there is.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+
+from numerics import ExactFlow, HighPrecisionFlow, Trajectory, simulate
+from verify.verdict import ESCALATABLE, Outcome, Verdict
+
+# float64 rungs after the default tolerance, finest last (below ~1e-13 DOP853's error
+# control meets float64's own rounding)
+FLOAT64_RTOLS = (1e-12, 1e-13)
+HIGH_PRECISION_DIGITS = 30
+DEFAULT_BUDGET = 2  # the two float64 rungs; 3 adds the high-precision run where it applies
+MAX_BUDGET = 3
+
+_CACHE: OrderedDict[tuple, Trajectory] = OrderedDict()
+_CACHE_SIZE = 16  # escalated runs of 1,001-8,001 saved times; a few instances at a time
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One more accurate way to run an instance."""
+
+    method: object
+    label: str
+
+
+def ladder(tr: Trajectory, budget: int = MAX_BUDGET) -> list[Rung]:
+    """The rungs above ``tr``'s own accuracy (empty for methods without one), at most
+    ``budget``; the high-precision rung only with a budget of ``MAX_BUDGET`` (it is slow:
+    mpmath), never in place of a float64 rung already passed."""
+    if tr.method != ExactFlow.name:
+        return []
+    options = dict(tr.options)
+    rtol = float(options.get("rtol", 1e-10))
+    rungs = [Rung(ExactFlow(**{**options, "rtol": r}), f"the exact flow at rtol {r:g}")
+             for r in FLOAT64_RTOLS if r < rtol]
+    pr = tr.problem
+    slid = tr.filippov_mask is not None and bool(tr.sliding.any())
+    hp = HighPrecisionFlow(digits=HIGH_PRECISION_DIGITS)
+    if budget >= MAX_BUDGET and pr.p * (pr.n + pr.d) <= hp.max_size and not slid:
+        rungs.append(Rung(hp, f"the high-precision flow at {HIGH_PRECISION_DIGITS} digits"))
+    return rungs[:budget]
+
+
+def escalatable(verdict: Verdict) -> bool:
+    """Undecided only because the margin is within the numerical error (or an identity is
+    not yet known finely enough): a more accurate run can decide it."""
+    return (verdict.outcome is Outcome.INCONCLUSIVE
+            and any(verdict.reason.startswith(r) or r in verdict.reason for r in ESCALATABLE))
+
+
+def rerun(tr: Trajectory, rung: Rung) -> Trajectory:
+    """``tr``'s problem re-run by ``rung`` on the same saved times (memoised)."""
+    key = (tr.problem.content_hash, tr.t.tobytes(), rung.label)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    out = simulate(tr.problem, rung.method, t_eval=tr.t)
+    _CACHE[key] = out
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return out
+
+
+def check_escalating(claim, tr: Trajectory, budget: int = DEFAULT_BUDGET,
+                     check_one=None) -> tuple[Verdict, Trajectory]:
+    """The verdict of ``claim`` on ``tr``, re-running the instance up the ladder while the
+    verdict is undecided by its numerical error (at most ``budget`` rungs). Returns the
+    verdict (with `Verdict.accuracy` set when a re-run decided, or was the last tried) and
+    the run it was decided on."""
+    if check_one is None:
+        from verify.check_run import check_one
+    verdict = check_one(claim, tr)
+    run = tr
+    tried = 0
+    for rung in ladder(tr, budget):
+        if not escalatable(verdict):
+            break
+        tried += 1
+        candidate = rerun(tr, rung)
+        again = check_one(claim, candidate)
+        if not candidate.status.ok:  # the finer run failed (step limit, chattering): stop
+            verdict = replace(verdict, accuracy=f"{verdict.accuracy or 'the run'}; "
+                              f"{rung.label} did not finish ({candidate.status.name})")
+            break
+        verdict, run = replace(again, accuracy=f"{rung.label} (re-run {tried} of at most "
+                                              f"{budget})"), candidate
+    return verdict, run
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
