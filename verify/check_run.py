@@ -289,10 +289,12 @@ def _identity_too_coarse(tr: Trajectory, inside: np.ndarray, equalities: list) -
     worst = 0.0
     for error, rounding in equalities:
         scale = rounding / ROUNDING
-        if not np.all(scale > 0):
+        known = error > 0  # an exactly known equality (a counter: error 0) is confirmed
+        if not np.all(scale[known] > 0):
             worst = math.inf
             break
-        worst = max(worst, float(np.max(error / scale)))
+        if known.any():
+            worst = max(worst, float(np.max(error[known] / scale[known])))
     if worst <= IDENTITY_MAX_STATE_ERROR:
         return ""
     if math.isinf(worst):

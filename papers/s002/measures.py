@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 import theory
-from numerics import Problem, Trajectory
+from numerics import Problem, Trajectory, network
 from verify.check import event_time, instance_scalar
 from verify.measures import (
     FLOAT_EPS,
@@ -249,9 +249,11 @@ def _paper_field(problem: Problem, W: np.ndarray, a: np.ndarray):
 
 def _field_gap(tr: Trajectory) -> Series:
     """max_j |da_j/dt - <D_j, w_j>| + ||dw_j/dt - a_j D_j||, the velocity being the
-    velocity the run moved with (`numerics.Trajectory.velocity`) at the saved states."""
+    simulated flow's field (numerics.network.flow_field) at the saved states."""
     pr = tr.problem
-    vW, va = tr.velocity
+    # the field of the strict mask 1{z > 0}, as the paper's formula has it (the run's own
+    # velocity differs where a pair sits within rounding of its surface)
+    vW, va = network.flow_field(pr, tr.W, tr.a)
     da, dW, D = _paper_field(pr, tr.W, tr.a)
     gap = np.abs(va - da) + np.linalg.norm(vW - dW, axis=-1)  # (T, p)
     # rounding of either formula: a few hundred ulps of the summands' magnitudes

@@ -212,6 +212,14 @@ def _instance_lines(inst: Instance) -> list[str]:
         lines.append(f"  {t}: lhs = {inst.lhs:.6g}, rhs = {inst.rhs:.6g}   ({where})")
     lines.append(f"  margin {inst.margin:.4g}, numerical error {inst.error:.2g}: "
                  f"{v.outcome.value}{': ' + v.reason if v.reason else ''}")
+    if v.window is not None and v.outcome in (Outcome.HOLDS, Outcome.VIOLATED):
+        lines.append(f"  window t in [{v.window[0]:.4g}, {v.window[1]:.4g}]"
+                     + ("" if v.unresolved or v.outcome is Outcome.VIOLATED
+                        else ", every saved time decided"))
+        if v.unresolved:
+            lines.append(f"  but {v.unresolved}")
+    if v.accuracy:
+        lines.append(f"  decided by {v.accuracy}")
     return lines
 
 
