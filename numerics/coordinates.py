@@ -23,11 +23,13 @@ the absolute tolerance ``rtol`` and a negligible relative one.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from numerics import network
 from numerics.problem import Problem
-from numerics.sliding import solve_or_min_norm
+from numerics.sliding import gram_root, solve_or_min_norm
 
 # scipy warns (an error under filterwarnings) for rtol < 100 eps; stay just above.
 _RTOL_FLOOR = 200 * np.finfo(float).eps
@@ -39,11 +41,70 @@ def relative_difference(W1, a1, W2, a2) -> float:
         return float("inf")
     th1 = np.concatenate([W1, a1[..., None]], axis=-1)
     th2 = np.concatenate([W2, a2[..., None]], axis=-1)
-    diff = np.linalg.norm(th1 - th2, axis=-1)
-    scale = np.linalg.norm(th1, axis=-1)
+    return _max_relative(np.linalg.norm(th1 - th2, axis=-1), np.linalg.norm(th1, axis=-1))
+
+
+def _max_relative(diff, scale) -> float:
+    """max of diff / scale (per neuron and time), 0/0 = 0, x/0 = inf; inf if not finite."""
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(scale > 0, diff / scale, np.where(diff > 0, np.inf, 0.0))
     return float(np.max(rel)) if np.all(np.isfinite(rel)) else float("inf")
+
+
+class DataGeometry:
+    """The products of the data with itself and with the initial first layer: the only
+    computations of the flow with d-long rows, done once per Problem (`geometry`), so the
+    main and the companion run share them. Each is computed when first asked for, and is
+    read-only (the runs share the arrays)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+
+    @cached_property
+    def G(self) -> np.ndarray:
+        """The Gram matrix X X^T (n x n)."""
+        return _frozen(self.problem.X @ self.problem.X.T)
+
+    @cached_property
+    def Z0(self) -> np.ndarray:
+        """The initial pre-activations W0 X^T (p x n)."""
+        return _frozen(network.preactivations(self.problem.W0, self.problem.X))
+
+    @cached_property
+    def x_norms(self) -> np.ndarray:
+        """||x_i|| (n)."""
+        return _frozen(np.sqrt(np.diag(self.G)))
+
+    @cached_property
+    def span_split(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(R, P0, perp_sq, E): G = R^T R (to round-off where G is singular); W0 = W0perp
+        + P0 X with W0perp orthogonal to the samples, ||W0perp_j||^2 = perp_sq_j, and
+        E = W0perp X^T = Z0 - P0 G (zero up to the round-off of solving for P0)."""
+        X, W0 = self.problem.X, self.problem.W0
+        R = gram_root(self.G)
+        P0 = solve_or_min_norm(self.G, self.Z0.T).T
+        W0perp = P0 @ X
+        np.subtract(W0, W0perp, out=W0perp)
+        perp_sq = np.sum(W0perp**2, axis=-1)
+        return tuple(_frozen(v) for v in (R, P0, perp_sq, self.Z0 - P0 @ self.G))
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr.setflags(write=False)
+    return arr
+
+
+_LAST_GEOMETRY: list[DataGeometry] = []
+
+
+def geometry(problem: Problem) -> DataGeometry:
+    """The DataGeometry of ``problem``, shared with the previous call on the same Problem
+    object (a Problem's arrays are read-only: its products cannot go stale)."""
+    if _LAST_GEOMETRY and _LAST_GEOMETRY[0].problem is problem:
+        return _LAST_GEOMETRY[0]
+    geo = DataGeometry(problem)
+    _LAST_GEOMETRY[:] = [geo]
+    return geo
 
 
 class _LinearState:
@@ -91,6 +152,10 @@ class Cartesian(_LinearState):
 
     def directions(self, Y):
         return self._unpack(Y)[0]
+
+    def direction_norms(self, Y):
+        """||w_j||, shape (..., p)."""
+        return np.linalg.norm(self._unpack(Y)[0], axis=-1)
 
     def preactivations(self, Y):
         return network.preactivations(self._unpack(Y)[0], self.problem.X)
@@ -166,6 +231,13 @@ class LogNorm:
     def directions(self, Y):
         return self._full(self._unpack(Y)[1], 0.0)
 
+    def direction_norms(self, Y):
+        """||u_j|| (the rows of `directions`; 0 for a frozen zero neuron), shape (..., p)."""
+        U = self._unpack(Y)[1]
+        out = np.zeros(U.shape[:-2] + (self.problem.p,))
+        out[..., self.live] = np.linalg.norm(U, axis=-1)
+        return out
+
     def preactivations(self, Y):
         """<u_j, x_i>: the signs of the pre-activations (norms dropped; they may underflow)."""
         return network.preactivations(self.directions(Y), self.problem.X)
@@ -209,9 +281,20 @@ class Span(_LinearState):
     """y = (C.ravel(), a) with W = W0 + C X: the flow in the span of the data.
 
     dW/dt = -kappa grad_W L = -kappa coef @ X (network.gradient_from_preactivations),
-    so W - W0 stays in the row space of X and C (p x n) carries it. Pre-activations
-    are Z = W0 X^T + C G with the Gram matrix G = X X^T: a step costs O(p n^2)
-    whatever d is. W is formed only at saved times.
+    so W - W0 stays in the row space of X and C (p x n) carries it. Everything the
+    integrator asks for is computed from n x n and p x n matrices fixed at the start,
+    so a step or an event costs O(p n^2) whatever d is:
+
+    - pre-activations Z = W0 X^T + C G with the Gram matrix G = X X^T;
+    - neuron norms (`direction_norms`): W0 = W0perp + P0 X with W0perp orthogonal to
+      the samples, so w_j = W0perp_j + B_j X with B = P0 + C and
+      ||w_j||^2 = ||W0perp_j||^2 + 2 <E_j, B_j> + ||R B_j||^2 (G = R^T R; E = W0perp X^T
+      is zero up to the round-off of the projection; `DataGeometry.span_split`). No term
+      cancels another, so a neuron much smaller than w_j(0) keeps its relative accuracy;
+    - differences between two runs (`difference`): W1 - W2 = (C1 - C2) X.
+
+    W (p x d) is formed only by `outputs` and `directions`, i.e. at the saved times when
+    the run is turned into a Trajectory.
     """
 
     name = "span"
@@ -220,11 +303,13 @@ class Span(_LinearState):
         self.problem = problem
         p, n = problem.p, problem.n
         self.n_c = p * n
-        self.Z0 = problem.W0 @ problem.X.T
-        self.G = problem.X @ problem.X.T
+        X = problem.X
+        geo = geometry(problem)
+        self.Z0, self.G = geo.Z0, geo.G
+        self.R, self.P0, self.perp_sq, self.E = geo.span_split
         self.y0 = np.concatenate([np.zeros(p * n), problem.a0])
         floor = self.neuron_floor(problem, rtol, atol_fraction)
-        x_scale = float(np.max(np.linalg.norm(problem.X, axis=1)))
+        x_scale = float(np.max(np.linalg.norm(X, axis=1)))
         self.rtol = rtol
         # C has units of W per unit of x: its floor is the neuron's floor over |x|
         self.atol = np.concatenate([np.repeat(floor / x_scale, n), floor])
@@ -244,9 +329,25 @@ class Span(_LinearState):
         k = self.problem.flow_factor
         return np.concatenate([(-k * coef).ravel(), -k * grad_a])
 
+    def _span_sq(self, B):
+        """||B_j X||^2 = ||R B_j||^2 per row of B (..., p, n)."""
+        return np.sum((B @ self.R.T) ** 2, axis=-1)
+
+    def direction_norms(self, Y):
+        """||w_j||, shape (..., p), without forming W."""
+        B = self.P0 + self._unpack(Y)[0]
+        sq = self.perp_sq + 2.0 * np.sum(self.E * B, axis=-1) + self._span_sq(B)
+        return np.sqrt(np.maximum(sq, 0.0))
+
     def directions(self, Y):
-        C, _ = self._unpack(Y)
-        return self.problem.W0 + C @ self.problem.X
+        return self._weights(self._unpack(Y)[0])
+
+    def _weights(self, C):
+        """W0 + C X for C of shape (..., p, n): one matrix product over all times."""
+        n, d = self.problem.n, self.problem.d
+        W = (C.reshape(-1, n) @ self.problem.X).reshape(C.shape[:-1] + (d,))
+        W += self.problem.W0  # in place: one pass over the (T, p, d) result
+        return W
 
     def shift(self, y, j, idx, dz):
         """y with w_j moved by the least change that adds ``dz`` to z_ij, i in ``idx``."""
@@ -257,11 +358,18 @@ class Span(_LinearState):
 
     def outputs(self, Y) -> dict:
         C, a = self._unpack(Y)
-        return {"W": self.problem.W0 + C @ self.problem.X, "a": a}
+        return {"W": self._weights(C), "a": a}
 
     def difference(self, Y1, Y2) -> float:
-        o1, o2 = self.outputs(Y1), self.outputs(Y2)
-        return relative_difference(o1["W"], o1["a"], o2["W"], o2["a"])
+        """As `relative_difference` of the two runs' (W, a), from the coefficients:
+        |w1_j - w2_j| = ||R (C1_j - C2_j)||."""
+        if len(Y1) == 0 or len(Y1) != len(Y2):
+            return float("inf")
+        C1, a1 = self._unpack(Y1)
+        C2, a2 = self._unpack(Y2)
+        diff = np.sqrt(self._span_sq(C1 - C2) + (a1 - a2) ** 2)
+        scale = np.sqrt(self.direction_norms(Y1) ** 2 + a1**2)
+        return _max_relative(diff, scale)
 
 
 COORDINATES = {"cartesian": Cartesian, "lognorm": LogNorm, "span": Span}

@@ -43,7 +43,7 @@ from scipy.integrate import DOP853
 from scipy.optimize import brentq
 
 from numerics import network
-from numerics.coordinates import COORDINATES, resolve
+from numerics.coordinates import COORDINATES, geometry, resolve
 from numerics.problem import Problem
 from numerics.provenance import environment
 from numerics.sliding import (
@@ -182,9 +182,9 @@ class _Segments:
         self.coords = COORDINATES[resolve(opts.coordinates, problem)](
             problem, rtol, opts.atol_fraction)
         p, n = problem.p, problem.n
-        self.G = problem.X @ problem.X.T
-        self.x_norms = np.sqrt(np.diag(self.G))
-        self.mask = network.active_mask(network.preactivations(problem.W0, problem.X))
+        geo = geometry(problem)  # shared with the companion run and the coordinates
+        self.G, self.x_norms = geo.G, geo.x_norms
+        self.mask = network.active_mask(geo.Z0)
         self.sliding = np.zeros((p, n), dtype=bool)
         self.system = SlidingSystem(self.G, self.mask, self.sliding)
         self.saved = np.empty((len(t_eval), self.coords.y0.size))
@@ -226,7 +226,7 @@ class _Segments:
         own accuracy (rtol, or round-off if larger) relative to ||w_j|| ||x_i||. A pair
         within it is not yet a crossing; once past it, the crossing itself is located at
         z = 0 by bisection."""
-        w = np.linalg.norm(self.coords.directions(Y), axis=-1)
+        w = self.coords.direction_norms(Y)  # (..., p); span coordinates do not form W
         return self.band_rtol * w[..., :, None] * self.x_norms
 
     def flags(self, Y, zero_band: bool = False):

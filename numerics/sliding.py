@@ -113,7 +113,7 @@ def solve_or_min_norm(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
-def _gram_root(G: np.ndarray) -> np.ndarray:
+def gram_root(G: np.ndarray) -> np.ndarray:
     """R with G = R^T R: Cholesky's upper factor, or, for a singular Gram matrix (samples
     of P linearly dependent, as when n > d), the square root over its range from the
     eigendecomposition (eigenvalues below round-off dropped)."""
@@ -135,7 +135,7 @@ def _min_norm_box(H_G: np.ndarray, gP: np.ndarray, qP: np.ndarray) -> np.ndarray
     if k == 1:
         a = -qP[0] / (gP[0] * H_G[0, 0])
         return np.array([min(max(a, 0.0), 1.0)])
-    R = _gram_root(H_G)  # G = R^T R
+    R = gram_root(H_G)  # G = R^T R
     A = R * gP[None, :]
     b = -solve_or_min_norm(R.T, qP)  # exact: q = X_P b lies in range(G)
     res = lsq_linear(A, b, bounds=(0.0, 1.0), method="bvls", tol=1e-14)

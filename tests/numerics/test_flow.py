@@ -147,6 +147,47 @@ def test_span_of_data_on_non_orthogonal_data():
     assert full.loss[-1] < 1e-12 * full.loss[0]  # the run reached interpolation
 
 
+
+@pytest.mark.parametrize("n, d", [(4, 30), (6, 3)])  # independent and dependent samples
+def test_span_neuron_norms_and_differences_without_forming_W(n, d):
+    from numerics.coordinates import Span, relative_difference
+
+    rng = np.random.default_rng(1)
+    prob = Problem(X=rng.standard_normal((n, d)), y=rng.standard_normal(n),
+                   W0=rng.standard_normal((5, d)), a0=rng.standard_normal(5))
+    span = Span(prob, 1e-10, 1e-6)
+    Y = rng.standard_normal((3, span.y0.size))
+    # a neuron 1e-6 of its initial size: W0_0 + C_0 X nearly cancels
+    C0 = np.linalg.lstsq(prob.X.T, -prob.W0[0], rcond=None)[0]
+    Y[0, :n] = C0 + 1e-6 * rng.standard_normal(n)
+    W = span.outputs(Y)["W"]
+    norms = span.direction_norms(Y)
+    np.testing.assert_allclose(norms, np.linalg.norm(W, axis=-1), rtol=1e-9, atol=1e-14)
+    Y2 = Y + 1e-7 * rng.standard_normal(Y.shape)
+    W2, a2 = span.outputs(Y2)["W"], span.outputs(Y2)["a"]
+    assert span.difference(Y, Y2) == pytest.approx(
+        relative_difference(W, span.outputs(Y)["a"], W2, a2), rel=1e-6)
+
+
+def test_span_flow_forms_W_only_for_the_saved_states(monkeypatch):
+    """Per step and per event the span coordinates use p x n quantities only; W (p x d)
+    is formed once per run (main and companion), for the trajectory's saved states."""
+    from numerics.coordinates import Span
+
+    formed = []
+    original = Span._weights
+
+    def counting(self, C):
+        formed.append(C.shape)
+        return original(self, C)
+
+    monkeypatch.setattr(Span, "_weights", counting)
+    prob = generators.orthogonal_scaled(n=8, d=50, p=6, seed=0)
+    t = np.linspace(0, 40, 21)
+    tr = ExactFlow(coordinates="span").run(prob, t)
+    assert tr.status is Status.SUCCESS and len(tr.events) > 0
+    assert formed == [(len(t), 6, 8)] * 2  # the companion's outputs and the main run's
+
 def test_cones_and_min_norm_excess_on_the_two_point_example():
     from numerics.trajectory import CONE_MINUS, CONE_OTHER, CONE_PLUS
 
