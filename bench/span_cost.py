@@ -1,0 +1,163 @@
+"""The exact flow's cost in span coordinates against d, and against the code before sliding.
+
+On S000's orthogonal data (generators.orthogonal_scaled: n = 40, p = 30, horizon 200,
+ExactFlow(coordinates="span") with its default options, companion run included) this
+prints, from one run of this script:
+
+1. the flow's wall time at d = 40 and d = 4,000 with this checkout's code, and their ratio
+   (the span coordinates make a step cost O(p n^2) whatever d is; what grows with d is
+   only forming W (T x p x d) at the saved times);
+2. the same instances run by the commit before the sliding work (the parent of 03647fc),
+   loaded from git into a temporary directory, and the ratio new / old per d;
+3. the agreement of the new and the old code on each instance: final loss (relative
+   difference; near round-off when the loss has converged to ~1e-19), the loss curves
+   where L >= 1e-8 L(0), and max_j |theta_j - theta'_j| / |theta_j| over the final states.
+
+Every run is a fresh subprocess with PYTHONPATH on one of the two trees (each reports the
+numerics it imported); runs are sequential (new and old alternate) and each timing is the
+best of ``--repeats``, the time of ``ExactFlow.run`` alone (no imports, no generator).
+
+    python bench/span_cost.py                    # about a minute on a quiet machine
+    python bench/span_cost.py --points 21 --repeats 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+SLIDING_COMMIT = "03647fc"  # "ExactFlow integrates through sliding modes"
+
+
+def worker(args) -> None:
+    """One timed flow, in this process (a subprocess of `main`); prints JSON, saves state."""
+    import numerics
+    from numerics import ExactFlow, generators
+
+    t = np.linspace(0.0, args.horizon, args.points)
+    flow = ExactFlow(coordinates="span")
+    best, tr = float("inf"), None
+    for _ in range(args.repeats):
+        # a new Problem object per repeat: nothing computed for the previous one is reused
+        problem = generators.orthogonal_scaled(n=args.n, d=args.d, p=args.p, seed=args.seed)
+        start = time.perf_counter()
+        tr = flow.run(problem, t)
+        best = min(best, time.perf_counter() - start)
+    np.savez(args.out, W=tr.W[-1], a=tr.a[-1], loss=tr.loss)
+    print(json.dumps({
+        "numerics": numerics.__file__, "wall": best, "status": tr.status.name,
+        "steps": tr.n_steps, "events": len(tr.events), "loss": float(tr.loss[-1]),
+        "loss0": float(tr.loss[0]), "error": tr.error_estimate}))
+
+
+def _run(tree: Path, d: int, args, out: Path) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--d", str(d),
+           "--n", str(args.n), "--p", str(args.p), "--seed", str(args.seed),
+           "--horizon", str(args.horizon), "--points", str(args.points),
+           "--repeats", str(args.repeats), "--out", str(out)]
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    res = subprocess.run(cmd, env=env, cwd=out.parent, capture_output=True, text=True,
+                         check=False)
+    if res.returncode != 0:
+        raise RuntimeError(f"run on {tree} (d={d}) failed:\n{res.stderr}")
+    row = json.loads(res.stdout.strip().splitlines()[-1])
+    if not Path(row["numerics"]).resolve().is_relative_to(tree.resolve()):
+        raise RuntimeError(f"the run meant for {tree} imported {row['numerics']}")
+    with np.load(out) as f:
+        row["W"], row["a"], row["curve"] = f["W"], f["a"], f["loss"]
+    return row
+
+
+def _state_difference(new: dict, old: dict) -> float:
+    th1 = np.concatenate([new["W"], new["a"][:, None]], axis=1)
+    th2 = np.concatenate([old["W"], old["a"][:, None]], axis=1)
+    scale = np.linalg.norm(th1, axis=1)
+    diff = np.linalg.norm(th1 - th2, axis=1)
+    return float(np.max(np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), diff)))
+
+
+def main(args) -> None:
+    old_rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", f"{SLIDING_COMMIT}^"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    new_rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "numerics"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    print(f"new: this checkout ({new_rev}{' + uncommitted numerics' if dirty else ''}); "
+          f"old: {old_rev[:7]} (parent of {SLIDING_COMMIT}, before the sliding work)")
+    print(f"orthogonal_scaled(n={args.n}, p={args.p}, seed={args.seed}), horizon "
+          f"{args.horizon:g}, {args.points} saved times, coordinates='span', "
+          f"best of {args.repeats}\n")
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="span_cost_") as tmp:
+        tmp = Path(tmp)
+        old_tree = tmp / "old"
+        old_tree.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", old_rev, "numerics"],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive, check=True)
+        for d in args.dims:
+            for label, tree in (("new", ROOT), ("old", old_tree)):
+                rows[label, d] = _run(tree, d, args, tmp / f"{label}_{d}.npz")
+                r = rows[label, d]
+                print(f"  ran {label} d={d}: {r['wall']:.2f} s", flush=True)
+    print(f"\n{'d':>6} {'code':>4} {'wall s':>8} {'status':>8} {'steps':>6} {'events':>6} "
+          f"{'L(T)/L(0)':>10} {'error est':>9}")
+    for d in args.dims:
+        for label in ("new", "old"):
+            r = rows[label, d]
+            print(f"{d:>6} {label:>4} {r['wall']:>8.2f} {r['status']:>8} {r['steps']:>6} "
+                  f"{r['events']:>6} {r['loss'] / r['loss0']:>10.3g} {r['error']:>9.2g}")
+    lo, hi = min(args.dims), max(args.dims)
+    print("\nratios")
+    for label in ("new", "old"):
+        ratio = rows[label, hi]["wall"] / rows[label, lo]["wall"]
+        note = "   (target <= 3)" if label == "new" else ""
+        print(f"  {label}: time(d={hi}) / time(d={lo}) = {ratio:.2f}{note}")
+    for d in args.dims:
+        print(f"  d={d}: new / old = {rows['new', d]['wall'] / rows['old', d]['wall']:.2f}"
+              "   (target <= 1.5)")
+    print("\nagreement, new vs old on the same instance (final saved time)")
+    for d in args.dims:
+        new, old = rows["new", d], rows["old", d]
+        rel_loss = abs(new["loss"] - old["loss"]) / abs(old["loss"])
+        print(f"  d={d}: final loss {new['loss']:.6e} vs {old['loss']:.6e} (relative "
+              f"difference {rel_loss:.2g}); max_j |theta_j - theta'_j| / |theta_j| = "
+              f"{_state_difference(new, old):.2g}")
+        keep = old["curve"] >= 1e-8 * old["curve"][0]
+        curve = np.max(np.abs(new["curve"][keep] - old["curve"][keep]) / old["curve"][keep])
+        print(f"         loss curve, max relative difference where L >= 1e-8 L(0) "
+              f"({int(keep.sum())} of {keep.size} saved times): {curve:.2g}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dims", type=lambda s: [int(v) for v in s.split(",")],
+                    default=[40, 4000], help="comma-separated d values (default 40,4000)")
+    ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--p", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--horizon", type=float, default=200.0)
+    ap.add_argument("--points", type=int, default=201, help="saved times (default 201)")
+    ap.add_argument("--repeats", type=int, default=2, help="timings per run; best is kept")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--d", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    return ap
+
+
+if __name__ == "__main__":
+    parsed = _parser().parse_args()
+    if parsed.worker:
+        worker(parsed)
+    else:
+        main(parsed)
