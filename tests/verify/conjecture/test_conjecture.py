@@ -296,3 +296,11 @@ def test_renamed_vocabulary_names_still_read(old, new):
     assert new in S.VOCABULARY and old not in S.VOCABULARY and S.RENAMED[old] == new
     read = parse_conjecture(f"L(t) <= {old}").relation
     assert read == parse_conjecture(f"L(t) <= {new}").relation
+
+
+def test_an_event_time_statement_is_searched_not_crashed():
+    """first(EVENT) <= BOUND on a family: the event's relation is checked for definedness
+    before simulating (it once crashed there: bool() of a sympy relation). On the two-point
+    plateau L(t) <= L(0)/2 comes long after t = 1 (lam <= 1e-4), so the bound 1 is false."""
+    result = conjecture("first(L(t) <= 0.5*L(0)) <= 1", "two-point", budget=1)
+    assert result.verdict == "COUNTEREXAMPLE" and result.exit_code == 1, result.report()
