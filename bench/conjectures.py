@@ -43,9 +43,9 @@ orthogonal, orthogonal-asym, group).
 ``--quick`` is budget 5 (the command line's default is 20). ``--only`` keeps the
 statements whose id, family, method or text contains SUBSTRING (case-insensitive).
 ``--jobs`` runs that many statements at once (default: the number of cores; the seconds
-of each are then measured while the others run). On this 2-core machine, shared with
-another test run, the default run took 3 min 56 s (453 s of searches, the slowest 57 s)
-and ``--quick`` 85 s. Exit code: 0 when no answer is wrong,
+of each are then measured while the others run). On this 2-core machine the default run
+took 3 min 12 s (368 s of searches, the slowest 51 s; README, "Deciding what is
+decidable"). Exit code: 0 when no answer is wrong,
 1 when one is, 4 when no answer is wrong but a statement could not be run (gfverify
 raised: its own "internal error" exit code).
 """
