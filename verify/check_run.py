@@ -228,12 +228,15 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
             equalities.append((error, rounding))
         else:
             undecided = (np.abs(margin) <= error) & (error > 0) & ~exact_fit
-            below = undecided & (np.abs(margin) < rounding)
+            below = undecided & np.isfinite(rounding) & (np.abs(margin) < rounding)
             unresolved |= below
-            if finest:
-                unfinished |= undecided & ~below
-            elif (undecided & ~below).any():
-                k = int(np.flatnonzero(undecided & ~below)[0])
+            # at the finest float64 run, a time where the run finds the relation holding
+            # but within its error is named; one where it finds it failing stays undecided
+            # (a measured violation is never turned into a HOLDS)
+            named = undecided & ~below & (margin >= 0) if finest else np.zeros_like(below)
+            unfinished |= named
+            if (undecided & ~below & ~named).any():
+                k = int(np.flatnonzero(undecided & ~below & ~named)[0])
                 inconclusive.append((0.0, margin[k], error[k], times[k], part, k))
         denom = np.abs(margin) + error
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -260,8 +263,9 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
         note = "; ".join(x for x in (
             unresolved_text(tr, times, unresolved, "the margin is below the rounding of "
                             "the relation's own formula"),
-            unresolved_text(tr, times, unfinished & ~unresolved, "the margin is within the "
-                            f"error of the finest float64 run ({_accuracy(tr)})"),
+            unresolved_text(tr, times, unfinished & ~unresolved, "the relation holds on the "
+                            "run but within the error of the finest float64 run "
+                            f"({_accuracy(tr)}), which no run tried resolves"),
             unresolved_text(tr, times, zero_loss, "the loss is exactly 0 in float64 (the "
                             "outputs equal the labels to the last bit), where the relation is "
                             "not defined")) if x)
@@ -288,13 +292,17 @@ def _identity_too_coarse(tr: Trajectory, inside: np.ndarray, equalities: list) -
     where that is not known, the run's relative state error stands in)."""
     worst = 0.0
     for error, rounding in equalities:
+        if not np.all(np.isfinite(error)):
+            return f"the equality's error is unknown at some saved time: {TOO_COARSE}"
         scale = rounding / ROUNDING
         known = error > 0  # an exactly known equality (a counter: error 0) is confirmed
-        if not np.all(scale[known] > 0):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = error[known] / scale[known]
+        if not (np.all(scale[known] > 0) and np.all(np.isfinite(ratio))):
             worst = math.inf
             break
         if known.any():
-            worst = max(worst, float(np.max(error[known] / scale[known])))
+            worst = max(worst, float(np.max(ratio)))
     if worst <= IDENTITY_MAX_STATE_ERROR:
         return ""
     if math.isinf(worst):

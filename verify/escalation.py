@@ -31,7 +31,7 @@ DEFAULT_BUDGET = 2  # the two float64 rungs; 3 adds the high-precision run where
 MAX_BUDGET = 3
 
 _CACHE: OrderedDict[tuple, Trajectory] = OrderedDict()
-_CACHE_SIZE = 16  # escalated runs of 1,001-8,001 saved times; a few instances at a time
+_CACHE_SIZE = 2  # escalated runs of up to 8,001 saved times (with companions): memory
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,10 @@ def escalatable(verdict: Verdict) -> bool:
 
 
 def rerun(tr: Trajectory, rung: Rung) -> Trajectory:
-    """``tr``'s problem re-run by ``rung`` on the same saved times (memoised)."""
-    key = (tr.problem.content_hash, tr.t.tobytes(), rung.label)
+    """``tr``'s problem re-run by ``rung`` on the same saved times (memoised by the problem,
+    the saved times and the rung's method with all its options)."""
+    key = (tr.problem.content_hash, tr.t.tobytes(), rung.label,
+           tuple(sorted(rung.method.options().items())))
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
@@ -80,30 +82,35 @@ def rerun(tr: Trajectory, rung: Rung) -> Trajectory:
     return out
 
 
+def escalate(tr: Trajectory, decide, undecided, budget: int = DEFAULT_BUDGET):
+    """``decide(run)`` on ``tr``, then on the rungs of its ladder (at most ``budget``) while
+    ``undecided(result)``. Returns (result, run, note): the result on the finest run tried,
+    that run, and what was done ("" when nothing was re-run; the rung that gave the
+    result, or the one that failed to finish)."""
+    result, run, note = decide(tr), tr, ""
+    for tried, rung in enumerate(ladder(tr, budget), start=1):
+        if not undecided(result):
+            break
+        candidate = rerun(tr, rung)
+        if not candidate.status.ok:  # the finer run failed (step limit, chattering): stop
+            note = (f"{note + '; ' if note else ''}{rung.label} did not finish "
+                    f"({candidate.status.name})")
+            break
+        result, run = decide(candidate), candidate
+        note = f"{rung.label} (re-run {tried} of at most {budget})"
+    return result, run, note
+
+
 def check_escalating(claim, tr: Trajectory, budget: int = DEFAULT_BUDGET,
                      check_one=None) -> tuple[Verdict, Trajectory]:
     """The verdict of ``claim`` on ``tr``, re-running the instance up the ladder while the
-    verdict is undecided by its numerical error (at most ``budget`` rungs). Returns the
-    verdict (with `Verdict.accuracy` set when a re-run decided, or was the last tried) and
-    the run it was decided on."""
+    verdict is undecided by its numerical error (`escalate`). The verdict says which run
+    gave it (`Verdict.accuracy`) when one was re-run."""
     if check_one is None:
         from verify.check_run import check_one
-    verdict = check_one(claim, tr)
-    run = tr
-    tried = 0
-    for rung in ladder(tr, budget):
-        if not escalatable(verdict):
-            break
-        tried += 1
-        candidate = rerun(tr, rung)
-        again = check_one(claim, candidate)
-        if not candidate.status.ok:  # the finer run failed (step limit, chattering): stop
-            verdict = replace(verdict, accuracy=f"{verdict.accuracy or 'the run'}; "
-                              f"{rung.label} did not finish ({candidate.status.name})")
-            break
-        verdict, run = replace(again, accuracy=f"{rung.label} (re-run {tried} of at most "
-                                              f"{budget})"), candidate
-    return verdict, run
+    verdict, run, note = escalate(tr, lambda r: check_one(claim, r),
+                                  lambda v: escalatable(v), budget)
+    return (replace(verdict, accuracy=note) if note else verdict), run
 
 
 def clear_cache() -> None:

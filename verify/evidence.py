@@ -19,7 +19,8 @@ from verify.measures import instance_values
 DEFAULT_SAVED_TIMES = 4001
 
 
-@lru_cache(maxsize=64)  # runs of 8,001 saved times are large: 128 exhausted 24 GiB
+@lru_cache(maxsize=32)  # runs of 8,001 saved times are large: 128 exhausted 24 GiB, and 64
+# came near it once checks escalate (a worker at 12 GB in the full profile)
 def _cached(problem: Problem, horizon: float, points: int, rtol: float,
             extra: tuple) -> Trajectory:
     t_eval = np.linspace(0.0, horizon, points)

@@ -167,9 +167,9 @@ class RunContext:
             value = self.inst[term.name]
             # an instance quantity computed with a known error (e.g. by an optimisation)
             err = float(getattr(value, "error", 0.0) or 0.0)
+            # (that error is not float64 rounding: it never makes a time unresolvable)
             return _Input(fine=value, companion=value,
-                          roundoff=np.full(T, err) if err else None,
-                          rounding=np.full(T, err) if err else None)
+                          roundoff=np.full(T, err) if err else None)
         raise MissingValue(term.name)
 
     def _combine(self, flat: sp.Basic, inputs: dict[str, _Input], has_comp: bool,
@@ -224,7 +224,8 @@ class RunContext:
                        + propagated("roundoff", [n for n in slopes if n not in owners]))
                 error = np.fmin(np.where(np.isnan(error), np.inf, error), own)
         error = np.where(np.isnan(error), np.inf, error)
-        return _Values(fine, comp, error, np.where(np.isnan(rounding), np.inf, rounding))
+        # an unknown rounding (NaN at a kink, inf from an overflow) names no time: 0
+        return _Values(fine, comp, error, np.where(np.isfinite(rounding), rounding, 0.0))
 
     def _propagation(self, flat, s, symbols, args_fine, inputs, real, fine):
         """size -> |d flat / d s| x size over the saved times (the first-order propagation of
@@ -275,8 +276,9 @@ class RunContext:
 
 def _smaller(a: _Values, b: _Values) -> _Values:
     """Per time, the evaluation with the smaller error (both are estimates of the same
-    expression with valid error bounds); the rounding is the smaller one (what the best of
-    the formulas can resolve)."""
+    expression with valid error bounds). The rounding is the smaller of the two forms', not
+    necessarily the picked one's: fewer times are then named unresolvable (the safe side),
+    and what the best formula resolves is what float64 resolves."""
     pick = b.error < a.error
     companion = None
     if a.companion is not None and b.companion is not None:

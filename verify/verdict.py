@@ -67,8 +67,10 @@ class Verdict:
 
     ``window`` is the range of times the verdict covers ((first, last) saved time checked;
     None for checks without a time window). ``unresolved`` names the saved times inside it
-    that no float64 run can decide (the margin below the rounding of the relation's own
-    formula): a HOLDS with ``unresolved`` holds at every other time of the window.
+    that no run decided (`verify.check_run`: below the rounding of the relation's formula,
+    within the error of the finest float64 run where the run finds the relation holding, or
+    at an exactly zero loss), and times a loss floor left out of the window: a HOLDS with
+    ``unresolved`` holds at every other time of the window.
     ``accuracy`` says how the deciding run was made when the check re-ran the instance more
     accurately (`verify.escalation`), else "".
 
@@ -156,7 +158,20 @@ def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:
         predicted=pick.predicted,
         method=pick.method,
         instances=tuple(verdicts),
-        unresolved=pick.unresolved,
-        accuracy=pick.accuracy,
+        unresolved=_members_note(verdicts, "unresolved", "name saved times no float64 run "
+                                 "decides"),
+        accuracy=_members_note(verdicts, "accuracy", "were decided by a more accurate "
+                               "re-run"),
         figure_data=pick.figure_data,
     )
+
+
+def _members_note(verdicts: list[Verdict], field: str, what: str) -> str:
+    """A combined verdict's note on its instances' ``field``: how many carry one, and the
+    first of them (one instance: its note as it is)."""
+    notes = [getattr(v, field) for v in verdicts if getattr(v, field)]
+    if not notes:
+        return ""
+    if len(verdicts) == 1:
+        return notes[0]
+    return f"{len(notes)} of {len(verdicts)} instances {what} (first: {notes[0]})"

@@ -217,15 +217,12 @@ class InstanceChecker:
         tr, horizon = run_family_instance(self.family, problem, params, self.method,
                                           self.points, self.statement.fixed_times(),
                                           self.at_t if self.mode == "at_t" else None)
-        self.trajectories[self.key(params)] = tr
         t_end = float(tr.t[-1]) if len(tr.t) else horizon
         claim = self.statement.claim(self.mode, self.at_t, t_end, first_positive(tr))
         floor_note = ""
         if self.loss_floor is not None:
             claim, floor_note = floored(claim, tr, self.loss_floor)
-        verdict, tr = check_escalating(claim, tr,
-                                       self.method.escalate if self.method.name == "flow"
-                                       else 0)
+        verdict, tr = check_escalating(claim, tr, self.method.escalate)
         if floor_note:
             verdict = replace(verdict, unresolved="; ".join(
                 x for x in (verdict.unresolved, floor_note) if x))

@@ -32,7 +32,7 @@ from verify.check_run import (
 )
 from verify.conjecture.instance import MethodSpec, run_family_instance
 from verify.conjecture.statement import Statement, UndefinedHere
-from verify.escalation import ladder, rerun
+from verify.escalation import escalate
 from verify.progress import Progress
 from verify.tighten.extreme import DECIDED, INAPPLICABLE, UNDECIDED, Extreme, instance_extreme
 from verify.tighten.result import Searched
@@ -191,18 +191,15 @@ class Evaluator:
         """The instance's extreme, re-running the instance up `verify.escalation`'s ladder
         while the constant is not resolved on it (the same rule as a check's: a value known
         only within its numerical error is re-run more accurately, within the budget)."""
-        ext = instance_extreme(self.tight, self.claim_on(tr), tr, self.reference())
-        budget = self.method.escalate if self.method.name == "flow" else 0
-        for tried, rung in enumerate(ladder(tr, budget), start=1):
-            if ext.status != UNDECIDED or not ext.note.startswith(RESOLVABLE):
-                break
-            finer = rerun(tr, rung)
-            if not finer.status.ok:
-                break
-            ext = instance_extreme(self.tight, self.claim_on(finer), finer, self.reference())
-            ext = replace(ext, note=f"{ext.note}{'; ' if ext.note else ''}by {rung.label} "
-                                    f"(re-run {tried} of at most {budget})")
-        return ext
+        def decide(run):
+            return instance_extreme(self.tight, self.claim_on(run), run, self.reference())
+
+        def unresolved(ext):
+            return ext.status == UNDECIDED and ext.note.startswith(RESOLVABLE)
+
+        ext, _, note = escalate(tr, decide, unresolved, self.method.escalate)
+        return replace(ext, note=f"{ext.note}{'; ' if ext.note else ''}by {note}") if note \
+            else ext
 
 
 # the notes of an undecided instance that a more accurate run can resolve
