@@ -25,6 +25,7 @@ from verify.measures import (
     FLOAT_EPS,
     ROUNDING,
     ROUNDOFF_ULPS,
+    measure,
 )
 from verify.relations import RELATION_TEXT, signed_margin
 from verify.run_context import ASSUMPTION_ATOL, MissingValue, RunContext, margin_on_run
@@ -202,10 +203,12 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
         margin, error, rounding = margin[inside], error[inside], rounding[inside]
         part = sp.sstr(rel)
         exact_fit = np.zeros(len(times), dtype=bool)
-        if not np.all(np.isfinite(margin)):
-            # where the loss is exactly 0 in float64 (the outputs equal the labels to the
-            # last bit) a ratio such as the PL is 0/0: no float64 run resolves it there
-            exact_fit = _zero_loss(tr)[inside] & ~np.isfinite(margin)
+        if not (np.all(np.isfinite(margin)) and np.all(np.isfinite(error))):
+            # where the loss is 0, or within its own error of 0, in float64 (the outputs
+            # equal the labels to about the last bits) a ratio of it such as the PL is
+            # 0/0, or not known to be finite: no float64 run resolves it there
+            exact_fit = (_loss_at_floor(tr)[inside]
+                         & ~(np.isfinite(margin) & np.isfinite(error)))
             zero_loss |= exact_fit
             rest = ~np.isfinite(margin) & ~exact_fit
             if rest.any():
@@ -266,9 +269,10 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
             unresolved_text(tr, times, unfinished & ~unresolved, "the relation holds on the "
                             "run but within the error of the finest float64 run "
                             f"({_accuracy(tr)}), which no run tried resolves"),
-            unresolved_text(tr, times, zero_loss, "the loss is exactly 0 in float64 (the "
-                            "outputs equal the labels to the last bit), where the relation is "
-                            "not defined")) if x)
+            unresolved_text(tr, times, zero_loss, "the loss is 0, or within its own error of "
+                            "0, in float64 (the outputs equal the labels to about the last "
+                            "bits), where the relation is not defined or not known to be "
+                            "finite")) if x)
         why = _identity_too_coarse(tr, inside, equalities)
         if why:
             outcome, reason = Outcome.INCONCLUSIVE, why
@@ -280,10 +284,20 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
                     window=window, unresolved=note)
 
 
-def _zero_loss(tr: Trajectory) -> np.ndarray:
-    """Saved times at which the run's loss is exactly 0 (and was not at t = 0)."""
+def _loss_at_floor(tr: Trajectory) -> np.ndarray:
+    """Saved times at which the run's loss (positive at t = 0) is exactly 0 or within its
+    own numerical error of 0 (ERROR_SAFETY x its companion difference + its floor, as a
+    check counts it)."""
     loss = np.asarray(tr.loss, dtype=float)
-    return (loss == 0) & (loss[0] > 0) if loss.size else np.zeros(0, dtype=bool)
+    if not loss.size or not loss[0] > 0:
+        return np.zeros(loss.shape, dtype=bool)
+    series = measure(tr, "L")
+    comp = tr.companion
+    if comp is None or len(comp.t) != len(tr.t):
+        return loss == 0
+    with np.errstate(invalid="ignore"):
+        error = ERROR_SAFETY * np.abs(loss - comp.loss) + series.roundoff
+        return (loss == 0) | (error >= loss)
 
 
 def _identity_too_coarse(tr: Trajectory, inside: np.ndarray, equalities: list) -> str:

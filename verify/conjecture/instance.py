@@ -270,7 +270,8 @@ def _tightest(claim: Claim, tr: Trajectory, verdict: Verdict):
         lhs = np.broadcast_to(evaluate(claim, tr, rel.lhs)[0], tr.t.shape)
         rhs = np.broadcast_to(evaluate(claim, tr, rel.rhs)[0], tr.t.shape)
         scale = np.maximum(np.maximum(np.abs(lhs), np.abs(rhs)), TINY)
-        relative = np.where(inside, margin / scale, np.inf)
+        # (a time whose error is unknown, named by the check, is not a tightest point)
+        relative = np.where(inside & np.isfinite(error), margin / scale, np.inf)
         if verdict.outcome is not Outcome.HOLDS:
             if sp.sstr(rel) != verdict.where.part:
                 continue
