@@ -29,7 +29,7 @@ from verify.measures import (
 )
 from verify.relations import RELATION_TEXT, signed_margin
 from verify.run_context import ASSUMPTION_ATOL, MissingValue, RunContext, margin_on_run
-from verify.verdict import TOO_COARSE, WITHIN_ERROR, CheckError, Outcome, Verdict, Where
+from verify.verdict import ALL_NAMED, TOO_COARSE, WITHIN_ERROR, CheckError, Outcome, Verdict, Where
 
 # An equality (identity, conservation law) is confirmed only on a run whose state is
 # known to this relative accuracy; a looser run cannot tell the identity from an
@@ -258,9 +258,9 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
         reason = WITHIN_ERROR
     elif (unresolved | unfinished | zero_loss).all():
         outcome, pick = Outcome.INCONCLUSIVE, min(closest)
-        reason = ("every saved time of the window is below float64's resolution of the "
-                  "relation (the margin within the rounding of its own formula, or within "
-                  "the error of the finest float64 run)")
+        reason = (f"{ALL_NAMED} float64's resolution of the relation on this run (the margin "
+                  "within the rounding of its own formula or within the error of the finest "
+                  "float64 run, or the loss within its own error of 0)")
     else:
         outcome, pick = Outcome.HOLDS, min(closest)
         note = "; ".join(x for x in (

@@ -25,7 +25,10 @@ class Outcome(enum.Enum):
 # known finely enough.
 WITHIN_ERROR = "the margin is within the numerical error"
 TOO_COARSE = "too coarse to confirm an identity"
-ESCALATABLE = (WITHIN_ERROR, TOO_COARSE)
+# every time named, some of them only for this run's accuracy (the loss within its error of
+# 0, the margin within this run's error): a finer run may decide them
+ALL_NAMED = "every saved time of the window is below"
+ESCALATABLE = (WITHIN_ERROR, TOO_COARSE, ALL_NAMED)
 
 
 # When several instances are combined, the most informative outcome wins.
