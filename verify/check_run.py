@@ -308,7 +308,7 @@ def _identity_too_coarse(tr: Trajectory, inside: np.ndarray, equalities: list) -
     for error, rounding in equalities:
         if not np.all(np.isfinite(error)):
             return f"the equality's error is unknown at some saved time: {TOO_COARSE}"
-        scale = rounding / ROUNDING
+        scale = rounding / ROUNDING  # NaN where a quantity's rounding is not known
         known = error > 0  # an exactly known equality (a counter: error 0) is confirmed
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = error[known] / scale[known]

@@ -212,6 +212,8 @@ class RunContext:
                 return total
 
             rounding = propagated("rounding", slopes)
+            if any(inputs[name].rounding is None for name in slopes):
+                rounding = np.full(T, np.nan)  # a quantity's rounding is not known
             integ = np.full(T, np.inf) if comp is None else np.abs(fine - comp)
             error = ERROR_SAFETY * integ + propagated("roundoff", slopes)
             owners = [s.name for s in symbols if inputs[s.name].own_error is not None]
@@ -224,8 +226,9 @@ class RunContext:
                        + propagated("roundoff", [n for n in slopes if n not in owners]))
                 error = np.fmin(np.where(np.isnan(error), np.inf, error), own)
         error = np.where(np.isnan(error), np.inf, error)
-        # an unknown rounding (NaN at a kink, inf from an overflow) names no time: 0
-        return _Values(fine, comp, error, np.where(np.isfinite(rounding), rounding, 0.0))
+        # an unknown rounding (a quantity that does not give one, NaN at a kink, inf from an
+        # overflow) is NaN: it names no time, and an equality's size is then not known
+        return _Values(fine, comp, error, np.where(np.isfinite(rounding), rounding, np.nan))
 
     def _propagation(self, flat, s, symbols, args_fine, inputs, real, fine):
         """size -> |d flat / d s| x size over the saved times (the first-order propagation of
