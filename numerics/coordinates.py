@@ -326,8 +326,8 @@ class Span(_LinearState):
         C, a = self._unpack(y)
         coef, grad_a = network.gradient_from_preactivations(
             self.problem, self.Z0 + C @ self.G, a, mask, sliding)
-        k = self.problem.flow_factor
-        return np.concatenate([(-k * coef).ravel(), -k * grad_a])
+        vC, va = network.trained_velocity(self.problem, coef, grad_a)
+        return np.concatenate([vC.ravel(), va])
 
     def _span_sq(self, B):
         """||B_j X||^2 = ||R B_j||^2 per row of B (..., p, n)."""
@@ -383,7 +383,8 @@ def resolve(name: str, problem: Problem) -> str:
     weights underflow (scale below ``LOGNORM_BELOW``), else the span of the data when n < d
     (cheaper per step), else cartesian."""
     if name == "auto":
-        if problem.init_scale is not None and problem.init_scale < LOGNORM_BELOW:
+        if (problem.init_scale is not None and problem.init_scale < LOGNORM_BELOW
+                and not problem.model_spec):  # log-norm coordinates: the ReLU network's
             return "lognorm"
         return "span" if problem.n < problem.d else "cartesian"
     return name

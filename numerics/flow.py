@@ -131,6 +131,10 @@ class ExactFlow:
         }
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
+        if problem.model_spec and resolve(self.coordinates, problem) == "lognorm":
+            raise MethodError(
+                "coordinates: 'lognorm' integrates the ReLU network with both layers trained; "
+                f"this Problem is {problem.model_spec!r}: use 'span' or 'cartesian'.")
         start = time.perf_counter()
         main = _integrate(problem, t_eval, self, self.rtol)
         companion = None
@@ -186,7 +190,11 @@ class _Segments:
         self.G, self.x_norms = geo.G, geo.x_norms
         self.mask = network.active_mask(geo.Z0)
         self.sliding = np.zeros((p, n), dtype=bool)
-        self.system = SlidingSystem(self.G, self.mask, self.sliding)
+        act = problem.activation
+        # a kink to slide on (piecewise-linear activations) and an integration that holds it
+        self.slides = opts.sliding and self.coords.supports_sliding and act.piecewise_linear
+        self.leak = act.leak_ratio if act.piecewise_linear else 0.0
+        self.system = SlidingSystem(self.G, self.mask, self.sliding, leak=self.leak)
         self.saved = np.empty((len(t_eval), self.coords.y0.size))
         self.saved_mask = np.empty((len(t_eval), p, n))
         self.next_save = 0
@@ -210,7 +218,8 @@ class _Segments:
         """g_i = dL/dh(x_i) at states Y (..., dim), with the segment's mask (as the field)."""
         Z = self.coords.preactivations(Y)
         a = self.coords.output_weights(Y)
-        h = self.problem.output_factor * np.einsum("...j,...ji->...i", a, self.mask * Z)
+        h = self.problem.output_factor * np.einsum(
+            "...j,...ji->...i", a, self.problem.activation.value(Z, self.mask))
         return network.loss_derivative(self.problem, h)
 
     def filippov_mask(self, Y):
@@ -305,7 +314,7 @@ class _Segments:
         """The initial state, with any pair that starts on its surface given its side."""
         y = self.coords.y0.copy()
         near = np.abs(self.coords.preactivations(y)) <= self.band(y)
-        if near.any() and self.opts.sliding and self.coords.supports_sliding:
+        if near.any() and self.slides:
             y = self.resolve(y, 0.0, near)
             if self.next_save == 1:
                 self.saved[0] = y
@@ -315,7 +324,9 @@ class _Segments:
     def resolve(self, y, t, flagged):
         """Give the flagged pairs, and every pair of their neurons at a surface, their
         sides at time t; returns the state with each such pair on its side."""
-        if not self.opts.sliding:
+        if not self.opts.sliding or not self.problem.activation.piecewise_linear:
+            # no sliding asked for, or a C^1 activation (its field is continuous: a pair
+            # crosses its surface, it cannot be held on it)
             new = network.active_mask(self.coords.preactivations(y))
             self._record(t, new, np.zeros_like(self.sliding))
             return y
@@ -331,7 +342,9 @@ class _Segments:
         Z = self.coords.preactivations(y)
         near = np.abs(Z) <= self.band(y)
         g = self.loss_derivative(y)
-        a = self.coords.output_weights(y)
+        # the first layer's velocity is c_j = -kappa s a_j times its sum; frozen, it is 0
+        a = (self.coords.output_weights(y) if self.problem.trains_first_layer
+             else np.zeros(self.problem.p))
         alpha = np.full(self.sliding.shape, np.nan)
         if not self.system.empty:
             alpha[self.system.rows, self.system.cols] = self.system.alpha(g)
@@ -341,7 +354,7 @@ class _Segments:
             forced = {int(i): (ACTIVE if alpha[j, i] > 1 else INACTIVE)
                       for i in np.flatnonzero(self.sliding[j] & flagged[j])}
             classes, _, chosen = classify_neuron(self.G, g, float(a[j]), self.mask[j] > 0,
-                                                 K, forced)
+                                                 K, forced, leak=self.leak)
             self.choices.extend(Choice(t, int(j), i) for i in chosen)
             for i, c in classes.items():
                 new_mask[j, i] = 1.0 if c == ACTIVE else 0.0
@@ -382,7 +395,8 @@ class _Segments:
             self.events.append(ActivationEvent(float(t), int(j), int(i), int(new[j, i])))
             self.flips[j, i] += 1
         self.mask, self.sliding = new_mask, new_sliding
-        self.system = SlidingSystem(self.G, self.mask, self.sliding, self.system)
+        self.system = SlidingSystem(self.G, self.mask, self.sliding, self.system,
+                                    leak=self.leak)
         self.max_sliding = max(self.max_sliding, int(self.sliding.sum()))
 
 

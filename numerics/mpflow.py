@@ -15,6 +15,9 @@ dead), integrated in mpmath at ``digits`` significant digits:
 - Pre-activations are polynomials in time within a step: their signs are
   checked at interior nodes, and the earliest crossing is bisected on the
   polynomial to ~10^-digits of the step; the state restarts just past it.
+- Other activations: a leaky ReLU's pattern gives sigma' = slope + (1 - slope) A, a
+  ReLU power max(z, 0)^beta with integer beta its Cauchy powers of Z on the active
+  side; a frozen layer's coefficients stay 0 (the Problem's ``train``).
 - The companion runs at ``companion_digits`` (default digits - 15); the
   error estimate is their relative difference per neuron, computed in mpmath.
 
@@ -89,6 +92,11 @@ class HighPrecisionFlow:
         return max(16, self.digits - 15) if self.digits > 16 else 8
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
+        act = problem.activation
+        if not act.piecewise_linear and act.integer_power is None:
+            raise MethodError(
+                f"activation: HighPrecisionFlow takes piecewise-linear activations and integer "
+                f"ReLU powers (its Taylor series are polynomial), not {act.spec!r}.")
         size = problem.p * (problem.n + problem.d)
         if size > self.max_size:
             raise MethodError(
@@ -157,6 +165,11 @@ class _Series:
         self.scale = mp.mpf(problem.loss_scale)
         self.loss = problem.loss
         self.n, self.p, self.d = problem.n, problem.p, problem.d
+        act = problem.activation
+        # sigma on the active side: z (times 1, or the slope elsewhere) or z^power
+        self.power = None if act.piecewise_linear else act.integer_power
+        self.slope = mp.mpf(act.slope) if act.piecewise_linear else None
+        self.moves_W, self.moves_a = problem.trains_first_layer, problem.trains_second_layer
 
     def coefficients(self, W, a, mask):
         """(Wc, ac, Zc): coefficient k of W, a and Z = W X^T for k = 0..K."""
@@ -165,29 +178,51 @@ class _Series:
         Wc = np.full((K + 1, p, d), zero, dtype=object)
         ac = np.full((K + 1, p), zero, dtype=object)
         Zc = np.full((K + 1, p, n), zero, dtype=object)
-        AZ = np.full((K + 1, p, n), zero, dtype=object)
-        AG = np.full((K + 1, p, n), zero, dtype=object)
+        AZ = np.full((K + 1, p, n), zero, dtype=object)  # sigma(Z)
+        AG = np.full((K + 1, p, n), zero, dtype=object)  # sigma'(Z) g
         V = np.full((K + 1, p, d), zero, dtype=object)
         h = np.full((K + 1, n), zero, dtype=object)
+        gs = np.full((K + 1, n), zero, dtype=object)
         aux = np.full((K + 1, n), zero, dtype=object)  # exp(-y h) or 1/(1 + exp(y h))
         E = np.full((K + 1, n), zero, dtype=object)  # exp(y h) (logistic only)
+        if self.power is None:  # piecewise linear: sigma' = slope + (1 - slope) A, constant
+            slopes = np.where(mask, mp.mpf(1), self.slope) if self.slope else mask
+            powers = None
+        else:  # powers[m][k]: coefficient k of Z^(m+1), by Cauchy products
+            powers = np.full((self.power, K + 1, p, n), zero, dtype=object)
         Wc[0], ac[0] = W, a
         fdot, s = mp.fdot, self.s
         for k in range(K + 1):
             Zc[k] = Wc[k] @ self.XT
             if k == K:
                 break
-            AZ[k] = np.where(mask, Zc[k], zero)
+            if powers is None:
+                AZ[k] = np.where(mask, Zc[k], zero) if slopes is mask else slopes * Zc[k]
+            else:
+                powers[0, k] = Zc[k]
+                for m in range(1, self.power):
+                    powers[m, k] = _cauchy(Zc, powers[m - 1], k)
+                AZ[k] = np.where(mask, powers[-1, k], zero)
             for i in range(n):
                 h[k, i] = s * fdot(ac[: k + 1].ravel(), AZ[k::-1, :, i].ravel())
-            g = self._loss_series(h, aux, E, k)
-            AG[k] = np.where(mask, g[None, :], zero)
+            gs[k] = self._loss_series(h, aux, E, k)
+            if powers is None:
+                AG[k] = np.where(mask, gs[k][None, :], zero) if slopes is mask else (
+                    slopes * gs[k][None, :])
+            else:
+                AG[k] = np.where(mask, self.power * _cauchy(powers[-2], gs[:, None, :], k), zero)
             V[k] = AG[k] @ self.X
             factor = -self.kappa * s / (k + 1)
             for j in range(p):
-                ac[k + 1, j] = factor * fdot(AG[: k + 1, j, :].ravel(), Zc[k::-1, j, :].ravel())
-                for col in range(d):
-                    Wc[k + 1, j, col] = factor * fdot(ac[: k + 1, j], V[k::-1, j, col])
+                if self.moves_a:  # da_j/dt = -kappa s sum_i g_i sigma(z_ij)
+                    if powers is None:  # g sigma = (sigma' g) z
+                        rate = fdot(AG[: k + 1, j, :].ravel(), Zc[k::-1, j, :].ravel())
+                    else:
+                        rate = fdot(gs[: k + 1].ravel(), AZ[k::-1, j, :].ravel())
+                    ac[k + 1, j] = factor * rate
+                if self.moves_W:
+                    for col in range(d):
+                        Wc[k + 1, j, col] = factor * fdot(ac[: k + 1, j], V[k::-1, j, col])
         return Wc, ac, Zc
 
     def _loss_series(self, h, aux, E, k):
@@ -210,6 +245,15 @@ class _Series:
             else:
                 aux[k, i] = -mp.fdot(E[1 : k + 1, i], aux[k - 1 :: -1, i][:k]) / b0
         return -sc * y * aux[k]
+
+
+def _cauchy(first, second, k):
+    """Coefficient k of the product of two series given as arrays along axis 0 (elementwise
+    over the other axes, broadcast)."""
+    out = first[0] * second[k]
+    for m in range(1, k + 1):
+        out = out + first[m] * second[k - m]
+    return out
 
 
 def _exp_coefficient(k, u, e):

@@ -3,7 +3,10 @@
 Every function takes the activation mask ``A`` (shape (p, n), A[j, i] = 1 iff
 sample i activates neuron j) as an argument, so that an integrator can hold the
 pattern fixed inside a smooth region and switch it only at located crossings.
-``active_mask`` gives the mask of a state under relu'(0) = 0.
+``active_mask`` gives the mask of a state under relu'(0) = 0. The activation sigma
+is the Problem's (`numerics.activations`): sigma(z) and sigma'(z) come from it, given
+Z and the held pattern A; for ReLU they are A z and A, as they always were here.
+The layers the Problem does not train have zero velocity (`trained_velocity`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ def outputs(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None
     Z = preactivations(W, problem.X)
     if A is None:
         A = active_mask(Z)
-    return problem.output_factor * np.einsum("...j,...ji->...i", a, A * Z)
+    return problem.output_factor * np.einsum("...j,...ji->...i", a,
+                                             problem.activation.value(Z, A))
 
 
 def loss_from_outputs(problem: Problem, h: np.ndarray) -> np.ndarray:
@@ -59,23 +63,37 @@ def gradient_from_preactivations(problem: Problem, Z: np.ndarray, a: np.ndarray,
                                   A: np.ndarray | None = None, sliding=None):
     """(coef, dL/da) from the pre-activations Z = W X^T, with dL/dW = coef @ X.
 
-    coef[j, i] = s a_j A[j, i] g_i: the gradient never leaves the span of the
+    coef[j, i] = s a_j sigma'(z_ij) g_i: the gradient never leaves the span of the
     data, so a method that keeps W = W0 + C X only needs ``coef`` (cost p*n).
     ``sliding`` (a numerics.sliding.SlidingSystem) adds the Filippov coefficients
-    beta_ij = alpha_ij g_i of the pairs held on z_ij = 0 (where relu(z) = 0, so
-    dL/da is unchanged): the minimal-norm element of the Clarke subdifferential.
+    beta_ij = alpha_ij g_i of the pairs held on z_ij = 0 (where sigma(z) = 0, so
+    dL/da is unchanged), weighted by the share of sigma' the kink's alpha carries
+    (1 - slope): the minimal-norm element of the Clarke subdifferential.
     """
     if A is None:
         A = active_mask(Z)
+    act = problem.activation
     s = problem.output_factor
-    h = s * np.einsum("...j,...ji->...i", a, A * Z)
+    h = s * np.einsum("...j,...ji->...i", a, act.value(Z, A))
     g = loss_derivative(problem, h)
-    AG = A * g[..., None, :]  # (p, n): g_i on active pairs
-    grad_a = s * np.einsum("...ji,...ji->...j", AG, Z)
+    AG = act.derivative(Z, A) * g[..., None, :]  # (p, n): sigma'(z_ij) g_i
+    if act.piecewise_linear:  # sigma(z) = sigma'(z) z
+        grad_a = s * np.einsum("...ji,...ji->...j", AG, Z)
+    else:
+        grad_a = s * np.einsum("...ji,...i->...j", act.value(Z, A), g)
     if sliding is not None and not sliding.empty:
-        AG = AG + sliding.beta(g)
+        beta = sliding.beta(g)
+        AG = AG + (beta if act.kink_share == 1.0 else act.kink_share * beta)
     coef = s * a[..., :, None] * AG
     return coef, grad_a
+
+
+def trained_velocity(problem: Problem, grad_W, grad_a):
+    """(dW/dt, da/dt) = -kappa grad L on the layers the Problem trains, 0 on a frozen one."""
+    k = problem.flow_factor
+    vW = -k * grad_W if problem.trains_first_layer else np.zeros_like(grad_W)
+    va = -k * grad_a if problem.trains_second_layer else np.zeros_like(grad_a)
+    return vW, va
 
 
 def gradient(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None,
@@ -89,16 +107,16 @@ def gradient(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | Non
 def flow_field(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None,
                sliding=None):
     """The gradient-flow vector field (dW/dt, da/dt) = -kappa grad L."""
-    grad_W, grad_a = gradient(problem, W, a, A, sliding)
-    k = problem.flow_factor
-    return -k * grad_W, -k * grad_a
+    return trained_velocity(problem, *gradient(problem, W, a, A, sliding))
 
 
 def pl_curvature(problem: Problem, W: np.ndarray, a: np.ndarray) -> float:
-    """Local PL curvature -(dL/dt)/L = kappa ||grad L||^2 / L (THEORY Q-mu)."""
+    """Local PL curvature -(dL/dt)/L = kappa ||grad L||^2 / L (THEORY Q-mu), the
+    gradient taken over the trained layers."""
     grad_W, grad_a = gradient(problem, W, a)
     L = loss_from_outputs(problem, outputs(problem, W, a))
-    sq = np.sum(grad_W**2) + np.sum(grad_a**2)
+    sq = (np.sum(grad_W**2) if problem.trains_first_layer else 0.0) + (
+        np.sum(grad_a**2) if problem.trains_second_layer else 0.0)
     return float(problem.flow_factor * sq / L) if L > 0 else float("nan")
 
 
@@ -106,13 +124,21 @@ def tangent_kernel(problem: Problem, W: np.ndarray, a: np.ndarray) -> np.ndarray
     """K = J J^T (n x n), J_i = d h(x_i) / d theta: the neural tangent kernel at (W, a).
 
     d h(x_i)/d w_j = s a_j 1{<w_j, x_i> > 0} x_i and d h(x_i)/d a_j = s relu(<w_j, x_i>), so
-    K = s^2 [ (A^T diag(a^2) A) o (X X^T) + relu(Z)^T relu(Z) ] with A the strict mask.
+    K = s^2 [ (A^T diag(a^2) A) o (X X^T) + relu(Z)^T relu(Z) ] with A the strict mask;
+    for another activation sigma'(Z) and sigma(Z) replace A and relu(Z), and a frozen
+    layer drops its term.
     """
     Z = preactivations(W, problem.X)
-    A = active_mask(Z).astype(float)
-    R = np.maximum(Z, 0.0)
+    mask = active_mask(Z)
+    A = problem.activation.derivative(Z, mask)
+    R = problem.activation.value(Z, mask)
     s = problem.output_factor
-    return s**2 * (((A.T * a**2) @ A) * (problem.X @ problem.X.T) + R.T @ R)
+    K = np.zeros((problem.n, problem.n))
+    if problem.trains_first_layer:
+        K += ((A.T * a**2) @ A) * (problem.X @ problem.X.T)
+    if problem.trains_second_layer:
+        K += R.T @ R
+    return s**2 * K
 
 
 def one_hot_columns(X: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -140,7 +166,7 @@ def kernel_rate(problem: Problem, W: np.ndarray, a: np.ndarray) -> float:
         raise ValueError(f"loss: the kernel rate is for the square loss, not {problem.loss!r}.")
     scale = 2.0 * problem.flow_factor * problem.loss_scale / problem.n
     one_hot = one_hot_columns(problem.X)
-    if one_hot is None:
+    if one_hot is None or problem.model_spec:  # the low-rank form is the ReLU network's
         K = tangent_kernel(problem, W, a)
         return scale * float(eigh(K, subset_by_index=[0, 0], eigvals_only=True)[0])
     return scale * _min_eig_diag_plus_low_rank(problem, W, a, *one_hot)
@@ -177,5 +203,8 @@ def neuron_field(problem: Problem, h: np.ndarray, A: np.ndarray) -> np.ndarray:
     `flow_field` factored so that it can be used in coordinates (log-norm,
     direction) where a_j and w_j themselves may be below float64's range.
     """
+    if problem.model_spec:
+        raise ValueError("neuron_field: the factored field is the ReLU network's with both "
+                         f"layers trained, not {problem.model_spec!r}.")
     g = loss_derivative(problem, h)
     return -problem.flow_factor * problem.output_factor * ((A * g[..., None, :]) @ problem.X)

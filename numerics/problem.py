@@ -13,8 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from numerics.activations import ACTIVATION_TYPES, ActivationError, ReLU
+from numerics.activations import parse as parse_activation
+
 PARAMETRIZATIONS = ("standard", "mean_field")
 LOSSES = ("square", "exponential", "logistic")
+# which layers the flow moves: both (default), the first only (a fixed), the second only
+# (W fixed)
+TRAINED = ("both", "first", "second")
 
 
 class ProblemError(ValueError):
@@ -51,6 +57,11 @@ class Problem:
 
     relu'(0) = 0 throughout: sample i activates neuron j iff <w_j, x_i> > 0.
 
+    ``activation`` (`numerics.activations`: ReLU() by default, LeakyReLU(slope),
+    ReLUPower(beta); a spelling such as ``"leaky:0.1"`` is parsed) replaces relu in h;
+    ``train`` says which layers move (``both``, ``first``: a fixed, ``second``: W fixed).
+    Hidden biases are a constant input coordinate (`numerics.model.with_hidden_bias`).
+
     ``init_scale`` (lambda) records the initialisation scale when the
     initialisation has one (claims of small-initialisation papers need it);
     ``meta`` records how the Problem was produced (generator, parameters, seed).
@@ -65,6 +76,8 @@ class Problem:
     loss_scale: float = 1.0
     init_scale: float | None = None
     meta: dict = field(default_factory=dict)
+    activation: object = field(default_factory=ReLU)
+    train: str = "both"
 
     def __post_init__(self) -> None:
         X = _frozen_array("X", self.X, 2)
@@ -100,6 +113,13 @@ class Problem:
             np.isfinite(self.init_scale) and self.init_scale > 0
         ):
             raise ProblemError(f"init_scale: must be positive or None, got {self.init_scale!r}.")
+        if not isinstance(self.activation, ACTIVATION_TYPES):
+            try:
+                object.__setattr__(self, "activation", parse_activation(self.activation))
+            except ActivationError as exc:
+                raise ProblemError(str(exc)) from None
+        if self.train not in TRAINED:
+            raise ProblemError(f"train: {self.train!r} is not one of {TRAINED}.")
         if self.loss != "square" and not np.all(np.isin(y, (-1.0, 1.0))):
             raise ProblemError(f"y: the {self.loss} loss needs labels in {{-1, +1}}.")
         object.__setattr__(self, "X", X)
@@ -132,6 +152,23 @@ class Problem:
         """kappa in d(theta)/dt = -kappa grad L."""
         return float(self.p) if self.parametrization == "mean_field" else 1.0
 
+    @property
+    def trains_first_layer(self) -> bool:
+        return self.train in ("both", "first")
+
+    @property
+    def trains_second_layer(self) -> bool:
+        return self.train in ("both", "second")
+
+    @property
+    def model_spec(self) -> str:
+        """The model where it is not the default: e.g. ``"leaky:0.1, first layer"``; ""
+        for a ReLU network with both layers trained."""
+        parts = [] if self.activation.spec == "relu" else [self.activation.spec]
+        if self.train != "both":
+            parts.append(f"{self.train} layer")
+        return ", ".join(parts)
+
     # -- identity ----------------------------------------------------------------
     @property
     def content_hash(self) -> str:
@@ -141,6 +178,8 @@ class Problem:
             h.update(str(arr.shape).encode())
             h.update(np.ascontiguousarray(arr, dtype="<f8").tobytes())
         settings = [self.parametrization, self.loss, self.loss_scale, self.init_scale]
+        if self.model_spec:  # the default model (ReLU, both layers) hashes as it always did
+            settings.append(self.model_spec)
         h.update(json.dumps(settings).encode())
         return h.hexdigest()[:16]
 
@@ -163,8 +202,9 @@ class Problem:
         gen = self.meta.get("generator")
         src = f", from {gen}" if gen else ""
         seed = f" seed={self.meta['seed']}" if "seed" in self.meta else ""
+        model = f" ({self.model_spec})" if self.model_spec else ""
         return (
-            f"n={self.n} d={self.d} p={self.p} {self.parametrization}/{self.loss}{lam}"
+            f"n={self.n} d={self.d} p={self.p} {self.parametrization}/{self.loss}{lam}{model}"
             f" [{self.content_hash}]{src}{seed}"
         )
 

@@ -54,12 +54,14 @@ class SlidingSystem:
     """beta (p x n) as a linear function of g, for fixed sliding sets and mask.
 
     ``sliding`` (p x n, bool) are the pairs held on their surface, ``mask`` (p x n,
-    0/1) the regular active pairs (0 on sliding pairs). All sliding rows are stacked
-    into one (m x n) matrix so that one product gives every neuron's coefficients.
+    0/1) the regular active pairs (0 on sliding pairs). ``leak`` is the activation's
+    slope / (1 - slope) (0 for ReLU): a leaky ReLU's sigma' = slope + (1 - slope) A, so in
+    units of (1 - slope) every sample weighs ``leak`` on top of its mask. All sliding rows
+    are stacked into one (m x n) matrix so that one product gives every neuron's coefficients.
     """
 
     def __init__(self, G: np.ndarray, mask: np.ndarray, sliding: np.ndarray,
-                 previous: SlidingSystem | None = None) -> None:
+                 previous: SlidingSystem | None = None, leak: float = 0.0) -> None:
         self.n_neurons = mask.shape[0]
         self.rows, self.cols = np.nonzero(sliding)
         self.empty = self.rows.size == 0
@@ -72,7 +74,8 @@ class SlidingSystem:
             if j in old and old[j][0] == key:  # this neuron's regime is unchanged
                 Qj = old[j][1]
             else:  # -G_SS^{-1} G_{S,:} restricted to neuron j's active columns
-                Qj = -solve_or_min_norm(G[np.ix_(S, S)], G[S] * mask[j])
+                weights = mask[j] if leak == 0.0 else mask[j] + leak
+                Qj = -solve_or_min_norm(G[np.ix_(S, S)], G[S] * weights)
             self.blocks[int(j)] = (key, Qj)
             parts.append(Qj)
         self.Q = np.concatenate(parts) if parts else np.zeros((0, G.shape[0]))
@@ -144,11 +147,13 @@ def _min_norm_box(H_G: np.ndarray, gP: np.ndarray, qP: np.ndarray) -> np.ndarray
 
 def classify_neuron(G: np.ndarray, g: np.ndarray, a_j: float, active: np.ndarray,
                     K: np.ndarray, forced: dict[int, int] | None = None,
-                    max_rounds: int = 64) -> tuple[dict[int, int], dict[int, float], list[int]]:
+                    max_rounds: int = 64, leak: float = 0.0,
+                    ) -> tuple[dict[int, int], dict[int, float], list[int]]:
     """Resolve one neuron's pairs K at a switching surface.
 
     ``active``: the neuron's regular active samples (bool, n), K excluded from it here.
     ``forced``: pairs whose side is imposed (a sliding pair leaving at an alpha bound).
+    ``leak``: slope / (1 - slope) of a leaky ReLU (its always-on part, see SlidingSystem).
     Returns (class per pair of K: INACTIVE/ACTIVE/SLIDING, alpha per pair, pairs where
     a choice was made). Raises `Unresolved` when the repelling pairs do not settle.
     """
@@ -157,6 +162,8 @@ def classify_neuron(G: np.ndarray, g: np.ndarray, a_j: float, active: np.ndarray
     others = active.copy()
     others[K] = False
     q = G[K][:, others] @ g[others]  # q_i, i in K
+    if leak != 0.0:
+        q = q + leak * (G[K] @ g)
     alpha = np.zeros(K.size)
     fixed = np.zeros(K.size, dtype=bool)
     for pos, i in enumerate(K):

@@ -144,9 +144,8 @@ class Trajectory:
         """(dW/dt, da/dt) at each saved time: -kappa times the gradient with the mask the
         flow moved with (the minimal-norm element of the subdifferential on sliding modes),
         the strict mask 1{z > 0} otherwise."""
-        gW, ga = network.gradient(self.problem, self.W, self.a, self.filippov_mask)
-        k = self.problem.flow_factor
-        return -k * gW, -k * ga
+        return network.trained_velocity(
+            self.problem, *network.gradient(self.problem, self.W, self.a, self.filippov_mask))
 
     @cached_property
     def outputs(self) -> np.ndarray:
