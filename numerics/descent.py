@@ -28,6 +28,21 @@ error of this run (m = error_check), so ``error_estimate`` = D / (1 - 1/m)
 ``error_of`` compare with the (finer) companion directly, so for this method
 they are (1 - 1/m) times the error of the run: half of it for m = 2.
 
+Other models (the Problem's activation and trained layers): a ReLU network takes the fused
+step below; another activation computes sigma(Z) and sigma'(Z) from the raw
+pre-activations (`numerics.torch_network.activation_gradient_terms`, BLAS only); a frozen
+layer is not updated.
+
+Minibatch SGD (``batch_size``): each epoch draws a permutation of the n samples (one
+numpy Generator per replicate, seeded by ``sgd_seed`` and the Problem's content hash, so
+a replicate's batches do not depend on the other replicates of its run) and takes
+ceil(n / batch_size) steps, each on the next batch S with the batch's mean gradient on
+the full loss's scale (every sample's g scaled by n / |S|, the rest by 0, as a minibatch
+mean loss does; unbiased over an epoch when batch_size divides n). Its Trajectories are named
+``minibatch_sgd``, never a flow; it has no step-halving companion (the error against the
+flow is not what it measures), so ``error_estimate`` is inf. The saved loss is the full
+loss L(theta_k).
+
 Early stopping (``stop_loss``, as the published protocol): a replicate stops at
 the first step k whose loss L(theta_k) < stop_loss; later saved times repeat
 theta_k and ``Trajectory.stop_time`` = k * lr. Its companion is frozen at the
@@ -84,6 +99,9 @@ class GradientDescent:
             replicate on prepacked samples; float32 only) or ``"auto"`` (oneDNN for
             float32 when n d p >= `numerics.torch_network.ONEDNN_MIN_NDP`, where it
             is faster). The library used is in each Trajectory's ``provenance["gemm"]``.
+        batch_size: minibatch SGD with batches of this many samples (see the module
+            docstring); ``None`` (default) is full-batch descent.
+        sgd_seed: the seed of the minibatches' permutations.
     """
 
     lr: float
@@ -92,8 +110,15 @@ class GradientDescent:
     error_check: int | None = 2
     space: str = "auto"
     gemm: str = "auto"
+    batch_size: int | None = None
+    sgd_seed: int = 0
 
     name = "gradient_descent"
+
+    @property
+    def method_name(self) -> str:
+        """What its Trajectories are called: ``minibatch_sgd`` with a batch size."""
+        return self.name if self.batch_size is None else "minibatch_sgd"
 
     def __post_init__(self) -> None:
         if isinstance(self.lr, bool) or not (
@@ -121,6 +146,14 @@ class GradientDescent:
             raise MethodError(f"space: {self.space!r} is not one of {SPACES}.")
         if self.gemm not in tn.GEMMS:
             raise MethodError(f"gemm: {self.gemm!r} is not one of {tn.GEMMS}.")
+        if self.batch_size is not None and (
+                isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int)
+                or self.batch_size < 1):
+            raise MethodError(f"batch_size: must be a positive integer or None, got "
+                              f"{self.batch_size!r}.")
+        if isinstance(self.sgd_seed, bool) or not isinstance(self.sgd_seed, int) or (
+                self.sgd_seed < 0):
+            raise MethodError(f"sgd_seed: must be a non-negative integer, got {self.sgd_seed!r}.")
         if self.gemm == "onednn" and self.dtype != "float32":
             raise MethodError("gemm: 'onednn' takes float32 only; set dtype='float32' "
                               "or gemm='auto'.")
@@ -133,6 +166,8 @@ class GradientDescent:
             "error_check": self.error_check,
             "space": self.space,
             "gemm": self.gemm,
+            **({} if self.batch_size is None else {"batch_size": self.batch_size,
+                                                   "sgd_seed": self.sgd_seed}),
         }
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
@@ -149,7 +184,7 @@ class GradientDescent:
         times = steps * self.lr  # t_eval snapped to whole steps; the companion's too
         main = self._descend_batch(problems, steps, self.stop_loss, halt_steps=None)
         companions: list[Trajectory | None] = [None] * len(problems)
-        if self.error_check is not None:
+        if self.error_check is not None and self.batch_size is None:
             m = self.error_check
             finer = dataclasses.replace(self, lr=self.lr / m, stop_loss=None, error_check=None)
             halt = np.where(main.stop_step >= 0, main.stop_step * m, -1)
@@ -159,7 +194,7 @@ class GradientDescent:
         share = (time.perf_counter() - start) / len(problems)
         runs = [self._trajectory(problems, main, b, times, companions[b], share)
                 for b in range(len(problems))]
-        if self.error_check is None:
+        if self.error_check is None or self.batch_size is not None:
             return runs
         richardson = 1.0 / (1.0 - 1.0 / self.error_check)
         return [dataclasses.replace(run, error_estimate=richardson * float(np.max(run.state_error)))
@@ -172,17 +207,21 @@ class GradientDescent:
         W0 = torch.from_numpy(np.stack([q.W0 for q in problems])).to(dtype)
         a0 = torch.from_numpy(np.stack([q.a0 for q in problems])).to(dtype)
         n, d, p = problems[0].n, problems[0].d, problems[0].p
-        eta = self.lr * batch.flow_factor
+        rule = _StepRule.of(self, problems, batch)
         # span when it is cheaper: n < d, or one-hot orthogonal samples (O(np) per step)
         if self.space == "span" or (
                 self.space == "auto" and (n < d or _one_hot_columns(batch.X) is not None)):
-            return _descend(_SpanState(batch, W0, a0), batch, eta, steps, stop_loss, halt_steps)
+            return _descend(_SpanState(batch, W0, a0), rule, steps, stop_loss, halt_steps)
+        if not batch.is_relu and self.gemm == "onednn":
+            raise MethodError("gemm: 'onednn' fuses the ReLU into its product; this Problem's "
+                              f"activation is {problems[0].activation.spec!r}: use 'auto' or "
+                              "'blas'.")
         try:
-            gemm = tn.resolve_gemm(self.gemm, dtype, n, d, p)
+            gemm = (tn.resolve_gemm(self.gemm, dtype, n, d, p) if batch.is_relu else "blas")
         except ValueError as exc:
             raise MethodError(str(exc)) from None
         if gemm == "blas":
-            return _descend(_FullState(batch, W0, a0), batch, eta, steps, stop_loss, halt_steps)
+            return _descend(_FullState(batch, W0, a0), rule, steps, stop_loss, halt_steps)
         # oneDNN: the replicates descend in groups small enough for their packed samples
         # to stay in cache from one step to the next (each replicate's products are its
         # own calls, so grouping does not change its numbers)
@@ -191,7 +230,7 @@ class GradientDescent:
             group = batch.select(rows)
             state = _FullState(group, W0[rows], a0[rows], tn.PackedSamples(group.X, p))
             halt = None if halt_steps is None else np.asarray(halt_steps)[rows.numpy()]
-            parts.append(_descend(state, group, eta, steps, stop_loss, halt))
+            parts.append(_descend(state, rule.select(rows), steps, stop_loss, halt))
         return _Descent.concatenate(parts, gemm="onednn")
 
     def _trajectory(self, problems, run, b, times, companion, wall) -> Trajectory:
@@ -214,7 +253,7 @@ class GradientDescent:
             t=times[:k],
             W=run.W[b][:k],
             a=run.a[b][:k],
-            method=self.name,
+            method=self.method_name,
             options=self.options(),
             status=status,
             message=message,
@@ -286,13 +325,22 @@ class _FullState:
     def rectified_preactivations(self) -> torch.Tensor:
         if self.packed is not None:
             return self.packed.relu_preactivations(self.W, out=self.Z)
-        return tn.preactivations(self.W, self.batch, out=self.Z).clamp_min_(0.0)
+        return self.preactivations().clamp_min_(0.0)
 
-    def step(self, eta: float, AG, grad_a) -> None:
-        # W_j -= eta a_j (AG X)_j first (at the old a), then a -= eta dL/da; in place
-        products = tn.first_layer_products(self.batch, AG, self.packed)
-        self.W.addcmul_(products, self.a.unsqueeze(2), value=-eta)
-        self.a.add_(grad_a, alpha=-eta)
+    def preactivations(self) -> torch.Tensor:
+        return tn.preactivations(self.W, self.batch, out=self.Z)
+
+    def step(self, eta: float, AG, grad_a, eta_w: float | None = None,
+             eta_a: float | None = None) -> None:
+        # W_j -= eta a_j (AG X)_j first (at the old a), then a -= eta dL/da; in place. A
+        # frozen layer has its eta at 0 (``eta_w``/``eta_a`` default to ``eta``)
+        eta_w = eta if eta_w is None else eta_w
+        eta_a = eta if eta_a is None else eta_a
+        if eta_w:
+            products = tn.first_layer_products(self.batch, AG, self.packed)
+            self.W.addcmul_(products, self.a.unsqueeze(2), value=-eta_w)
+        if eta_a:
+            self.a.add_(grad_a, alpha=-eta_a)
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         return self.W, self.a
@@ -331,16 +379,22 @@ class _SpanState:
         return cols[:, None, :].expand(-1, self.W0.shape[1], -1)
 
     def rectified_preactivations(self) -> torch.Tensor:
-        if self.columns is not None:
-            Z = torch.addcmul(self.Z0, self.G, self.C, out=self.Z)
-        else:
-            Z = torch.baddbmm(self.Z0, self.C, self.G, out=self.Z)
-        return Z.clamp_min_(0.0)
+        return self.preactivations().clamp_min_(0.0)
 
-    def step(self, eta: float, AG, grad_a) -> None:
+    def preactivations(self) -> torch.Tensor:
+        if self.columns is not None:
+            return torch.addcmul(self.Z0, self.G, self.C, out=self.Z)
+        return torch.baddbmm(self.Z0, self.C, self.G, out=self.Z)
+
+    def step(self, eta: float, AG, grad_a, eta_w: float | None = None,
+             eta_a: float | None = None) -> None:
         # dL/dW = C_grad X with C_grad = a_j AG: the step stays in the span.
-        self.C.addcmul_(AG, self.a[:, :, None], value=-eta)
-        self.a.add_(grad_a, alpha=-eta)
+        eta_w = eta if eta_w is None else eta_w
+        eta_a = eta if eta_a is None else eta_a
+        if eta_w:
+            self.C.addcmul_(AG, self.a[:, :, None], value=-eta_w)
+        if eta_a:
+            self.a.add_(grad_a, alpha=-eta_a)
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         if self.columns is not None:
@@ -368,14 +422,81 @@ def _one_hot_columns(X: torch.Tensor):
     return cols, torch.from_numpy(np.stack([v for _, v in found])).to(X.dtype)
 
 
-def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
+class _StepRule:
+    """What one step of a run computes: its gradient terms (the fused ReLU step or any
+    activation's), the step of each layer (0 on a frozen one) and, for minibatch SGD,
+    each replicate's sample weights at step k."""
+
+    def __init__(self, batch, eta, eta_w, eta_a, samplers):
+        self.batch, self.eta, self.eta_w, self.eta_a = batch, eta, eta_w, eta_a
+        self.samplers = samplers  # None, or one _Minibatches per replicate
+
+    @classmethod
+    def of(cls, method: GradientDescent, problems, batch) -> _StepRule:
+        eta = method.lr * batch.flow_factor
+        first = problems[0]
+        samplers = None
+        if method.batch_size is not None:
+            samplers = [_Minibatches(q, method.batch_size, method.sgd_seed) for q in problems]
+        return cls(batch, eta, eta if first.trains_first_layer else 0.0,
+                   eta if first.trains_second_layer else 0.0, samplers)
+
+    def select(self, rows: torch.Tensor) -> _StepRule:
+        samplers = None if self.samplers is None else [self.samplers[k] for k in rows.tolist()]
+        return _StepRule(self.batch.select(rows), self.eta, self.eta_w, self.eta_a, samplers)
+
+    def weights(self, k: int, alive) -> torch.Tensor | None:
+        if self.samplers is None:
+            return None
+        rows = [self.samplers[b].weights(k) for b in alive]
+        return torch.from_numpy(np.stack(rows)).to(self.batch.X.dtype)
+
+    def terms(self, state, k: int, alive):
+        weights = self.weights(k, alive)
+        if state.batch.is_relu:
+            return tn.rectified_gradient_terms(state.batch, state.a,
+                                               state.rectified_preactivations(), weights)
+        return tn.activation_gradient_terms(state.batch, state.a, state.preactivations(),
+                                            weights)
+
+    def step(self, state, AG, grad_a) -> None:
+        if self.eta_w == self.eta_a:
+            state.step(self.eta, AG, grad_a)
+        else:
+            state.step(self.eta, AG, grad_a, self.eta_w, self.eta_a)
+
+
+class _Minibatches:
+    """One replicate's minibatches: an epoch is a seeded permutation of its n samples cut
+    into batches of ``size`` (the last one shorter); step k takes batch k mod the epoch's
+    count. Weights n / |S| on the batch S: the batch's mean on the full loss's scale."""
+
+    def __init__(self, problem: Problem, size: int, seed: int):
+        self.n = problem.n
+        self.size = min(size, self.n)
+        self.per_epoch = -(-self.n // self.size)
+        self.rng = np.random.default_rng([seed, int(problem.content_hash, 16)])
+        self.epoch, self.order = -1, None
+
+    def weights(self, k: int) -> np.ndarray:
+        epoch, part = divmod(k, self.per_epoch)
+        while self.epoch < epoch:  # epochs are drawn in order: same seed, same batches
+            self.order = self.rng.permutation(self.n)
+            self.epoch += 1
+        batch = self.order[part * self.size:(part + 1) * self.size]
+        out = np.zeros(self.n)
+        out[batch] = self.n / batch.size
+        return out
+
+
+def _descend(state, rule: _StepRule, steps, stop_loss, halt_steps) -> _Descent:
     """Run steps 0 .. steps[-1], saving theta_k at every k in ``steps``.
 
     A replicate that stops (stop_loss, halt step or a non-finite loss) is dropped from
     the batch at once: its state is written into the remaining saved times and the
     others go on without it, so a batch costs what its live replicates cost.
     """
-    B = batch.X.shape[0]
+    B = rule.batch.X.shape[0]
     W_init, a_init = state.weights()
     saved_W = torch.empty((B, len(steps)) + tuple(W_init.shape[1:]), dtype=W_init.dtype)
     saved_a = torch.empty((B, len(steps)) + tuple(a_init.shape[1:]), dtype=a_init.dtype)
@@ -389,8 +510,7 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
     next_save, last = 0, int(steps[-1])
     losses = np.full((B, last + 1), np.nan)
     for k in range(last + 1):
-        live_loss, AG, grad_a = tn.rectified_gradient_terms(state.batch, state.a,
-                                                            state.rectified_preactivations())
+        live_loss, AG, grad_a = rule.terms(state, k, alive)
         live = live_loss.numpy()  # the loss of the replicates in ``alive``
         losses[alive, k] = live
         # all finite, none below stop_loss, no halt now: nothing to decide (the usual step)
@@ -411,7 +531,7 @@ def _descend(state, batch, eta, steps, stop_loss, halt_steps) -> _Descent:
             rows = torch.from_numpy(np.flatnonzero(stay))
             state, AG, grad_a = state.select(rows), AG[rows], grad_a[rows]
             alive = alive[stay]
-        state.step(eta, AG, grad_a)
+        rule.step(state, AG, grad_a)
     if next_save < len(steps):  # the loop ended early: the rest repeat the last state
         W_last, a_last = state.weights()
         saved_W[alive, next_save:] = W_last[:, None]

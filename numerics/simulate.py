@@ -16,7 +16,7 @@ from numerics.problem import Problem, ProblemError
 from numerics.trajectory import Trajectory
 
 # What a batch must share: the array sizes and the conventions.
-_BATCH_SHARED = ("n", "d", "p", "parametrization", "loss")
+_BATCH_SHARED = ("n", "d", "p", "parametrization", "loss", "activation", "train")
 
 
 class Method(Protocol):

@@ -65,6 +65,8 @@ class TorchBatch:
     loss_scale: torch.Tensor
     output_factor: float
     flow_factor: float
+    activation: object = None  # the Problems' (`numerics.activations`); None: ReLU
+    train: str = "both"
 
     @classmethod
     def from_problems(cls, problems: Sequence[Problem], dtype: torch.dtype) -> TorchBatch:
@@ -78,7 +80,14 @@ class TorchBatch:
             loss_scale=torch.tensor([[q.loss_scale] for q in problems], dtype=dtype),
             output_factor=first.output_factor,
             flow_factor=first.flow_factor,
+            activation=first.activation,
+            train=first.train,
         )
+
+    @property
+    def is_relu(self) -> bool:
+        """Whether the fused ReLU step (`rectified_gradient_terms`) applies."""
+        return self.activation is None or self.activation.spec == "relu"
 
     @property
     def n(self) -> int:
@@ -154,20 +163,44 @@ def gradient_terms(batch: TorchBatch, a: torch.Tensor, Z: torch.Tensor):
     return rectified_gradient_terms(batch, a, Z.clamp_min_(0.0))
 
 
-def rectified_gradient_terms(batch: TorchBatch, a: torch.Tensor, relu_Z: torch.Tensor):
+def rectified_gradient_terms(batch: TorchBatch, a: torch.Tensor, relu_Z: torch.Tensor,
+                             sample_weights: torch.Tensor | None = None):
     """`gradient_terms` from relu(Z) (B, p, n), which is overwritten by AG: its strict
     mask relu(Z) > 0 (1 where Z > 0, 0 where Z <= 0: relu'(0) = 0) times s g, formed once
     the sums over samples (matrix products) have read relu(Z). A step calls this once,
-    so it is written in few operations (each costs ~1-2 us of overhead in torch)."""
+    so it is written in few operations (each costs ~1-2 us of overhead in torch).
+    ``sample_weights`` (B, n) scale each sample's g (a minibatch's n/|S| 1{i in S}); the
+    loss returned is the full one."""
     s = batch.output_factor
     h = torch.bmm(a.unsqueeze(1), relu_Z).squeeze_(1)
     if s != 1.0:
         h.mul_(s)
     loss, sg = loss_and_derivative(batch, h, factor=s)
+    if sample_weights is not None:
+        sg.mul_(sample_weights)
     # dL/da_j = sum_i s g_i relu(Z_ji), as (s g)^T relu(Z)^T: a row vector times a
     # transposed view ran ~15x faster here than relu(Z) @ g (a strided matrix-vector product)
     grad_a = torch.bmm(sg.unsqueeze(1), relu_Z.transpose(-1, -2)).squeeze_(1)
     AG = relu_Z.gt_(0.0).mul_(sg.unsqueeze(1))  # 1 where Z > 0 (relu(Z) > 0); gt_ ~2x sign_
+    return loss, AG, grad_a
+
+
+def activation_gradient_terms(batch: TorchBatch, a: torch.Tensor, Z: torch.Tensor,
+                              sample_weights: torch.Tensor | None = None):
+    """`rectified_gradient_terms` for any activation of `numerics.activations`, from the
+    raw pre-activations Z (B, p, n): AG = s sigma'(Z) g and dL/da = s sigma(Z) g (the strict
+    mask Z > 0 decides the side, as relu'(0) = 0)."""
+    act = batch.activation
+    s = batch.output_factor
+    values = act.torch_value(Z)
+    h = torch.bmm(a.unsqueeze(1), values).squeeze_(1)
+    if s != 1.0:
+        h.mul_(s)
+    loss, sg = loss_and_derivative(batch, h, factor=s)
+    if sample_weights is not None:
+        sg.mul_(sample_weights)
+    grad_a = torch.bmm(sg.unsqueeze(1), values.transpose(-1, -2)).squeeze_(1)
+    AG = act.torch_derivative(Z).mul_(sg.unsqueeze(1))
     return loss, AG, grad_a
 
 
@@ -186,7 +219,10 @@ def first_layer_products(batch: TorchBatch, AG: torch.Tensor,
 
 def gradient(batch: TorchBatch, W: torch.Tensor, a: torch.Tensor):
     """(dL/dW, dL/da) at (W, a), as `numerics.network.gradient`."""
-    _, AG, grad_a = gradient_terms(batch, a, preactivations(W, batch))
+    if batch.is_relu:
+        _, AG, grad_a = gradient_terms(batch, a, preactivations(W, batch))
+    else:
+        _, AG, grad_a = activation_gradient_terms(batch, a, preactivations(W, batch))
     return first_layer_gradient(batch, a, AG), grad_a
 
 

@@ -184,12 +184,16 @@ class Trajectory:
 
     @cached_property
     def balancedness(self) -> np.ndarray:
-        """c_j(t) = a_j^2 - ||w_j||^2, shape (T, p)."""
-        return self.a**2 - self.neuron_norms**2
+        """c_j(t) = k a_j^2 - ||w_j||^2, shape (T, p), k the activation's degree of
+        homogeneity (1 for ReLU and leaky ReLU): conserved by the flow when both layers
+        train (CF-2, CF-13)."""
+        k = self.problem.activation.degree
+        return (self.a**2 if k == 1.0 else k * self.a**2) - self.neuron_norms**2
 
     @cached_property
     def conservation_drift(self) -> float:
-        """max_j |c_j(t_last) - c_j(0)|, c_j = a_j^2 - ||w_j||^2 (THEORY CF-2, S000-L1).
+        """max_j |c_j(t_last) - c_j(0)|, c_j = k a_j^2 - ||w_j||^2 (`balancedness`; THEORY
+        CF-2, S000-L1).
 
         Zero for the flow up to integration error; gradient descent erodes it
         by O(lr) per unit time. c_j(0) is taken from the Problem's (W0, a0);
@@ -197,7 +201,8 @@ class Trajectory:
         """
         if len(self.a) == 0:
             return float("inf")
-        c0 = self.problem.a0**2 - np.sum(self.problem.W0**2, axis=-1)
+        k = self.problem.activation.degree
+        c0 = k * self.problem.a0**2 - np.sum(self.problem.W0**2, axis=-1)
         return float(np.max(np.abs(self.balancedness[-1] - c0)))
 
     @cached_property

@@ -100,6 +100,23 @@ CONVENTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+# The models a claim can be stated for: the activation's kind (`activation_kind`) and the
+# trained layers (numerics.problem.TRAINED). A claim names the ones it covers; the default
+# is the toolkit's founding model, a ReLU network with both layers trained.
+ACTIVATION_KINDS = ("relu", "leaky", "power")
+LAYERS = ("both", "first", "second")
+
+
+ANY_MODEL = {"activations": ACTIVATION_KINDS, "layers": LAYERS}  # a user's statement's scope
+
+
+def activation_kind(activation) -> str:
+    """``relu`` (ReLU, or a leaky ReLU of slope 0), ``leaky`` or ``power``."""
+    if getattr(activation, "is_relu", False):
+        return "relu"
+    return "leaky" if activation.piecewise_linear else "power"
+
+
 def _frozen(mapping) -> MappingProxyType:
     return MappingProxyType(dict(mapping))
 
@@ -125,6 +142,8 @@ class Claim:
     not_checkable_reason: str = ""
     flags: tuple[str, ...] = ()
     notes: str = ""
+    activations: tuple[str, ...] = ("relu",)
+    layers: tuple[str, ...] = ("both",)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", _frozen(self.parameters))
@@ -137,6 +156,11 @@ class Claim:
                              f"of {sorted(CONVENTIONS)}.")
         if self.kind is Kind.EVENT_TIME and (self.event is None or self.event_time is None):
             raise ValueError(f"{self.id}: an EVENT_TIME claim needs event and event_time.")
+        for name, values, allowed in (("activations", self.activations, ACTIVATION_KINDS),
+                                      ("layers", self.layers, LAYERS)):
+            if not values or not set(values) <= set(allowed):
+                raise ValueError(f"{self.id}: {name} {values!r} must be a non-empty subset "
+                                 f"of {allowed}.")
         if not self.checkable and not self.not_checkable_reason:
             raise ValueError(f"{self.id}: say why the claim is not checkable.")
 
@@ -188,6 +212,17 @@ class Claim:
                 used.add(symbol)
                 frontier |= self.definitions[symbol].free_symbols
         return tuple((s, v) for s, v in self.definitions.items() if s in used)
+
+    def model_mismatch(self, problem) -> str | None:
+        """Why a Problem's model (activation, trained layers) is outside the claim's, or None."""
+        kind = activation_kind(problem.activation)
+        if kind not in self.activations:
+            return (f"the claim is stated for {' or '.join(self.activations)} activations; the "
+                    f"instance's is {problem.activation.spec}")
+        if problem.train not in self.layers:
+            return (f"the claim is stated with {' or '.join(self.layers)} layer(s) trained; the "
+                    f"instance trains {problem.train}")
+        return None
 
     def applies_to(self, parametrization: str, loss: str) -> bool:
         """Whether a Problem with this network convention and loss is in the claim's scope."""

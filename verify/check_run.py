@@ -61,6 +61,9 @@ def inapplicable_problem(claim: Claim, ctx: RunContext, prob) -> str | None:
         return (f"the claim is stated for the {claim.parametrization or 'any'} "
                 f"parametrisation with the {claim.loss or 'its'} loss; the instance is "
                 f"{prob.parametrization} with the {prob.loss} loss")
+    model = claim.model_mismatch(prob)
+    if model is not None:
+        return model
     for assumption in claim.setting:
         parts = (assumption.statement.args if isinstance(assumption.statement, sp.And)
                  else (assumption.statement,))

@@ -18,6 +18,11 @@ Each family brings its horizon (how long an instance is simulated): the built-in
 are declared with their papers (``papers/s00x/families.py``, whose docstrings justify
 each rule), an outside pack's in its ``families`` module (`theory.packs`).
 ``--param horizon=T`` (or ``--t-max``) overrides it.
+
+Every family also takes the model options of `numerics.model` (`MODEL_OPTIONS`):
+``--param activation=leaky:0.1``, ``train=first``, ``bias=1`` (a hidden bias, as an input
+coordinate of that value), ``init=dominated:2``. They are not drawn: an instance has the
+family's own model (ReLU, both layers, its paper's initialisation) unless one is fixed.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from numerics import Problem
+from numerics import Problem, ProblemError
 from verify.errors import InputError
 
 
@@ -198,6 +203,35 @@ Param = IntParam | FloatParam | ChoiceParam
 IntRange = IntParam  # the name of earlier versions
 
 
+# the model options every family takes (`numerics.model.with_model`), with their meaning
+MODEL_OPTIONS = {
+    "activation": "relu, leaky:SLOPE (0 <= SLOPE < 1) or power:BETA (BETA > 1)",
+    "train": "both, first (a fixed) or second (W fixed)",
+    "bias": "a hidden bias: the value C > 0 of the constant input coordinate",
+    "init": "balanced, unbalanced[:R], dominated[:F] (F >= 1) or asymmetric",
+}
+
+
+def _parse_model_option(key: str, raw) -> Any:
+    """A model option's value, checked (a FamilyError names it otherwise)."""
+    from numerics import model
+
+    text = str(raw)
+    try:
+        if key == "bias":
+            value = float(text)
+            if not (math.isfinite(value) and value > 0):
+                raise ProblemError(f"bias: expected a positive number, got {text!r}")
+            return value
+        kwargs = {key: text}
+        probe = Problem(X=np.eye(2), y=np.ones(2), W0=np.eye(2), a0=np.ones(2))
+        model.with_model(probe, **kwargs)  # validates the spelling
+        return text
+    except (ProblemError, ValueError) as exc:
+        reason = str(exc).split("; use")[0].split(" (with")[0].rstrip(".")
+        raise FamilyError(f"--param {key}: {reason}. Allowed: {MODEL_OPTIONS[key]}.") from None
+
+
 def seed_param() -> IntParam:
     return IntParam(0, 2**16, "seed of the instance's random numbers", default=0,
                     limits=(0, 2**32 - 1))
@@ -226,10 +260,13 @@ class Family:
     # "auto", or e.g. "lognorm" for a small initialisation whose directions must be known
     # to a relative accuracy that cartesian weights of norm eps lose
     coordinates: str = "auto"
+    # model options fixed by the user (MODEL_OPTIONS); empty: the family's own model
+    model: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
         object.__setattr__(self, "fixed_values", MappingProxyType(dict(self.fixed_values)))
+        object.__setattr__(self, "model", MappingProxyType(dict(self.model)))
 
     # -- drawing -------------------------------------------------------------------------
     def params_strategy(self) -> st.SearchStrategy[dict]:
@@ -258,9 +295,15 @@ class Family:
 
     def make(self, params: Mapping[str, Any]) -> Problem:
         """The Problem with these parameters, recording the family and them in ``meta``."""
+        from numerics import model
+
         params = dict(params)
         problem = self.build(**params)
+        if self.model:
+            problem = model.with_model(problem, seed=int(params.get("seed", 0)), **self.model)
         meta = {**problem.meta, "family": self.name, "family_params": params}
+        if self.model:
+            meta["model"] = dict(self.model)
         return problem.with_initialisation(problem.W0, problem.a0, meta=meta)
 
     def defaults(self, **given) -> dict:
@@ -309,7 +352,11 @@ class Family:
         fam = self
         ranges: dict[str, tuple] = {}
         horizon = self.horizon_override
+        chosen_model = dict(self.model)
         for key, raw in values.items():
+            if key in MODEL_OPTIONS:
+                chosen_model[key] = _parse_model_option(key, raw)
+                continue
             if key == "horizon":
                 try:
                     horizon = float(raw)
@@ -319,7 +366,7 @@ class Family:
                     raise FamilyError(f"--param horizon: expected a positive time, got {raw!r}")
                 continue
             if key not in self.params:
-                known = ", ".join([*self.params, "horizon"])
+                known = ", ".join([*self.params, "horizon", *MODEL_OPTIONS])
                 raise FamilyError(f"--param {key}: family {self.name!r} has no parameter "
                                   f"{key!r}; its parameters are {known}")
             spec = self.params[key]
@@ -338,7 +385,7 @@ class Family:
             if spec.le and name in ranges:
                 ref = params[spec.le]
                 params[spec.le] = ref.narrowed(max(ref.lo, spec.lo), ref.hi)
-        fam = replace(fam, params=params, horizon_override=horizon,
+        fam = replace(fam, params=params, horizon_override=horizon, model=chosen_model,
                       fixed_values={**fam.fixed_values, **{k: v[0] for k, v in ranges.items()}})
         fam._check_nonempty()
         return fam
@@ -373,6 +420,8 @@ class Family:
                                              else f"{spec.default}")
             lines.append(f"    {name:<8} {spec.kind:<6} {spec.describe_range():<26} "
                          f"default {default or '-':<16} {spec.meaning}")
+        if self.model:
+            lines.append("    model: " + ", ".join(f"{k}={v}" for k, v in self.model.items()))
         return "\n".join(lines)
 
 

@@ -36,7 +36,7 @@ import sympy as sp
 
 from numerics import Trajectory
 from theory import symbols as S
-from theory.claim import Claim, Kind, Provenance, Source
+from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
 from verify import families as fam_mod
 from verify import limits
 from verify.check import CheckError, evaluate
@@ -86,7 +86,7 @@ def asymptotic_value(tr: Trajectory, quantity: sp.Basic) -> tuple[float, float, 
     """
     claim = Claim(id="scaling", title="", kind=Kind.POINTWISE,
                   source=Source("user", "scaling", Provenance.INFERRED),
-                  statement=sp.Ge(S.L(S.t), 0))
+                  statement=sp.Ge(S.L(S.t), 0), **ANY_MODEL)
     ratio = tr.loss / tr.loss[0]
     hit = np.flatnonzero(ratio <= ASYMPTOTIC_LEVEL)
     if hit.size == 0:

@@ -17,7 +17,7 @@ import sympy as sp
 
 from numerics import Problem, Trajectory
 from theory import symbols as S
-from theory.claim import Claim, Kind, Provenance, Source
+from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
 from verify import limits, measures
 from verify.errors import InputError
 from verify.expressions import Parsed, parse_conjecture
@@ -88,13 +88,13 @@ class Statement:
         if self.parsed is not None and self.parsed.is_event_time:
             return Claim(id="conjecture", title=self.text, kind=Kind.EVENT_TIME, source=source,
                          statement=self.parsed.relation, event=self.parsed.event,
-                         event_time=S.t_conv)
+                         event_time=S.t_conv, **ANY_MODEL)
         rel = self.parsed.relation if self.parsed is not None else _CALLABLE_RELATION
         window = {"for_all_t": (sp.Float(t_first), sp.oo),
                   "at_t": (sp.Float(at_t), sp.Float(at_t)) if at_t is not None else None,
                   "as_t_to_inf": (sp.Float(t_end), sp.Float(t_end))}[mode]
         return Claim(id="conjecture", title=self.text, kind=Kind.POINTWISE, source=source,
-                     statement=rel, window=window)
+                     statement=rel, window=window, **ANY_MODEL)
 
     def require_defined(self, problem: Problem) -> None:
         """Refuse, before simulating, a statement whose instance-only parts (1/(n - 2),
