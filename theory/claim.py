@@ -323,6 +323,10 @@ class Claim:
         merged.update(values)
         return replace(self, parameters=_frozen(merged))
 
+    def on_model(self, model: str) -> Claim:
+        """The claim checked on one model it covers (``S001-L3[leaky 0.1]``): its own row."""
+        return replace(self, id=f"{self.id}[{model}]")
+
     def variant(self, suffix: str, **changes) -> Claim:
         """A modified copy (e.g. a mutant) whose id says what changed."""
         return replace(self, id=f"{self.id}~{suffix}", **changes)

@@ -1,15 +1,15 @@
-"""The claims CF-1 .. CF-12 (pack CF, `theory.packs`): each closed form of
+"""The claims CF-1 .. CF-13 (pack CF, `theory.packs`): each closed form of
 `theory.closed_forms` stated in the shared vocabulary as an IDENTITY (a measured quantity
 against its closed form, or an exact relation between free variables), with the
 assumptions under which it holds. Declarative records, one per closed form: the module is
-long because there are twelve of them, not because it holds logic.
+long because there are thirteen of them, not because it holds logic.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from theory.claim import Assumption, Claim, Kind, Provenance, Source
+from theory.claim import ACTIVATION_KINDS, Assumption, Claim, Kind, Provenance, Source
 from theory.closed_forms import (
     chain_rule_rate,
     direction_rate,
@@ -34,6 +34,7 @@ from theory.closed_forms import (
 )
 from theory.symbols import (
     PL,
+    Balance,
     CapPlus,
     Dminus,
     Dplus,
@@ -408,4 +409,24 @@ CF12 = Claim(
     "dw/dt = a_j D_j from the symbolic network.",
 )
 
-CLAIMS = (CF1, CF2, CF3, CF4, CF5, CF6, CF7, CF8, CF9, CF10, CF11, CF12)
+# CF-13 -------------------------------------------------------------------------------------
+CF13 = Claim(
+    id="CF-13",
+    title="for a positively k-homogeneous activation, both layers trained, k a_j^2 - ||w_j||^2 "
+    "is conserved by the flow",
+    kind=Kind.IDENTITY,
+    source=_source("S000", "Lemma 1 and the rebuttal's 'up to a constant' (monomials); "
+                   "S002 Lemma 1"),
+    statement=_eq(Balance(t), 0),
+    measures="c_j(t) = k a_j^2 - ||w_j||^2 against c_j(0) along a run (Trajectory.balancedness, "
+    "k = the activation's degree: 1 for ReLU and leaky ReLU, beta for max(z, 0)^beta)",
+    notes=_PROOF + "on a symbolic network (p = n = d = 2) with a generic activation sigma, "
+    "d c_j/dt = 2 kappa s a_j sum_i g_i (sigma'(z_ij) z_ij - k sigma(z_ij)), which Euler's "
+    "relation sigma'(z) z = k sigma(z) makes 0; Euler's relation for ReLU, leaky ReLU (any "
+    "slope) and max(z, 0)^beta on each side of 0, with symbolic slope and beta; numerically "
+    "on flows of every activation (tests/numerics/test_models.py). A frozen layer breaks it "
+    "(a_j or w_j stops moving while the other does). With hidden biases b_j joins w_j.",
+    activations=ACTIVATION_KINDS,
+)
+
+CLAIMS = (CF1, CF2, CF3, CF4, CF5, CF6, CF7, CF8, CF9, CF10, CF11, CF12, CF13)

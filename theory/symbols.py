@@ -143,7 +143,8 @@ _TERMS = (
     Term("R", R, "trajectory", "max_i |r_i(t)|, r_i = y_i - h(x_i)"),
     Term("NormW", NormW, "trajectory", "max_j ||w_j(t)||"),
     Term("Balance", Balance, "trajectory",
-         "max_j |c_j(t) - c_j(0)| with c_j = a_j^2 - ||w_j||^2"),
+         "max_j |c_j(t) - c_j(0)| with c_j = k a_j^2 - ||w_j||^2, k the activation's degree "
+         "of homogeneity (1 for ReLU and leaky ReLU)"),
     Term("NormSumDrift", NormSumDrift, "trajectory",
          "max_j |s_j(t) - s_j(0)| with s_j = a_j^2 + ||w_j||^2 (not conserved; for mutants)"),
     Term("SignFlips", SignFlips, "trajectory", "number of j with sign a_j(t) != sign a_j(0)"),
@@ -202,6 +203,7 @@ eta = sp.Symbol("eta", positive=True)
 DataScale = sp.Symbol("DataScale", positive=True)
 MuInf = sp.Symbol("MuInf", nonnegative=True)
 PGoodInit = sp.Symbol("PGoodInit", nonnegative=True)
+PSuccess = sp.Symbol("PSuccess", nonnegative=True)
 PActivePlus = sp.Symbol("PActivePlus", nonnegative=True)
 PActiveMinus = sp.Symbol("PActiveMinus", nonnegative=True)
 PKeyPlus = sp.Symbol("PKeyPlus", nonnegative=True)
@@ -341,6 +343,9 @@ _CATALOGUE_TERMS = (
          "asymptotic local PL rate of a run: PL(t) once L/L(0) is in [1e-12, 1e-3] (N-5)"),
     Term("PGoodInit", PGoodInit, "run",
          "probability over the initialisation that GoodInit = 1 (Monte Carlo frequency)"),
+    Term("PSuccess", PSuccess, "run",
+         "probability that S000's published protocol (GD at lr 1 on p L, stopped once "
+         "L < 1/(2n)) ends with L <= 1/(2n) (Monte Carlo over data and initialisation)"),
     Term("PActivePlus", PActivePlus, "run",
          "probability that NumVPlusActive >= 1 (Monte Carlo over W_0, signs fixed)"),
     Term("PActiveMinus", PActiveMinus, "run",
@@ -507,7 +512,8 @@ latex_names: dict[str, str] = {
     "NumAliveInit": r"\#\{j : w_j(0) \notin S_{\mathrm{dead}}\}",
     "GrowthRatioOutMinus": r"\max_{j \notin S_{-,1}, a_j < 0} \frac{\|D_{A_j}\|}{\|D_-\|}",
     "eta": r"\eta", "DataScale": "s", "MuInf": r"\mu_\infty",
-    "PGoodInit": r"P(\mathrm{good})", "PActivePlus": r"P(V_+^{\mathrm{act}} \neq \emptyset)",
+    "PGoodInit": r"P(\mathrm{good})", "PSuccess": r"P(\mathrm{success})",
+    "PActivePlus": r"P(V_+^{\mathrm{act}} \neq \emptyset)",
     "PActiveMinus": r"P(V_-^{\mathrm{act}} \neq \emptyset)",
     "PKeyPlus": r"P(S_{+,1} \neq \emptyset)", "PKeyMinus": r"P(S_{-,1} \neq \emptyset)",
     "DNeeded": r"d_{\mathrm{needed}}", "NThreshold": r"N(d, p)",

@@ -91,7 +91,13 @@ def good_init(pr: Problem) -> bool:
     return bool(np.all(good.any(axis=0)))
 
 
-ENSEMBLE = {"PGoodInit": good_init}
+def _protocol_success(pr: Problem) -> bool:
+    from papers.s000.other_activations import success  # runs gradient descent: on use only
+
+    return success(pr)
+
+
+ENSEMBLE = {"PGoodInit": good_init, "PSuccess": _protocol_success}
 
 
 # -- trajectory quantities -----------------------------------------------------------------------

@@ -267,8 +267,11 @@ EARLY_NORMS = Claim(
     window=(sp.Integer(0), T_early),
     definitions=DEFINITIONS,
     measures="max_j ||w_j(t)||^2 and max_i |f(x_i)| for t <= T",
-    notes="Stated for alpha-leaky ReLU; alpha = 0 here. The sum loss matters (the factor n). "
-    "Ingredient: ||w_j(t)||^2 <= e^(4 n X_max t) ||w_j(0)||^2 (Gronwall).",
+    notes="Stated for alpha-leaky ReLU, alpha in [0, 1]: checked at alpha = 0 and, in its "
+    "own rows S001-L3[leaky a], at a = 0.1, 0.5, 0.9 (numerics.LeakyReLU). The sum loss "
+    "matters (the factor n). Ingredient: ||w_j(t)||^2 <= e^(4 n X_max t) ||w_j(0)||^2 "
+    "(Gronwall).",
+    activations=("relu", "leaky"),
 )
 
 DIRECTION_ERROR = Claim(

@@ -1,4 +1,4 @@
-"""CF-1 .. CF-12 (theory/closed_forms.py) proved symbolically, then checked against flows.
+"""CF-1 .. CF-13 (theory/closed_forms.py) proved symbolically, then checked against flows.
 
 Symbolic proofs use no tolerance: a difference is reduced to exactly 0 (``_is_zero``),
 an inequality to a sum of non-negative terms, a probability to exhaustive enumeration
@@ -35,7 +35,7 @@ AGREE = 1e-8
 
 PAPERS = {"CF-1": "S000", "CF-2": "S000", "CF-3": "S000", "CF-4": "S000", "CF-5": "S000",
           "CF-6": "S000", "CF-7": "S000", "CF-8": "S002", "CF-9": "S002", "CF-10": "S002",
-          "CF-11": "S001", "CF-12": "S001"}
+          "CF-11": "S001", "CF-12": "S001", "CF-13": "S000"}
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -97,8 +97,8 @@ def _rel_err(measured, predicted) -> float:
 
 
 # -- the catalogue entries -----------------------------------------------------------------------
-def test_twelve_identities_are_registered():
-    ids = [f"CF-{k}" for k in range(1, 13)]
+def test_thirteen_identities_are_registered():
+    ids = [f"CF-{k}" for k in range(1, 14)]
     assert [c.id for c in cfc.CLAIMS] == ids
     for claim in cfc.CLAIMS:
         assert theory.get(claim.id) is claim
@@ -202,6 +202,37 @@ def test_cf2_flow_conserves_balancedness_for_every_pattern():
                 a_dot, w_dot = -kappa * ga[j], -kappa * gW.row(j)
                 c_dot = 2 * a[j] * a_dot - 2 * W.row(j).dot(w_dot)
                 assert _is_zero(c_dot)
+
+
+# CF-13: the k-homogeneous balance ----------------------------------------------------------
+def test_cf13_homogeneous_activation_conserves_k_a2_minus_w2():
+    """With a generic activation sigma, d(k a_j^2 - ||w_j||^2)/dt = 2 kappa s a_j sum_i g_i
+    (sigma'(z_ij) z_ij - k sigma(z_ij)): zero exactly when Euler's relation holds."""
+    sigma = sp.Function("sigma")
+    k, s_out = sp.symbols("k s", positive=True)
+    a = sp.Matrix(_real_symbols("a", 2))
+    W = sp.Matrix(2, 2, _real_symbols("w", 4))
+    X = sp.Matrix(2, 2, _real_symbols("x", 4))
+    y = sp.Matrix(_real_symbols("y", 2))
+    kappa = symbols.kappa
+    Z = W * X.T  # z_ij = <w_j, x_i>
+    h = sp.Matrix([s_out * sum(a[j] * sigma(Z[j, i]) for j in range(2)) for i in range(2)])
+    loss = cf.square_loss(h, y)
+    ga, gW = _gradients(loss, a, W)
+    for j in range(2):
+        a_dot, w_dot = -kappa * ga[j], -kappa * gW.row(j)
+        c_dot = sp.expand(2 * k * a[j] * a_dot - 2 * W.row(j).dot(w_dot))
+        assert not _is_zero(c_dot)  # not for every sigma ...
+        # ... but under Euler's relation sigma'(z) = k sigma(z) / z at every z_ij
+        euler = {d: k * sigma(d.point[0]) / d.point[0] for d in c_dot.atoms(sp.Subs)}
+        assert len(euler) == 2  # neuron j's two pre-activations
+        assert _is_zero(sp.together(c_dot.xreplace(euler)))
+    # Euler's relation for the toolkit's activations, each side of the kink
+    z_pos, z_neg = sp.Symbol("z", positive=True), sp.Symbol("z", negative=True)
+    slope, beta = sp.Symbol("slope", nonnegative=True), sp.Symbol("beta", positive=True)
+    for side, value, degree in ((z_pos, z_pos, 1), (z_neg, slope * z_neg, 1),
+                                (z_pos, z_pos**beta, beta), (z_neg, sp.Integer(0), beta)):
+        assert _is_zero(sp.diff(value, side) * side - degree * value)
 
 
 def test_cf2_descent_step_and_its_bound():

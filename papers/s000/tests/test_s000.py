@@ -28,11 +28,19 @@ import sympy as sp
 from scipy import stats
 
 import theory
-from numerics import ClosedForm, ExactFlow, GradientDescent, Problem, generators, simulate
+from numerics import (
+    ClosedForm,
+    ExactFlow,
+    GradientDescent,
+    Problem,
+    generators,
+    simulate,
+    with_model,
+)
 from numerics.generators import published_width
 from numerics.inits import asymmetric_init
 from papers.s000 import measures as m0
-from papers.s000 import reference
+from papers.s000 import other_activations, reference
 from papers.s000.families import PL_FLOOR
 from theory.claim import Kind
 from theory.symbols import (
@@ -61,12 +69,12 @@ from theory.symbols import (
 from verify import Outcome, check
 from verify.evidence import Sample, ScalingData
 from verify.findings import Finding
-from verify.verdict import Verdict
+from verify.verdict import Verdict, combine
 
 C = {cid: theory.get(cid) for cid in (
     "S000-P1", "S000-D2", "S000-A1", "S000-A2", "S000-A3", "S000-L1", "S000-L2",
     "S000-T1", "S000-C1", "S000-F1", "S000-F2", "S000-L3", "S000-P2", "S000-P3", "S000-T2",
-    "S000-C2", "S000-F4", "S000-F8")}
+    "S000-C2", "S000-F4", "S000-F7", "S000-F7b", "S000-F8")}
 
 
 def _windowed(claim):
@@ -229,6 +237,44 @@ def test_cf2_gradient_descent_at_repo_step_erodes_a1(verdicts):
         claims=("S000-A1", "S000-L1"),
         evidence={"instance": problem.content_hash, "steps": steps, "min_c_start": start,
                   "min_c": low, "first_negative_step": first, "largest_drop": drop}))
+
+
+# -- S000-F7: other activations (the rebuttal) --------------------------------------------------
+def _f7_samples(activation, profile):
+    seeds = 20 if profile.name == "quick" else 40
+    return [other_activations.sample(n_, seeds, activation) for n_ in other_activations.SIZES]
+
+
+def test_f7_leaky_relu_needs_no_more_width_as_n_grows(verdicts, verify_profile):
+    claim = C["S000-F7"]
+    samples = _f7_samples(f"leaky:{other_activations.SLOPE}", verify_profile)
+    verdict = combine(claim.id, [check(claim, s) for s in samples])
+    _record(verdicts, verdict, claim)
+    assert verdict.outcome is Outcome.HOLDS, str(verdict)
+
+
+def test_f7_mutant_relu_at_the_same_width(verdicts, verify_profile):
+    """The same protocol on ReLU networks of the same width: the threshold is there."""
+    mutant = C["S000-F7"].variant("relu", activations=("relu",))
+    samples = _f7_samples("relu", verify_profile)
+    _mutant(verdicts, combine(mutant.id, [check(mutant, s) for s in samples]), "F7 on ReLU")
+
+
+def test_f7b_relu_powers_conserve_beta_a2_minus_w2(verdicts, verify_profile):
+    claim = C["S000-F7b"]
+    # R's asymmetric init without the 0.01 first-layer factor: a beta = 3 network started
+    # that small stays on the origin's plateau for the whole horizon
+    orthogonal = [generators.orthogonal_scaled(n=k, d=2 * k, p=published_width(k), seed=s)
+                  for k in (4, 8) for s in range(2)]
+    runs = [flow(with_model(pr, activation=f"power:{beta}"), 6.0 * pr.n, 201, 1e-12)
+            for pr in orthogonal for beta in (2, 3)]
+    runs += [flow(with_model(generators.sphere(6, 40, 8, seed=s), activation="power:2"), 24.0,
+                  201, 1e-12) for s in range(2)]
+    assert all(tr.loss[-1] < 0.5 * tr.loss[0] for tr in runs)  # the runs do train
+    verdict = _record(verdicts, check(claim, runs), claim)
+    assert verdict.outcome is Outcome.HOLDS, str(verdict)
+    relu = check(claim, flow(orth(4, 0), 24.0, 201, 1e-12))
+    assert relu.outcome is Outcome.INAPPLICABLE  # a ReLU run is outside the claim
 
 
 # -- S000-L2: width for a good initialisation (and CF-6's exact probability) -------------------

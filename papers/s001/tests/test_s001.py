@@ -27,7 +27,7 @@ import pytest
 import sympy as sp
 
 import theory
-from numerics import Problem, generators
+from numerics import LeakyReLU, Problem, generators, with_model
 from papers.s001 import evidence as ev
 from theory.symbols import (
     K,
@@ -105,11 +105,17 @@ EARLY_CASES = {
 EARLY_EPS = 1e-5
 
 
-def early_run(case, horizon_factor=1.0, points=2001):
+def early_run(case, horizon_factor=1.0, points=2001, activation=None):
+    """The early-phase run of ``case``; with an ``activation`` (a leaky ReLU for S001-L3)
+    the same instance on that network, in the span or cartesian coordinates (the log-norm
+    ones are the ReLU network's)."""
     kind, seed, loss, extra = EARLY_CASES[case]
     pr = ev.problem(kind, seed, loss, EARLY_EPS, extra)
+    coords = "lognorm"
+    if activation is not None:
+        pr, coords = with_model(pr, activation=activation), "auto"
     T = ev.constant(C["S001-L3"], T_early, pr)
-    return ev.trajectory(pr, horizon_factor * T, points, coords="lognorm")
+    return ev.trajectory(pr, horizon_factor * T, points, coords=coords)
 
 
 TINY_CASES = {
@@ -176,6 +182,27 @@ def test_early_phase(cid, verdicts):
     verdict = _record(verdicts, check(claim, [early_run(case) for case in EARLY_CASES]),
                       claim)
     _decided(verdict)
+
+
+LEAKY_SLOPES = (0.1, 0.5, 0.9)
+
+
+@pytest.mark.parametrize("slope", LEAKY_SLOPES)
+def test_early_norm_control_with_leaky_relu(slope, verdicts):
+    """S001-L3 is stated for alpha-leaky ReLU: one row per slope, on the same instances."""
+    claim = C["S001-L3"].on_model(f"leaky {slope:g}")
+    runs = [early_run(case, activation=LeakyReLU(slope)) for case in EARLY_CASES]
+    assert all(r.problem.activation == LeakyReLU(slope) for r in runs)
+    verdict = _record(verdicts, check(claim, runs), claim)
+    _decided(verdict)
+
+
+def test_a_relu_claim_is_inapplicable_on_a_leaky_network():
+    """S001-L4's x_a(w) is the ReLU network's: on a leaky network it does not apply."""
+    run = early_run("toy sin(0.1) exp", activation=LeakyReLU(0.1), points=51)
+    verdict = check(C["S001-L4"], run)
+    assert verdict.outcome is Outcome.INAPPLICABLE
+    assert "leaky:0.1" in str(verdict)
 
 
 # -- along runs: invariants, pattern monotonicity, dwell time, trapping ------------------------
