@@ -39,9 +39,11 @@ a replicate's batches do not depend on the other replicates of its run) and take
 ceil(n / batch_size) steps, each on the next batch S with the batch's mean gradient on
 the full loss's scale (every sample's g scaled by n / |S|, the rest by 0, as a minibatch
 mean loss does; unbiased over an epoch when batch_size divides n). Its Trajectories are named
-``minibatch_sgd``, never a flow; it has no step-halving companion (the error against the
-flow is not what it measures), so ``error_estimate`` is inf. The saved loss is the full
-loss L(theta_k).
+``minibatch_sgd``, never a flow. The object is the SGD process itself (as the published
+protocol's GD is), so its companion is not a halved step but the same run, same batches,
+in float32: their difference bounds the float64 run's round-off (float32's unit round-off
+is 5e8 times float64's), and ``error_estimate`` is its largest relative state difference
+(a float32 run has no cheaper companion: inf). The saved loss is the full loss L(theta_k).
 
 Early stopping (``stop_loss``, as the published protocol): a replicate stops at
 the first step k whose loss L(theta_k) < stop_loss; later saved times repeat
@@ -184,7 +186,9 @@ class GradientDescent:
         times = steps * self.lr  # t_eval snapped to whole steps; the companion's too
         main = self._descend_batch(problems, steps, self.stop_loss, halt_steps=None)
         companions: list[Trajectory | None] = [None] * len(problems)
-        if self.error_check is not None and self.batch_size is None:
+        if self.batch_size is not None:
+            return self._with_rounding_companion(problems, t_eval, main, times, start)
+        if self.error_check is not None:
             m = self.error_check
             finer = dataclasses.replace(self, lr=self.lr / m, stop_loss=None, error_check=None)
             halt = np.where(main.stop_step >= 0, main.stop_step * m, -1)
@@ -194,11 +198,24 @@ class GradientDescent:
         share = (time.perf_counter() - start) / len(problems)
         runs = [self._trajectory(problems, main, b, times, companions[b], share)
                 for b in range(len(problems))]
-        if self.error_check is None or self.batch_size is not None:
+        if self.error_check is None:
             return runs
         richardson = 1.0 / (1.0 - 1.0 / self.error_check)
         return [dataclasses.replace(run, error_estimate=richardson * float(np.max(run.state_error)))
                 for run in runs]
+
+    def _with_rounding_companion(self, problems, t_eval, main, times, start) -> list[Trajectory]:
+        """Minibatch SGD's runs, each with the same run in float32 as its companion (the
+        module docstring); a float32 run, or error_check=None, has none."""
+        companions: list[Trajectory | None] = [None] * len(problems)
+        if self.error_check is not None and self.dtype == "float64":
+            single = dataclasses.replace(self, dtype="float32", error_check=None)
+            companions = single.run_batch(problems, t_eval)
+        share = (time.perf_counter() - start) / len(problems)
+        runs = [self._trajectory(problems, main, b, times, companions[b], share)
+                for b in range(len(problems))]
+        return [run if run.companion is None else dataclasses.replace(
+            run, error_estimate=float(np.max(run.state_error))) for run in runs]
 
     # -- internals -------------------------------------------------------------------
     def _descend_batch(self, problems, steps, stop_loss, halt_steps) -> _Descent:

@@ -30,7 +30,8 @@ GOOD_ALIGNMENT = 0.9  # "good alignment": both mean-neuron cosines at least this
 @dataclass(frozen=True)
 class Settings:
     """Sizes of one profile. ``grid_*``: the t_1 grid (theorem setting); ``a1_*``: the A.1
-    protocol runs; ``toy_seeds``: seeds per A.2 toy; ``digits_*``: E-001-1."""
+    protocol runs; ``toy_seeds``: seeds per A.2 toy; ``digits_*``: E-001-1;
+    ``e001_3_iterations``: E-001-3."""
 
     grid_n: tuple[int, ...]
     grid_mu: tuple[float, ...]
@@ -51,11 +52,13 @@ class Settings:
     digits_iterations: int = 15000
     digits_stride: int = 50
     digits_sum_iterations: int = 1000
+    e001_3_iterations: int = 15000  # E-001-3's SGD runs (iterations)
 
 
 SETTINGS = {
     "quick": Settings(grid_n=(4, 8, 16), grid_mu=(0.1, 0.3, 0.9), grid_seeds=3,
-                      a1_gd_iterations=2000, toy_seeds=6, digits_per_class=60),
+                      a1_gd_iterations=2000, toy_seeds=6, digits_per_class=60,
+                      e001_3_iterations=8000),
     "full": Settings(grid_n=(4, 8, 16, 32, 64), grid_mu=(0.05, 0.1, 0.2, 0.4, 0.8),
                      grid_seeds=8, grid_width=20, toy_seeds=20, digits_per_class=None),
 }

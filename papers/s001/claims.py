@@ -636,19 +636,26 @@ DEAD_START = Claim(
 
 TWO_PHASES = Claim(
     id="S001-F9",
-    title="training both layers shows an alignment phase, then norm growth",
-    kind=Kind.QUALITATIVE,
+    title="training both layers from a small initialisation starts with an alignment phase: "
+    "directions change, norms do not",
+    kind=Kind.POINTWISE,
     source=Source(SOURCE, "App. A.5 (Figs. 12-13)", Provenance.VERBATIM),
-    statement=sp.Gt(DirChange(t), NormChange(t)),
+    statement=sp.And(sp.Le(NormChange(t), sp.Rational(1, 100)), sp.Ge(DirChange(t), 1)),
     parametrization=CLS,
-    window=(sp.Integer(0), T_early),
-    definitions=DEFINITIONS,
-    measures="direction change sum_j ||(I - w^ w^T)(-grad_{w_j} L)||/||w_j|| against norm "
-    "change sum_j |<-grad_{w_j} L, w^_j>| over time",
-    checkable=False,
-    not_checkable_reason="a figure-level observation (THEORY class QL); training W alone "
-    "shows no two phases, with no stated threshold",
-    flags=("The loss of the MNIST experiments is not stated (THEORY.md section 8.6).",),
+    window=(sp.Integer(0), sp.Integer(4)),  # t <= 4: 2000 iterations at eta = 2e-3
+    measures="direction change sum_j ||(I - w^ w^T)(-grad_{w_j} L)||/||w_j|| and norm change "
+    "sum_j |<-grad_{w_j} L, w^_j>| (the full gradient at each saved state) over the first 2000 "
+    "iterations of E-001-3: centred 8x8 digits 0/1, mean exponential loss, h = 50, "
+    "alpha = 1e-6 (I-001-exp), minibatch SGD at eta = 2e-3 with batches of n/6",
+    notes="Made operational with thresholds of ours (the paper shows curves): over the first "
+    "2000 iterations (E-001-1's alignment reading point) the norm changes stay <= 1/100 and "
+    "the direction changes >= 1. Measured: norm changes 4e-6 to 6e-4, direction changes 4 to "
+    "11. Training W alone (v = +-1 fixed) has norm changes ~4 from the first step: its run "
+    "is outside the claim (layers), and the claim stated for it, S001-F9~first-layer, is a "
+    "mutant that must be VIOLATED. The MNIST runs' batch 2000 of 12,665 samples is scaled "
+    "to n/6 of the digits.",
+    flags=("The loss of the MNIST experiments is not stated (THEORY.md section 8.6); the "
+           "mean loss of E-001-1 is used.",),
 )
 
 CLAIMS = (

@@ -34,6 +34,7 @@ from verify.measures import (
     Series,
     UndefinedQuantity,
     loss_curvature,
+    neuron_velocity_error,
     output_error,
     output_gradient_bound,
     output_rounding,
@@ -527,7 +528,41 @@ def _max_abs_h(tr: Trajectory) -> Series:
     return Series(values, floor)
 
 
+def _radial_angular(tr: Trajectory):
+    """Per time and neuron: (|<w_j', w^_j>|, ||(I - w^ w^T) w_j'|| / ||w_j||, their errors),
+    w_j' = dw_j/dt = -kappa grad_{w_j} L (kappa = 1 here: the paper's -grad_{w_j} L), from
+    the exact gradient at the saved state. Errors: the velocity's (`neuron_velocity_error`)
+    and the direction's (the state's relative error, `relative_floor`) to first order."""
+    vW, _ = tr.velocity
+    norms = tr.neuron_norms
+    speed = np.linalg.norm(vW, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        U = np.where(norms[..., None] > 0, tr.W / norms[..., None], 0.0)
+        radial = np.einsum("tjd,tjd->tj", vW, U)
+        perp = np.linalg.norm(vW - radial[..., None] * U, axis=-1)
+        dv = neuron_velocity_error(tr)
+        rho = relative_floor(tr, 1.0)[:, None]
+        radial_err = dv + 2.0 * rho * speed
+        angular = np.where(norms > 0, perp / norms, np.inf)
+        angular_err = np.where(norms > 0, (dv + 3.0 * rho * speed) / norms, np.inf)
+    return np.abs(radial), radial_err, angular, angular_err
+
+
+def _norm_change(tr: Trajectory) -> Series:
+    """S001 A.5's "norm change" sum_j |<-grad_{w_j} L, w^_j>| (Fig. 12-13)."""
+    radial, err, _, _ = _radial_angular(tr)
+    return Series(radial.sum(axis=-1), err.sum(axis=-1))
+
+
+def _dir_change(tr: Trajectory) -> Series:
+    """S001 A.5's "direction change" sum_j ||(I - w^_j w^_j^T)(-grad_{w_j} L)|| / ||w_j||."""
+    _, _, angular, err = _radial_angular(tr)
+    return Series(angular.sum(axis=-1), err.sum(axis=-1))
+
+
 TRAJECTORY = {
+    "NormChange": _norm_change,
+    "DirChange": _dir_change,
     "MaxAbsH": _max_abs_h,
     "DirError": _dir_error,
     "PsiError": _psi_error,

@@ -1,6 +1,7 @@
 """Reproduction of S001's experiments (THEORY section 5): E-001-2 (alignment on separable
-data, App. A.1-A.2, with Theorem 1's t_1 = O(log n / sqrt(mu))) and E-001-1 (centred
-two-digit data, section 4, Fig. 5; scikit-learn's bundled 8x8 digits stand in for MNIST).
+data, App. A.1-A.2, with Theorem 1's t_1 = O(log n / sqrt(mu))), E-001-1 (centred
+two-digit data, section 4, Fig. 5; scikit-learn's bundled 8x8 digits stand in for MNIST)
+and E-001-3 (two phases, both layers against the first layer only, App. A.5).
 
 What is simulated, and with which error estimate:
 
@@ -18,8 +19,11 @@ What is simulated, and with which error estimate:
 - E-001-1: centred digits 0/1, h = 50, alpha = 1e-6, GD at eta = 2e-3 for 15000 iterations
   on the *mean* exponential loss (loss_scale 1/n; see the section for why), against its
   half-step companion. The exact flow meets sliding modes on non-separable data.
+- E-001-3: the same data and model, both layers against the first layer only (v = +-1
+  fixed), by minibatch SGD at eta = 2e-3 (batches of n/6, float32 companion); norm and
+  direction changes per epoch (`papers.s001.e001_3`).
 
-The runs and figures are in `papers.s001.e001_2` and `papers.s001.e001_1`, the section
+The runs and figures are in `papers.s001.e001_2`, `papers.s001.e001_1` and `e001_3`, the section
 text in `papers.s001.e001_2_text` and `e001_1`, the shared settings and measurements in
 `papers.s001.alignment`; this module runs them in order under one progress bar.
 
@@ -36,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from numerics import ExactFlow, GradientDescent, simulate
+from papers.s001 import e001_3
 from papers.s001.alignment import PAPER_LR, Settings, clean, settings_for
 from papers.s001.e001_1 import (
     digits_figure,
@@ -79,7 +84,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True, stor
     torch.set_num_threads(1)
     grid = [(n, mu, seed * 1000 + k) for n in s.grid_n for mu in s.grid_mu
             for k in range(s.grid_seeds)]
-    total = len(s.a1_mu) + int(s.a1_gd_iterations > 0) + len(grid) + 2 * s.toy_seeds + 2
+    total = len(s.a1_mu) + int(s.a1_gd_iterations > 0) + len(grid) + 2 * s.toy_seeds + 4
     try:
         with Progress(total, "E-001 reproduction", enabled=show_progress) as bar:
             # E-001-2 (a)
@@ -132,19 +137,28 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True, stor
             bar.advance()
             sum_check = digits_sum_loss_check(s, seed)
             bar.advance()
+            # E-001-3
+            two_phase = {}
+            for name, problem in e001_3.problems(s, seed).items():
+                two_phase[name] = e001_3.sgd_run(problem, s.e001_3_iterations, seed)
+                bar.advance()
+            figs["two_phases"] = e001_3.figure(two_phase, out / "e001_3_two_phases.png")
+            phases = {name: e001_3.summary(*run) for name, run in two_phase.items()}
     finally:
         torch.set_num_threads(threads)
     b2, f2 = e001_2_blocks(a1, a1_gd, grid_rows, fits, toys, figs, s)
     b1, f1 = e001_1_blocks(digits, sum_check, figs["digits"], s)
+    b3, f3 = e001_3.blocks(phases, figs["two_phases"])
     wall = time.perf_counter() - start
-    blocks = b2 + b1 + [Paragraph(f"E-001 reproduction: profile `{profile}`, seed {seed}, "
+    blocks = b2 + b1 + b3 + [Paragraph(f"E-001 reproduction: profile `{profile}`, seed {seed}, "
                               f"{wall:.1f} s wall time on one torch thread.")]
     data = clean({"profile": profile, "seed": seed, "settings": dataclasses.asdict(s),
                    "E-001-2": {"a1": a1, "a1_gd": a1_gd, "grid": grid_rows, "fits": fits,
                                "toys": toys},
                    "E-001-1": {"digits": digits, "sum_loss_check": sum_check},
+                   "E-001-3": phases,
                    "figures": {k: v.name for k, v in figs.items()}, "wall_time": wall})
-    return Reproduction(experiment="E-001-2, E-001-1",
+    return Reproduction(experiment="E-001-2, E-001-1, E-001-3",
                         title="S001: early alignment on separable data and centred digits",
                         blocks=blocks, figures=tuple(figs.values()), data=data,
-                        wall_time=wall, findings=tuple(f2 + f1))
+                        wall_time=wall, findings=tuple(f2 + f1 + f3))

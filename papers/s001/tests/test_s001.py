@@ -21,6 +21,7 @@ claim on its evidence, and splitting would scatter the shared instances they reu
 from __future__ import annotations
 
 import dataclasses
+from functools import cache
 
 import numpy as np
 import pytest
@@ -28,7 +29,9 @@ import sympy as sp
 
 import theory
 from numerics import LeakyReLU, Problem, generators, with_model
+from papers.s001 import e001_3
 from papers.s001 import evidence as ev
+from papers.s001.alignment import settings_for
 from theory.symbols import (
     K,
     LPlus,
@@ -203,6 +206,33 @@ def test_a_relu_claim_is_inapplicable_on_a_leaky_network():
     verdict = check(C["S001-L4"], run)
     assert verdict.outcome is Outcome.INAPPLICABLE
     assert "leaky:0.1" in str(verdict)
+
+
+# -- S001-F9 / E-001-3: two phases, both layers against the first layer only -------------------
+F9_ITERATIONS = 2500  # past S001-F9's window (2000 iterations)
+
+
+@cache
+def two_phase_runs() -> dict:
+    """E-001-3's two SGD runs (quick-profile digits), up to just past S001-F9's window."""
+    problems = e001_3.problems(settings_for("quick"), 0)
+    return {name: e001_3.sgd_run(pr, F9_ITERATIONS)[0] for name, pr in problems.items()}
+
+
+def test_f9_both_layers_start_with_an_alignment_phase(verdicts):
+    claim = C["S001-F9"]
+    runs = two_phase_runs()
+    both, first = runs["both layers"], runs["first layer only"]
+    assert both.method == "minibatch_sgd" and np.isfinite(both.error_estimate)
+    verdict = _record(verdicts, check(claim, both), claim)
+    assert verdict.outcome is Outcome.HOLDS, str(verdict)
+    assert check(claim, first).outcome is Outcome.INAPPLICABLE  # not the claim's model
+
+
+def test_f9_mutant_first_layer_only(verdicts):
+    """The same statement for the first layer only (v = +-1 fixed): no alignment phase."""
+    mutant = C["S001-F9"].variant("first-layer", layers=("first",))
+    _caught(verdicts, check(mutant, two_phase_runs()["first layer only"]), "S001-F9 on W only")
 
 
 # -- along runs: invariants, pattern monotonicity, dwell time, trapping ------------------------
