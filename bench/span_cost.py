@@ -11,7 +11,9 @@ prints, from one run of this script:
    loaded from git into a temporary directory, and the ratio new / old per d;
 3. the agreement of the new and the old code on each instance: final loss (relative
    difference; near round-off when the loss has converged to ~1e-19), the loss curves
-   where L >= 1e-8 L(0), and max_j |theta_j - theta'_j| / |theta_j| over the final states.
+   where L >= 1e-8 L(0), and max_j |theta_j - theta'_j| / |theta_j| over the final states;
+4. the same instances with a leaky ReLU network (``--activation``, default leaky:0.1) by
+   this checkout, against its ReLU runs: the ratio leaky / ReLU per d (target <= 1.5).
 
 Every run is a fresh subprocess with PYTHONPATH on one of the two trees (each reports the
 numerics it imported); runs are sequential (new and old alternate) and each timing is the
@@ -49,6 +51,8 @@ def worker(args) -> None:
     for _ in range(args.repeats):
         # a new Problem object per repeat: nothing computed for the previous one is reused
         problem = generators.orthogonal_scaled(n=args.n, d=args.d, p=args.p, seed=args.seed)
+        if args.activation != "relu":  # only this checkout's numerics have other activations
+            problem = numerics.with_model(problem, activation=args.activation)
         start = time.perf_counter()
         tr = flow.run(problem, t)
         best = min(best, time.perf_counter() - start)
@@ -59,8 +63,9 @@ def worker(args) -> None:
         "loss0": float(tr.loss[0]), "error": tr.error_estimate}))
 
 
-def _run(tree: Path, d: int, args, out: Path) -> dict:
+def _run(tree: Path, d: int, args, out: Path, activation: str = "relu") -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--d", str(d),
+           "--activation", activation,
            "--n", str(args.n), "--p", str(args.p), "--seed", str(args.seed),
            "--horizon", str(args.horizon), "--points", str(args.points),
            "--repeats", str(args.repeats), "--out", str(out)]
@@ -106,16 +111,17 @@ def main(args) -> None:
                                  capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive, check=True)
         for d in args.dims:
-            for label, tree in (("new", ROOT), ("old", old_tree)):
-                rows[label, d] = _run(tree, d, args, tmp / f"{label}_{d}.npz")
+            for label, tree, act in (("new", ROOT, "relu"), ("old", old_tree, "relu"),
+                                     ("leaky", ROOT, args.activation)):
+                rows[label, d] = _run(tree, d, args, tmp / f"{label}_{d}.npz", act)
                 r = rows[label, d]
                 print(f"  ran {label} d={d}: {r['wall']:.2f} s", flush=True)
-    print(f"\n{'d':>6} {'code':>4} {'wall s':>8} {'status':>8} {'steps':>6} {'events':>6} "
+    print(f"\n{'d':>6} {'code':>5} {'wall s':>8} {'status':>8} {'steps':>6} {'events':>6} "
           f"{'L(T)/L(0)':>10} {'error est':>9}")
     for d in args.dims:
-        for label in ("new", "old"):
+        for label in ("new", "old", "leaky"):
             r = rows[label, d]
-            print(f"{d:>6} {label:>4} {r['wall']:>8.2f} {r['status']:>8} {r['steps']:>6} "
+            print(f"{d:>6} {label:>5} {r['wall']:>8.2f} {r['status']:>8} {r['steps']:>6} "
                   f"{r['events']:>6} {r['loss'] / r['loss0']:>10.3g} {r['error']:>9.2g}")
     lo, hi = min(args.dims), max(args.dims)
     print("\nratios")
@@ -126,6 +132,9 @@ def main(args) -> None:
     for d in args.dims:
         print(f"  d={d}: new / old = {rows['new', d]['wall'] / rows['old', d]['wall']:.2f}"
               "   (target <= 1.5)")
+    for d in args.dims:
+        print(f"  d={d}: {args.activation} / relu (this checkout) = "
+              f"{rows['leaky', d]['wall'] / rows['new', d]['wall']:.2f}   (target <= 1.5)")
     print("\nagreement, new vs old on the same instance (final saved time)")
     for d in args.dims:
         new, old = rows["new", d], rows["old", d]
@@ -149,6 +158,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--horizon", type=float, default=200.0)
     ap.add_argument("--points", type=int, default=201, help="saved times (default 201)")
     ap.add_argument("--repeats", type=int, default=2, help="timings per run; best is kept")
+    ap.add_argument("--activation", default="leaky:0.1",
+                    help="the other network's activation (default leaky:0.1)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--d", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)

@@ -471,13 +471,16 @@ DISCUSSION = Claim(
     parameter_notes=EPS_NOTE,
     measures="the PL ratio on the saddle plateau; cos(w_j, D_+) while u_+ grows",
     checkable=False,
-    not_checkable_reason="discussion points without stated bounds (THEORY class QL/SL)",
+    not_checkable_reason="discussion points without stated bounds (THEORY class QL/SL); the "
+    "leaky-ReLU remark is measured as a finding (S002-F6-leaky), not a bound",
     notes="A PL inequality ||grad L||^2 >= c L fails along the path (saddles); the origin "
     "is a saddle left in time ~ -ln(lam); alignment and growth are separate phases on "
     "orthogonal data, not on correlated data (delta >> lam); near-balanced Gaussian a^0 and "
     "near-orthogonal data (delta ~ lam) extend; leaky ReLU may lose the min-l2 bias; with "
     "polynomial width the loss still vanishes with more kinks and saddles; for larger lam "
-    "phases 2 and 3 merge.",
+    "phases 2 and 3 merge. The leaky-ReLU remark is measured (finding S002-F6-leaky: the "
+    "distance of the flow's limit to the minimal-norm interpolator as lam -> 0, leaky "
+    "against ReLU, papers/s002/leaky_bias.py); the other points stay qualitative.",
 )
 
 CLAIMS = (
