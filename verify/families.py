@@ -263,6 +263,15 @@ class Family:
     # model options fixed by the user (MODEL_OPTIONS); empty: the family's own model
     model: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def flow_coordinates(self) -> str:
+        """The exact flow's coordinates for this family's instances: its own, unless a fixed
+        model leaves the ReLU network with both layers trained (the log-norm coordinates
+        integrate only that one)."""
+        other = (self.model.get("activation", "relu") != "relu"
+                 or self.model.get("train", "both") != "both")
+        return "auto" if other and self.coordinates == "lognorm" else self.coordinates
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
         object.__setattr__(self, "fixed_values", MappingProxyType(dict(self.fixed_values)))

@@ -74,9 +74,9 @@ class MethodSpec:
     def for_family(self, family: fam_mod.Family) -> MethodSpec:
         """This method as it runs ``family``'s instances (the exact flow in the family's
         coordinates, `verify.families.Family.coordinates`)."""
-        if self.name != "flow" or family.coordinates == self.coordinates:
+        if self.name != "flow" or family.flow_coordinates == self.coordinates:
             return self
-        return replace(self, coordinates=family.coordinates)
+        return replace(self, coordinates=family.flow_coordinates)
 
     def times(self, horizon: float, points: int, extra: list[float]) -> np.ndarray:
         t = np.concatenate([np.linspace(0.0, horizon, points), extra])

@@ -36,6 +36,13 @@ class SearchSettings:
     method: MethodSpec
     budget: int
     seed: int
+    model: dict = field(default_factory=dict)  # the family's fixed model options
+
+    @property
+    def family_text(self) -> str:
+        """The family, with its model options where some are fixed."""
+        extra = ", ".join(f"{k}={v}" for k, v in self.model.items())
+        return f"{self.family} ({extra})" if extra else self.family
 
 
 @dataclass(kw_only=True)
@@ -155,7 +162,7 @@ class ConjectureResult(SearchSettings):
                 "as_t_to_inf": "at the end of the horizon (t -> oo)",
                 "at_t": f"at t = {self.at_t}"}[self.mode]
         lines = [f"conjecture: {self.statement}   ({mode})",
-                 f"family: {self.family}   method: {self.method.name}   budget: {self.budget}"
+                 f"family: {self.family_text}   method: {self.method.name}   budget: {self.budget}"
                  f"   seed: {self.seed}",
                  f"verdict: {self.verdict}"]
         counts = ", ".join(f"{v} {k}" for k, v in self.counts.items() if v)
@@ -264,10 +271,12 @@ def _plot(result: ConjectureResult, path: Path) -> None:
 
 def replay_command(statement: str, family: str, params: Mapping, mode: str,
                    at_t: float | None, method: MethodSpec, horizon: float | None,
-                   points: int, loss_floor: float | None = None) -> str:
-    """A command that checks exactly this instance again (every parameter fixed)."""
+                   points: int, loss_floor: float | None = None,
+                   model: Mapping | None = None) -> str:
+    """A command that checks exactly this instance again (every parameter fixed, and the
+    family's model options)."""
     args = ["gfverify", "conjecture", statement, "--family", family]
-    for k, v in params.items():
+    for k, v in {**params, **(model or {})}.items():
         args += ["--param", f"{k}={value_text(v)}"]
     if horizon is not None:
         args += ["--t-max", repr(float(horizon))]

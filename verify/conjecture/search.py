@@ -227,6 +227,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   at_t=at_t, method=spec, budget=budget, seed=seed, tried=tried,
                                   counterexample=found, first_found=first, shrink_trials=trials,
                                   fixed=fixed, unbuildable=checker.unbuildable,
+                                  model=dict(fam.model),
                                   min_decided=float(min_decided), loss_floor=loss_floor)
         shown = found or result.worst or (tried[0] if tried else None)
         result.shown = shown
@@ -239,7 +240,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
             horizon = fam.horizon_override
             result.replay_command = replay_command(
                 statement.text, fam.name, shown.params, mode, at_t, spec,
-                horizon if horizon is not None else None, points, loss_floor)
+                horizon if horizon is not None else None, points, loss_floor, fam.model)
             if plot is not None:
                 result.plot(plot)
     return result

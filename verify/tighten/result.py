@@ -193,7 +193,7 @@ class TightenResult(SearchSettings):
             args[3:3] = ["--param", t.param]
         for k, v in t.parameters:
             args += ["--claim-param", f"{k}={v}"]
-        for k, v in self.witness.searched.params.items():
+        for k, v in {**self.witness.searched.params, **self.model}.items():
             args += ["--param", f"{k}={value_text(v)}"]
         if self.horizon is not None:
             args += ["--t-max", repr(float(self.horizon))]
@@ -221,16 +221,19 @@ class TightenResult(SearchSettings):
         past_mode, past_at = (("at_t", w.searched.extreme.t) if self.mode != "at_t"
                               else ("at_t", self.at_t))
         return {"past": replay_command(t.text_at(w.past), self.family, params, past_mode,
-                                       past_at, self.method, self.horizon, self.points),
+                                       past_at, self.method, self.horizon, self.points,
+                                       model=self.model),
                 "back": replay_command(t.text_at(w.back), self.family, params, self.mode,
-                                       self.at_t, self.method, self.horizon, self.points)}
+                                       self.at_t, self.method, self.horizon, self.points,
+                                       model=self.model)}
 
     # -- output --------------------------------------------------------------------------
     def to_dict(self) -> dict:
         t, w = self.tightenable, self.witness
         out = {
             "statement": t.text, "constant": t.free.name, "tightened": t.how,
-            "parts": [p.text() for p in t.parts], "family": self.family, "mode": self.mode,
+            "parts": [p.text() for p in t.parts], "family": self.family, "model": self.model,
+            "mode": self.mode,
             "at_t": self.at_t, "method": self.method.name, "lr": self.method.lr,
             "verdict": self.verdict, "sharpest": self.sharpest, "error": _finite(self.error),
             "bounded": {1: "below", -1: "above"}.get(self.direction),
@@ -267,7 +270,7 @@ class TightenResult(SearchSettings):
 
     def report(self) -> str:
         t, w = self.tightenable, self.witness
-        lines = [f"tighten {t.text} ({t.how}) on family {self.family}"
+        lines = [f"tighten {t.text} ({t.how}) on family {self.family_text}"
                  + (f", {self.mode}" if t.claim is None else "")]
         counts = ", ".join(f"{v} {k}" for k, v in sorted(self.counts().items()))
         stored = f" ({self.stored} read from the store)" if self.stored else ""

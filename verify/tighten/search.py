@@ -244,7 +244,8 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
     finally:
         if store is not None:
             store.close()
-    result = TightenResult(tightenable=tight, family=fam.name, mode=mode, at_t=at_t,
+    result = TightenResult(tightenable=tight, family=fam.name, model=dict(fam.model),
+                           mode=mode, at_t=at_t,
                            method=spec, budget=budget, seed=seed, points=points,
                            searched=ev.order, stored=ev.stored, refined=refined,
                            witness=witness, passed_over=passed_over, fixed=fixed,

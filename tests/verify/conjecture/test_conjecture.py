@@ -224,6 +224,26 @@ def test_scaling_command_fits_and_gives_an_exit_code(capsys, tmp_path):
     assert code == 1 and "REJECTED" in capsys.readouterr().out
 
 
+# -- the model options ----------------------------------------------------------------------------
+def test_model_options_reach_the_runs_and_the_replay(capsys):
+    """--param activation/train: the instances are that network, the conserved quantity
+    follows (k a^2 - |w|^2 with a leaky ReLU, not with a frozen layer), and the replay
+    command carries the model."""
+    conserved = ["conjecture", "Balance(t) <= 1e-6", "--family", "sphere", "--param", "n=3",
+                 "--param", "activation=leaky:0.2", "--budget", "2", "--no-plot"]
+    assert main(conserved) == 0
+    out = capsys.readouterr().out
+    assert "family: sphere (activation=leaky:0.2)" in out
+    assert "--param activation=leaky:0.2" in out
+    frozen = conserved[:-3] + ["--param", "train=first", "--budget", "2", "--no-plot"]
+    assert main(frozen) == 1  # a stays fixed while w moves: not conserved
+    out = capsys.readouterr().out
+    assert "COUNTEREXAMPLE" in out and "--param train=first" in out
+    assert main(["conjecture", "L(t) <= L(0)", "--family", "sphere", "--param",
+                 "activation=tanh"]) == 2
+    assert "activation" in capsys.readouterr().err
+
+
 # -- command line -------------------------------------------------------------------------------
 def test_cli_exit_codes(capsys):
     assert main(["conjecture", TRUE, "--family", "orthogonal", "--param", "lam=1e-6",
