@@ -14,6 +14,10 @@ Prints, measured in this run:
 
     python bench/sliding.py                 # the acceptance grid (about an hour on 2 cores)
     python bench/sliding.py --seeds 3 --sizes 20x10,20x400   # a quick look
+    python bench/sliding.py --activation leaky:0.1 --seeds 10 --sizes 20x10,50x20,100x40
+
+With ``--activation`` the same instances run on that network (`numerics.with_model`);
+the conserved quantity is then k a_j^2 - ||w_j||^2 with the activation's degree k.
 """
 
 from __future__ import annotations
@@ -25,16 +29,21 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
-from numerics import ExactFlow, GradientDescent, generators, simulate
+from numerics import ExactFlow, GradientDescent, generators, simulate, with_model
 from numerics.coordinates import relative_difference
 
 GRID = ((20, 10), (50, 20), (100, 40), (200, 40), (20, 40), (20, 400))
 P = 30
 
 
-def _run(args):
-    n, d, seed, points = args
+def _instance(n, d, seed, activation):
     problem = generators.sphere(n=n, d=d, p=P, seed=seed)
+    return problem if activation == "relu" else with_model(problem, activation=activation)
+
+
+def _run(args):
+    n, d, seed, points, activation = args
+    problem = _instance(n, d, seed, activation)
     t = np.linspace(0.0, 2.0 * n, points)
     start = time.perf_counter()
     tr = simulate(problem, ExactFlow(), t)
@@ -62,10 +71,11 @@ def _energy_identity(tr) -> dict:
     return {"energy_points": int(pick.sum()), "energy_rel": float(np.median(rel))}
 
 
-def coverage(sizes, seeds, points, workers, first_seed=0) -> list[dict]:
+def coverage(sizes, seeds, points, workers, first_seed=0, activation="relu") -> list[dict]:
     # seed by seed (every size at the first seed first), so that a run stopped early still
     # covers every size
-    jobs = [(n, d, s, points) for s in range(first_seed, first_seed + seeds) for n, d in sizes]
+    jobs = [(n, d, s, points, activation) for s in range(first_seed, first_seed + seeds)
+            for n, d in sizes]
     rows = []
     with ProcessPoolExecutor(workers) as pool:
         futures = [pool.submit(_run, job) for job in jobs]
@@ -76,7 +86,8 @@ def coverage(sizes, seeds, points, workers, first_seed=0) -> list[dict]:
                   f"{r['wall']:.1f} s, drift {r['drift']:.2g}, error {r['error']:.2g}, "
                   f"sliding max {r['sliding_max']}, choices {r['choices']}, energy rel "
                   f"{r['energy_rel']:.2g}", flush=True)
-    print(f"\n== coverage: sphere data, p = {P}, published init (I-000-repo), horizon 2n ==")
+    print(f"\n== coverage: sphere data, p = {P}, published init (I-000-repo), horizon 2n, "
+          f"activation {activation} ==")
     print(f"{'n':>5} {'d':>5} {'OK':>6} {'med wall s':>10} {'max drift':>10} {'max err':>9} "
           f"{'max sliding':>11} {'choices':>7} {'energy rel (median)':>19}")
     for n, d in sizes:
@@ -104,8 +115,8 @@ def coverage(sizes, seeds, points, workers, first_seed=0) -> list[dict]:
     return rows
 
 
-def descent_order(n, d, seed=0, base=4e-3):
-    problem = generators.sphere(n=n, d=d, p=P, seed=seed)
+def descent_order(n, d, seed=0, base=4e-3, activation="relu"):
+    problem = _instance(n, d, seed, activation)
     t = np.linspace(0.0, 2.0 * n, 21)
     start = time.perf_counter()
     flow = simulate(problem, ExactFlow(), t)
@@ -141,12 +152,14 @@ def main(argv=None) -> None:
     ap.add_argument("--points", type=int, default=401)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--no-order", action="store_true")
+    ap.add_argument("--activation", default="relu",
+                    help="the network's activation (relu, leaky:SLOPE, power:BETA)")
     args = ap.parse_args(argv)
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
-    coverage(sizes, args.seeds, args.points, args.workers, args.first_seed)
+    coverage(sizes, args.seeds, args.points, args.workers, args.first_seed, args.activation)
     if not args.no_order:
         for n, d in sizes:
-            descent_order(n, d)
+            descent_order(n, d, activation=args.activation)
 
 
 if __name__ == "__main__":

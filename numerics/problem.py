@@ -202,7 +202,10 @@ class Problem:
         gen = self.meta.get("generator")
         src = f", from {gen}" if gen else ""
         seed = f" seed={self.meta['seed']}" if "seed" in self.meta else ""
-        model = f" ({self.model_spec})" if self.model_spec else ""
+        parts = [self.model_spec] if self.model_spec else []
+        if "hidden_bias" in self.meta:  # numerics.model.with_hidden_bias: the last input
+            parts.append(f"hidden bias, x_d = {self.meta['hidden_bias']:g}")
+        model = f" ({', '.join(parts)})" if parts else ""
         return (
             f"n={self.n} d={self.d} p={self.p} {self.parametrization}/{self.loss}{lam}{model}"
             f" [{self.content_hash}]{src}{seed}"

@@ -72,10 +72,13 @@ def get(claim_id: str) -> Claim:
 def by_heading(heading_id: str) -> tuple[Claim, ...]:
     """The claims a THEORY.md heading ID names: "S001-L8/L9" -> (S001-L8, S001-L9).
 
-    A heading that groups two lemmas is declared as one claim per lemma.
+    A heading that groups two lemmas is declared as one claim per lemma. A heading whose
+    statement is checked in parts keeps its ID for the first part and adds a letter for
+    the others: "S000-F7" -> (S000-F7, S000-F7b).
     """
     if heading_id in _index():
-        return (_index()[heading_id],)
+        return tuple(c for cid, c in _index().items() if cid == heading_id or (
+            cid[:-1] == heading_id and cid[-1] in "bcdefgh"))
     return tuple(get(part) for part in _split_heading(heading_id))
 
 

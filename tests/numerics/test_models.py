@@ -226,8 +226,15 @@ def test_minibatch_sgd_is_seeded_and_named_as_such():
     other = simulate(problem, GradientDescent(lr=0.01, batch_size=3, sgd_seed=5), t)
     full = simulate(problem, GradientDescent(lr=0.01, batch_size=10), t)
     gd = simulate(problem, GradientDescent(lr=0.01, error_check=None), t)
-    assert one.method == "minibatch_sgd" and one.error_estimate == float("inf")
-    assert one.options["batch_size"] == 3
+    assert one.method == "minibatch_sgd" and one.options["batch_size"] == 3
+    # its companion is the same SGD (same batches) in float32: a bound on float64's rounding
+    comp = one.companion
+    assert comp.options["dtype"] == "float32" and comp.options["sgd_seed"] == 4
+    assert 1e-9 < one.error_estimate < 1e-4
+    assert np.max(np.abs(comp.W - one.W)) < 1e-4 * np.max(np.abs(one.W))
+    loose = simulate(problem, GradientDescent(lr=0.01, batch_size=3, sgd_seed=4,
+                                              error_check=None), t)
+    assert loose.companion is None and loose.error_estimate == float("inf")
     assert np.array_equal(one.W, two.W) and not np.array_equal(one.W, other.W)
     assert np.allclose(full.W, gd.W, rtol=1e-13, atol=1e-15)  # one batch of n is GD
     assert one.loss[-1] < one.loss[0]

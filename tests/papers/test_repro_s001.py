@@ -21,7 +21,7 @@ TINY = al.Settings(grid_n=(4, 8), grid_mu=(0.3, 0.9), grid_seeds=2, grid_points=
                    a1_mu=(0.5,), a1_n=6, a1_d=6, a1_iterations=3000, a1_stride=50,
                    a1_gd_iterations=400, toy_seeds=1, toy_iterations=7000, toy_stride=500,
                    digits_per_class=20, digits_iterations=2000, digits_stride=100,
-                   digits_sum_iterations=100)
+                   digits_sum_iterations=100, e001_3_iterations=600)
 SEED = 3
 
 
@@ -33,7 +33,7 @@ def section(tmp_path_factory):
 
 def test_figures_are_pngs_in_out(section):
     out, rep = section
-    assert len(rep.figures) == 4
+    assert len(rep.figures) == 5
     for path in rep.figures:
         assert path.parent == out and path.exists()
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -47,11 +47,12 @@ def test_blocks_are_headed_by_the_experiments(section):
     headings = [b.text for b in rep.blocks if isinstance(b, Heading)]
     assert any(h.startswith("E-001-2") for h in headings)
     assert any(h.startswith("E-001-1") for h in headings)
+    assert any(h.startswith("E-001-3") for h in headings)
     assert all(isinstance(b, Block) for b in rep.blocks)
     for b in rep.blocks:
         if isinstance(b, Table):
             assert all(len(row) == len(b.header) for row in b.rows)
-    assert rep.experiment == "E-001-2, E-001-1"
+    assert rep.experiment == "E-001-2, E-001-1, E-001-3"
     assert all(isinstance(f, str) and f.startswith("E-001") for f in rep.findings)
 
 
