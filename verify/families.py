@@ -212,7 +212,7 @@ MODEL_OPTIONS = {
 }
 
 
-def _parse_model_option(key: str, raw) -> Any:
+def parse_model_option(key: str, raw) -> Any:
     """A model option's value, checked (a FamilyError names it otherwise)."""
     from numerics import model
 
@@ -364,7 +364,7 @@ class Family:
         chosen_model = dict(self.model)
         for key, raw in values.items():
             if key in MODEL_OPTIONS:
-                chosen_model[key] = _parse_model_option(key, raw)
+                chosen_model[key] = parse_model_option(key, raw)
                 continue
             if key == "horizon":
                 try:

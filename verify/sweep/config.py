@@ -50,7 +50,8 @@ def generator(name: str):
         raise SweepConfigError(f"generator: {name!r} is not one of "
                                f"{generator_names()}.") from None
 METHODS = ("gd", "flow")
-_TOP_KEYS = ("name", "generator", "seeds", "batch_size", "threads", "grid", "method")
+_TOP_KEYS = ("name", "generator", "seeds", "batch_size", "threads", "grid", "method", "model")
+MODEL_KEYS = ("activation", "train", "bias", "init")
 _METHOD_KEYS = {
     "gd": ("name", "lr", "epochs", "epochs_factor", "stop_loss", "cv_threshold",
            "error_check", "dtype", "points", "kernel_rate"),
@@ -71,6 +72,7 @@ class SweepConfig:
     batch_size: int = 20
     threads: int = 1
     source: dict = field(default_factory=dict)
+    model: dict = field(default_factory=dict)  # numerics.model.with_model's options
 
     def points(self) -> list[dict]:
         """The grid points with width rules resolved, in a fixed order (tables as
@@ -175,17 +177,39 @@ def parse_config(data: dict) -> SweepConfig:
     else:
         grids = [_grid(gen, tables, "grid")]
     method = _method(data["method"])
+    model = _model(data.get("model", {}))
     total = len(seeds) * sum(math.prod(len(v) for v in g.values()) for g in grids)
     _at_most("grid x seeds", total)
     cfg = SweepConfig(generator=gen, grids=grids, seeds=seeds, method=method, name=name,
-                      batch_size=batch_size, threads=threads, source=data)
+                      batch_size=batch_size, threads=threads, source=data, model=model)
     # every grid point must build (the generator validates its own parameters)
     for point in cfg.points():
         try:
-            generator(gen)(seed=seeds[0], **call_values(point))
+            build(gen, seeds[0], point, model)
         except (TypeError, ValueError) as exc:
             raise SweepConfigError(f"grid: {point} is not a valid {gen} instance: {exc}") from None
     return cfg
+
+
+def build(gen: str, seed: int, point: dict, model: dict):
+    """The Problem of one grid point and seed, on the sweep's model."""
+    from numerics.model import with_model
+
+    problem = generator(gen)(seed=seed, **call_values(point))
+    return with_model(problem, seed=seed, **model) if model else problem
+
+
+def _model(table) -> dict:
+    """The [model] table: activation, train, bias, init (numerics.model), checked."""
+    if not isinstance(table, dict):
+        raise SweepConfigError("model: expected a table (activation, train, bias, init).")
+    _unknown(table, MODEL_KEYS, "model.")
+    from verify.families import FamilyError, parse_model_option
+
+    try:
+        return {k: parse_model_option(k, v) for k, v in table.items()}
+    except FamilyError as exc:
+        raise SweepConfigError(str(exc).replace("--param ", "model.")) from None
 
 
 def _unknown(table: dict, allowed, prefix: str) -> None:

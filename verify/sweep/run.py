@@ -16,6 +16,12 @@ A sweep is declared in a TOML file (see ``examples/sweeps/smoke.toml``)::
     # Instead of one [grid], several [[grid]] tables: the sweep is their union
     # (e.g. one table per d, each with its own n range).
 
+    [model]                        # optional (numerics.model): the network, for every instance
+    activation = "leaky:0.1"       # relu (default), leaky:SLOPE or power:BETA
+    train = "both"                 # both, first (a fixed) or second (W fixed)
+    # bias = 1.0                   # a hidden bias: a constant input coordinate
+    # init = "dominated:2"         # balanced, unbalanced[:R], dominated[:F], asymmetric
+
     [method]                       # flow: t_max = T or "budget" (lr x the gd epoch budget),
     name = "gd"                    # "gd" (gradient descent) or "flow" (ExactFlow)
     lr = 1.0
@@ -58,7 +64,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -72,8 +78,8 @@ from verify.sweep.config import (
     METHODS,
     SweepConfig,
     SweepConfigError,
+    build,
     builtin_protocols,
-    call_values,
     generator,
     generator_names,
     integer_range,
@@ -114,10 +120,10 @@ class Batch:
     config_hash: str
     sweep: str = ""
     threads: int = 1
+    model: dict = field(default_factory=dict)  # numerics.model options ({}: the generator's)
 
     def problems(self) -> list:
-        gen = generator(self.generator)
-        return [gen(seed=seed, **call_values(self.params)) for seed in self.seeds]
+        return [build(self.generator, seed, self.params, self.model) for seed in self.seeds]
 
     def cost(self) -> float:
         """Estimated work of the batch (`run_sweep` hands out the largest first and weighs
@@ -191,13 +197,15 @@ def plan(config: SweepConfig) -> list[Batch]:
             seeds = tuple(config.seeds[start:start + config.batch_size])
             opts = options
             if opts is None:  # sizes not in the grid (defaults of the generator): build one
-                q = generator(config.generator)(seed=seeds[0], **call_values(point))
+                q = build(config.generator, seeds[0], point, config.model)
                 opts = resolved_options(config.method, q.n, q.p)
             key = {"schema": SCHEMA_VERSION, "method": config.method["name"], "options": opts}
+            if config.model:  # (absent otherwise: stores written before models keep their keys)
+                key["model"] = config.model
             batches.append(Batch(index=len(batches), generator=config.generator, params=point,
                                  seeds=seeds, method=config.method["name"], options=opts,
                                  config_hash=_hash(key), sweep=config.name,
-                                 threads=config.threads))
+                                 threads=config.threads, model=dict(config.model)))
     return batches
 
 
@@ -268,7 +276,8 @@ def _row(batch: Batch, seed: int, problem, traj, versions: str) -> dict:
         "n": n, "d": problem.d, "p": problem.p,
         "seed": seed,
         "method": batch.method,
-        "options": json.dumps(batch.options, sort_keys=True),
+        "options": json.dumps({**batch.options, **({"model": batch.model} if batch.model else {})},
+                              sort_keys=True),
         "initial_loss": _finite(initial),
         "final_loss": _finite(final),
         "loss_ratio": _finite(final / initial) if initial > 0 else None,
