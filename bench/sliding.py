@@ -156,7 +156,9 @@ def main(argv=None) -> None:
                     help="the network's activation (relu, leaky:SLOPE, power:BETA)")
     args = ap.parse_args(argv)
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
-    coverage(sizes, args.seeds, args.points, args.workers, args.first_seed, args.activation)
+    if args.seeds > 0:  # --seeds 0: only the descent order
+        coverage(sizes, args.seeds, args.points, args.workers, args.first_seed,
+                 args.activation)
     if not args.no_order:
         for n, d in sizes:
             descent_order(n, d, activation=args.activation)

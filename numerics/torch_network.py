@@ -171,16 +171,7 @@ def rectified_gradient_terms(batch: TorchBatch, a: torch.Tensor, relu_Z: torch.T
     so it is written in few operations (each costs ~1-2 us of overhead in torch).
     ``sample_weights`` (B, n) scale each sample's g (a minibatch's n/|S| 1{i in S}); the
     loss returned is the full one."""
-    s = batch.output_factor
-    h = torch.bmm(a.unsqueeze(1), relu_Z).squeeze_(1)
-    if s != 1.0:
-        h.mul_(s)
-    loss, sg = loss_and_derivative(batch, h, factor=s)
-    if sample_weights is not None:
-        sg.mul_(sample_weights)
-    # dL/da_j = sum_i s g_i relu(Z_ji), as (s g)^T relu(Z)^T: a row vector times a
-    # transposed view ran ~15x faster here than relu(Z) @ g (a strided matrix-vector product)
-    grad_a = torch.bmm(sg.unsqueeze(1), relu_Z.transpose(-1, -2)).squeeze_(1)
+    loss, sg, grad_a = _output_terms(batch, a, relu_Z, sample_weights)
     AG = relu_Z.gt_(0.0).mul_(sg.unsqueeze(1))  # 1 where Z > 0 (relu(Z) > 0); gt_ ~2x sign_
     return loss, AG, grad_a
 
@@ -191,17 +182,27 @@ def activation_gradient_terms(batch: TorchBatch, a: torch.Tensor, Z: torch.Tenso
     raw pre-activations Z (B, p, n): AG = s sigma'(Z) g and dL/da = s sigma(Z) g (the strict
     mask Z > 0 decides the side, as relu'(0) = 0)."""
     act = batch.activation
+    loss, sg, grad_a = _output_terms(batch, a, act.torch_value(Z), sample_weights)
+    AG = act.torch_derivative(Z).mul_(sg.unsqueeze(1))
+    return loss, AG, grad_a
+
+
+def _output_terms(batch: TorchBatch, a: torch.Tensor, values: torch.Tensor,
+                  sample_weights: torch.Tensor | None):
+    """(L, s g, dL/da) from sigma(Z) (B, p, n): the outputs h = s a^T sigma(Z), the loss and
+    its derivative g (each sample's scaled by ``sample_weights`` if given; the loss stays
+    the full one), and dL/da_j = sum_i s g_i sigma(Z_ji)."""
     s = batch.output_factor
-    values = act.torch_value(Z)
     h = torch.bmm(a.unsqueeze(1), values).squeeze_(1)
     if s != 1.0:
         h.mul_(s)
     loss, sg = loss_and_derivative(batch, h, factor=s)
     if sample_weights is not None:
         sg.mul_(sample_weights)
+    # dL/da_j = sum_i s g_i sigma(Z_ji), as (s g)^T sigma(Z)^T: a row vector times a
+    # transposed view ran ~15x faster here than sigma(Z) @ g (a strided matrix-vector product)
     grad_a = torch.bmm(sg.unsqueeze(1), values.transpose(-1, -2)).squeeze_(1)
-    AG = act.torch_derivative(Z).mul_(sg.unsqueeze(1))
-    return loss, AG, grad_a
+    return loss, sg, grad_a
 
 
 def first_layer_gradient(batch: TorchBatch, a: torch.Tensor, AG: torch.Tensor,
