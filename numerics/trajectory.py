@@ -281,19 +281,31 @@ class Trajectory:
     def state_error(self) -> np.ndarray:
         """Per saved time, max_j |theta_j - theta'_j| / |theta_j| against the companion.
 
-        theta_j = (w_j, a_j); a neuron that is exactly zero in both runs counts 0.
+        theta_j = (w_j, a_j), or its trained part when a layer is frozen; a neuron that is
+        exactly zero in both runs counts 0.
         Infinite at every time when there is no companion (the error is unknown).
         """
         if self.companion is None or len(self.companion.t) != len(self.t):
             return np.full(len(self.t), np.inf)
-        mine = np.concatenate([self.W, self.a[..., None]], axis=-1)
-        theirs = np.concatenate([self.companion.W, self.companion.a[..., None]], axis=-1)
+        mine, theirs = self._trained_part(self), self._trained_part(self.companion)
         diff = np.linalg.norm(mine - theirs, axis=-1)
         scale = np.linalg.norm(mine, axis=-1)
         with np.errstate(divide="ignore", invalid="ignore"):
             rel = np.where(scale > 0, diff / scale, np.where(diff > 0, np.inf, 0.0))
         rel = np.where(np.isnan(rel), np.inf, rel)
         return np.max(rel, axis=-1)
+
+    @staticmethod
+    def _trained_part(run: Trajectory) -> np.ndarray:
+        """theta_j = (w_j, a_j) per neuron, or only its trained part when a layer is frozen:
+        a frozen a_j (or w_j) has no error, and counting its size would dilute the moving
+        part's relative error, which is what the measured quantities inherit."""
+        train = run.problem.train
+        if train == "first":
+            return run.W
+        if train == "second":
+            return run.a[..., None]
+        return np.concatenate([run.W, run.a[..., None]], axis=-1)
 
     def error_of(self, quantity: Callable[[Trajectory], np.ndarray]) -> np.ndarray:
         """|quantity(self) - quantity(companion)|: the numerical error of a diagnostic.

@@ -195,6 +195,14 @@ def state_relative_error(tr: Trajectory) -> np.ndarray:
     accurate (`tests/verify/test_error_estimates.py`), so that statements that hold with
     room came back undecided."""
     envelope = np.maximum.accumulate(tr.state_error) if len(tr.t) else tr.state_error
+    if tr.problem.train != "both" and tr.method == "exact_flow":
+        # A frozen layer: on tests/verify/test_error_estimates.py's instance the runs at
+        # rtol 1e-8, 1e-9 and 1e-10 shared an error of 1.3e-12 (relative) that the runs at
+        # 1e-11 to 1e-13 did not have, so the companion difference saw 2.5e-14 (true /
+        # estimate up to 5.7); the cause (a discrete decision at an event, taken alike by
+        # the run and its companion, is the likeliest) is not found. Until it is, the
+        # exact flow's tolerance is a floor of such a run's state error.
+        envelope = np.maximum(envelope, float(tr.options.get("rtol", 0.0)))
     return ERROR_SAFETY * envelope
 
 
@@ -205,14 +213,26 @@ def relative_floor(tr: Trajectory, degree: float) -> np.ndarray:
     return ROUNDING + degree * state_relative_error(tr)
 
 
+def _degree(tr: Trajectory) -> float:
+    """k, the degree of homogeneity of the run's activation (1 for ReLU and leaky ReLU)."""
+    return float(tr.problem.activation.degree)
+
+
 def output_magnitude(tr: Trajectory) -> np.ndarray:
     """max_i of s |x_i| sum_j |theta_j| (|a_j| + |w_j|), per saved time (s the output
     factor): a relative error rho of every neuron's theta_j = (w_j, a_j) moves each output
-    h(x_i) by at most rho times this (relu is 1-Lipschitz, so a kink adds nothing)."""
+    h(x_i) by at most rho times this (relu and leaky relu are 1-Lipschitz, so a kink adds
+    nothing). For a k-homogeneous activation (|sigma(z)| <= |z|^k, |sigma'(z)| <= k |z|^(k-1))
+    the factor |x_i| (|a_j| + |w_j|) is |x_i|^k |w_j|^(k-1) (|w_j| + k |a_j|)."""
     norms = tr.neuron_norms
     theta = np.sqrt(tr.a**2 + norms**2)
     x_max = float(np.max(np.linalg.norm(tr.problem.X, axis=1)))
-    return tr.problem.output_factor * x_max * np.sum(theta * (np.abs(tr.a) + norms), axis=-1)
+    k = _degree(tr)
+    if k == 1.0:
+        return tr.problem.output_factor * x_max * np.sum(theta * (np.abs(tr.a) + norms),
+                                                         axis=-1)
+    per = x_max**k * norms ** (k - 1.0) * (norms + k * np.abs(tr.a))
+    return tr.problem.output_factor * np.sum(theta * per, axis=-1)
 
 
 def output_error(tr: Trajectory, labels: bool = True) -> np.ndarray:
@@ -345,10 +365,16 @@ def loss_curvature(tr: Trajectory) -> np.ndarray:
 
 def output_gradient_bound(tr: Trajectory) -> np.ndarray:
     """Per time, a bound on |grad_theta h(x_i)| over the samples: s |x_i| (sum_j |theta_j|^2)^(1/2)
-    (d h/d a_j = s relu(<w_j, x_i>), d h/d w_j = s a_j 1{...} x_i)."""
+    (d h/d a_j = s relu(<w_j, x_i>), d h/d w_j = s a_j 1{...} x_i); for a k-homogeneous
+    activation s |x_i|^k (sum_j |w_j|^(2k - 2) (|w_j|^2 + k^2 a_j^2))^(1/2)."""
     x_max = float(np.max(np.linalg.norm(tr.problem.X, axis=1)))
-    theta_sq = np.sum(tr.a**2 + tr.neuron_norms**2, axis=-1)
-    return tr.problem.output_factor * x_max * np.sqrt(theta_sq)
+    k = _degree(tr)
+    if k == 1.0:
+        theta_sq = np.sum(tr.a**2 + tr.neuron_norms**2, axis=-1)
+        return tr.problem.output_factor * x_max * np.sqrt(theta_sq)
+    norms = tr.neuron_norms
+    sq = np.sum(norms ** (2 * k - 2) * (norms**2 + k**2 * tr.a**2), axis=-1)
+    return tr.problem.output_factor * x_max**k * np.sqrt(sq)
 
 
 def velocity_error(tr: Trajectory) -> np.ndarray:
@@ -369,23 +395,33 @@ def velocity_error(tr: Trajectory) -> np.ndarray:
     G = output_gradient_bound(tr)
     dg = np.sum(loss_curvature(tr), axis=-1) * output_error(tr)
     g = np.sum(np.abs(network.loss_derivative(tr.problem, tr.outputs)), axis=-1)
+    k = _degree(tr)  # grad h is k-homogeneous in theta_j: a relative rho moves it by k rho
+    rho = state_relative_error(tr) if k == 1.0 else k * state_relative_error(tr)
     with np.errstate(invalid="ignore"):
-        out = tr.problem.flow_factor * G * (dg + state_relative_error(tr) * g)
+        out = tr.problem.flow_factor * G * (dg + rho * g)
     return np.where(np.isnan(out), np.inf, out)
 
 
 def neuron_velocity_error(tr: Trajectory) -> np.ndarray:
     """Per time and neuron, a bound on the error of (dw_j/dt, da_j/dt): the loss derivative's
     error through |grad_{theta_j} h(x_i)| <= s |x_i| (|a_j| + |w_j|), and the neuron's own
-    relative error through its velocity (shape (T, p))."""
+    relative error through its velocity (shape (T, p)); for a k-homogeneous activation the
+    gradient bound of `output_magnitude` and k times the relative error."""
     x_max = float(np.max(np.linalg.norm(tr.problem.X, axis=1)))
     dg = np.sum(loss_curvature(tr), axis=-1) * output_error(tr)
     vW, va = tr.velocity
     speed_j = np.sqrt(np.sum(vW**2, axis=-1) + va**2)
     pr = tr.problem
+    k = _degree(tr)
     with np.errstate(invalid="ignore"):
-        out = (pr.flow_factor * pr.output_factor * x_max * (np.abs(tr.a) + tr.neuron_norms)
-               * dg[:, None] + state_relative_error(tr)[:, None] * speed_j)
+        if k == 1.0:
+            out = (pr.flow_factor * pr.output_factor * x_max * (np.abs(tr.a) + tr.neuron_norms)
+                   * dg[:, None] + state_relative_error(tr)[:, None] * speed_j)
+        else:  # |grad_{theta_j} h| <= |x|^k |w_j|^(k-1) (|w_j| + k |a_j|), k-homogeneous
+            norms = tr.neuron_norms
+            grad_h = x_max**k * norms ** (k - 1.0) * (norms + k * np.abs(tr.a))
+            out = (pr.flow_factor * pr.output_factor * grad_h * dg[:, None]
+                   + k * state_relative_error(tr)[:, None] * speed_j)
     return np.where(np.isnan(out), np.inf, out)
 
 

@@ -74,6 +74,7 @@ class InstanceSpec:
     lr: float | None = None
     reference: str = "exact"  # "exact": ExactFlow(rtol=1e-13); "mp": HighPrecisionFlow
     why: str = ""
+    model: tuple = ()  # sorted (key, value) pairs of the family's model options
 
     @property
     def param_dict(self) -> dict:
@@ -81,8 +82,9 @@ class InstanceSpec:
 
 
 def _spec(family: str, why: str, method: str = "flow", lr: float | None = None,
-          reference: str = "exact", **params) -> InstanceSpec:
-    return InstanceSpec(family, tuple(sorted(params.items())), method, lr, reference, why)
+          reference: str = "exact", model: dict | None = None, **params) -> InstanceSpec:
+    return InstanceSpec(family, tuple(sorted(params.items())), method, lr, reference, why,
+                        tuple(sorted((model or {}).items())))
 
 
 # label -> instance. The labels start with the family name (the bench groups by it).
@@ -108,6 +110,15 @@ INSTANCES: dict[str, InstanceSpec] = {
         "separable", "mu = 0.02, logistic loss: neurons leave S_dead (DeadExits = 2)", n=5,
         h=8, d=2, mu=0.02, eps=1e-2, loss="logistic", seed=1),
     "group": _spec("group", "S000's group initialisation (CF-7)", n=6, groups=3, seed=0),
+    "sphere:leaky": _spec(
+        "sphere", "leaky ReLU (slope 0.2) on the sliding instance: pairs slide with slopes in "
+        "[0.2, 1]", model={"activation": "leaky:0.2"}, n=5, p=8, d=6, seed=3),
+    "sphere:power": _spec(
+        "sphere", "max(z, 0)^2 (2-homogeneous, C^1: pairs cross, never slide)",
+        model={"activation": "power:2"}, n=4, p=6, d=4, seed=0),
+    "sphere:first-layer": _spec(
+        "sphere", "the first layer only (a fixed), leaky ReLU 0.1",
+        model={"activation": "leaky:0.1", "train": "first"}, n=4, p=6, d=4, seed=0),
 }
 
 GD_INSTANCES: dict[str, InstanceSpec] = {
@@ -165,6 +176,8 @@ def claim_for(name: str, form: str = "value") -> Claim:
 # -- runs ---------------------------------------------------------------------------------------
 def family_and_problem(spec: InstanceSpec):
     family = fam_mod.get(spec.family)
+    if spec.model:
+        family = family.fixed(**dict(spec.model))
     return family, family.make(spec.param_dict)
 
 
