@@ -137,7 +137,9 @@ def _row(v: Verdict) -> dict:
 def _worst(rows: list[dict]) -> dict | None:
     ranked = [r for r in rows if r["margin"] is not None
               and r["outcome"] in ("HOLDS", "VIOLATED", "INCONCLUSIVE")]
-    return min(ranked, key=lambda r: r["margin"]) if ranked else None
+    # ties (equal margins, e.g. an identity exact on every instance) go to the first
+    # "where" in text order, not to whichever xdist worker reported first
+    return min(ranked, key=lambda r: (r["margin"], str(r.get("where", "")))) if ranked else None
 
 
 def _keep_worst_figure(rows: list[dict]) -> None:
