@@ -98,6 +98,15 @@ def check_one(claim: Claim, tr: Trajectory) -> Verdict:
                         reason=f"simulation not trustworthy: {tr.status.name} {tr.message}")
     try:
         if claim.kind in (Kind.POINTWISE, Kind.CONSERVED, Kind.TRAPPING, Kind.IDENTITY):
+            if _opens_at_event(claim):  # t >= t_2: the event time read off this run
+                te = _event_time(claim, ctx, companion=False)
+                if not math.isfinite(te):
+                    return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr),
+                                    reason=f"the claim is stated from the event "
+                                    f"{claim.event_time} on, which did not happen by "
+                                    f"t={_run_end(tr):.4g}")
+                claim = _fixed_event(claim, te)
+                ctx = RunContext(claim, tr)
             return _check_over_window(claim, ctx)
         if claim.kind is Kind.EVENT_TIME:
             return _check_event_time(claim, ctx)
@@ -419,13 +428,30 @@ def event_time(claim: Claim, tr: Trajectory) -> float:
 def at_event(claim: Claim, tr: Trajectory) -> Claim | None:
     """``claim`` with its event time (t_2, t_2^+, ...) fixed to its value on ``tr``
     (`event_time`): a window or a value at the event then reads as ordinary numbers. None
-    if the event did not happen on the run."""
+    if the event did not happen on the run. (`check` does this itself for a claim whose
+    window or statement uses its event time.)"""
     te = event_time(claim, tr)
     if not math.isfinite(te):
         return None
+    return _fixed_event(claim, te)
+
+
+def _fixed_event(claim: Claim, te: float) -> Claim:
     defs = dict(claim.definitions)
     defs[claim.event_time] = sp.Float(te, 30)
     return replace(claim, definitions=defs)
+
+
+def _opens_at_event(claim: Claim) -> bool:
+    """Whether a (non event-time) claim reads its event time (a window t >= t_2, a value
+    at t_2) that no definition fixes yet: `check` then reads it off the run."""
+    if claim.event is None or claim.event_time is None:
+        return False
+    if claim.event_time in claim.definitions:
+        return False
+    exprs = [claim.statement, *claim.window, *(a.statement for a in claim.setting)]
+    symbols = set().union(*(sp.sympify(claim.expanded(e)).free_symbols for e in exprs))
+    return claim.event_time in symbols
 
 
 def problem_scalar(claim: Claim, problem, expr: sp.Basic) -> float:

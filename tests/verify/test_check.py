@@ -224,3 +224,23 @@ def test_round_off_through_an_absolute_value_at_its_kink_is_not_zero():
     assert one == pytest.approx([1.0, 1.0])
     two = _slope(sp.Abs(a - b) + sp.Abs(a - c), a, [a, b, c], args, 2)
     assert two == pytest.approx([2.0, 2.0])
+
+
+# -- a window that opens at an event ------------------------------------------------------------
+def _after_event(level):
+    """"after the loss first falls below level x L(0), it stays below it" (window t >= t_conv)."""
+    from theory.symbols import t_conv
+    return Claim(id="after-event", title="L stays below its level once there",
+                 kind=Kind.POINTWISE, source=Source("test", "event window", Provenance.INFERRED),
+                 statement=sp.Le(L(t), level * L(0)), event=sp.Le(L(t), level * L(0)),
+                 event_time=t_conv, window=(t_conv, sp.oo), measures="L(t)")
+
+
+def test_check_fixes_a_window_that_opens_at_an_event():
+    problem = generators.two_point(p=10, lam=1e-3, seed=0)
+    tr = simulate(problem, ExactFlow(), np.linspace(0, 40, 401))
+    verdict = check(_after_event(0.5), tr)
+    assert verdict.outcome is Outcome.HOLDS, str(verdict)  # no "does not define t_conv"
+    assert verdict.where.t >= float(tr.t[np.argmax(tr.loss <= 0.5 * tr.loss[0])])
+    never = check(_after_event(1e-300), tr)
+    assert never.outcome is Outcome.INCONCLUSIVE and "did not happen" in never.reason

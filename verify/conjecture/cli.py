@@ -46,6 +46,9 @@ def register(subparsers) -> None:
     con.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                      help="fix a family parameter (repeatable); horizon=T sets the horizon")
     add_time_options(con, "at every saved time of the horizon (default)")
+    con.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                     help="a condition on the instance (e.g. 'mu >= 0.1'; repeatable): draws "
+                          "that fail it are excluded before they are simulated, and counted")
     con.add_argument("--budget", type=int, default=None,
                      help="instances to draw (default 20)")
     add_run_options(con)
@@ -173,6 +176,8 @@ def _conjecture_command(args) -> int:
             kwargs["escalate"] = args.escalate
         if args.loss_floor is not None:
             kwargs["loss_floor"] = args.loss_floor
+        if args.assume:
+            kwargs["assume"] = tuple(args.assume)
         result = conjecture(
             args.expr, args.family, params=params, mode=mode, at_t=args.at_t,
             budget=20 if args.budget is None else args.budget, seed=args.seed,

@@ -18,7 +18,7 @@ from theory.claim import Claim, Kind
 from verify import families as fam_mod
 from verify import limits
 from verify.check import evaluate, relation_margins
-from verify.check_run import above_loss_floor
+from verify.check_run import above_loss_floor, inapplicable_instance
 from verify.conjecture.statement import (
     DEFAULT_GD_LR,
     FLOW_RTOL,
@@ -168,8 +168,12 @@ class InstanceChecker:
 
     def __init__(self, statement: Statement, family: fam_mod.Family, mode: str,
                  at_t: float | None, method: MethodSpec, points: int,
-                 pinned: frozenset = frozenset(), loss_floor: float | None = None):
+                 pinned: frozenset = frozenset(), loss_floor: float | None = None,
+                 assumptions: tuple = ()):
         self.statement, self.family, self.mode = statement, family, mode
+        # --assume: instances that fail one are excluded before any run (rejected draws)
+        self.assumptions = assumptions
+        self.excluded: list[tuple[dict, str]] = []
         self.loss_floor = loss_floor  # compare only where L(t)/L(0) >= this
         self.pinned = pinned  # parameters the user fixed (--param)
         self.at_t, self.method, self.points = at_t, method, points
@@ -182,7 +186,8 @@ class InstanceChecker:
 
     def __call__(self, params: Mapping) -> Instance | None:
         """The checked instance, or None when the family cannot build it (e.g. no Q-good
-        draw): such draws are rejected by the search and never counterexamples."""
+        draw) or it fails an assumption (--assume): such draws are rejected by the search
+        and never counterexamples."""
         key = self.key(params)
         if key not in self.cache:
             try:
@@ -190,7 +195,20 @@ class InstanceChecker:
             except ProblemError as exc:
                 self.cache[key] = None
                 self.unbuildable.append((dict(params), str(exc)))
+            except _Excluded as exc:
+                self.cache[key] = None
+                self.excluded.append((dict(params), str(exc)))
         return self.cache[key]
+
+    def _assumed(self, problem: Problem) -> None:
+        """Raise _Excluded (with the reason) when ``problem`` fails an assumption."""
+        if not self.assumptions:
+            return
+        claim = replace(self.statement.claim(self.mode, self.at_t, 1.0),
+                        setting=self.assumptions)
+        why = inapplicable_instance(claim, problem)
+        if why is not None:
+            raise _Excluded(why)
 
     def trajectory(self, inst: Instance) -> Trajectory:
         return self.trajectories[self.key(inst.params)]
@@ -201,6 +219,7 @@ class InstanceChecker:
         except limits.LimitError as exc:
             raise ConjectureError(str(exc)) from None
         problem = self.family.make(params)
+        self._assumed(problem)
         sizes = {k: params[k] for k in self.family.size_params() if k in params}
         try:
             self.statement.require_defined(problem)
@@ -232,6 +251,10 @@ class InstanceChecker:
         return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
                         verdict=verdict, t=t_at, lhs=lhs, rhs=rhs, margin=margin, error=error,
                         relative_margin=float(rel_margin), horizon=horizon)
+
+
+class _Excluded(Exception):
+    """An instance that fails an assumption of the search (--assume)."""
 
 
 def floored(claim: Claim, tr: Trajectory, level: float) -> tuple[Claim, str]:

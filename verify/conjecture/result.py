@@ -69,6 +69,8 @@ class ConjectureResult(SearchSettings):
     min_decided: float = 1.0
     loss_floor: float | None = None
     plot_skipped: str = ""
+    excluded: list = field(default_factory=list)  # (params, reason) failing --assume
+    assume: tuple = ()  # the --assume texts
     shown: Instance | None = None
     _trajectory: Trajectory | None = None
     _claim: Claim | None = None
@@ -192,6 +194,10 @@ class ConjectureResult(SearchSettings):
             lines.append("not decided:")
             lines += [f"  {n} x {why}" for why, n in sorted(reasons.items(),
                                                             key=lambda kv: -kv[1])]
+        if self.excluded:
+            params, why = self.excluded[0]
+            lines.append(f"excluded by --assume ({'; '.join(self.assume)}): "
+                         f"{len(self.excluded)} draws, not simulated (e.g. {params}: {why})")
         if self.unbuildable:
             params, why = self.unbuildable[0]
             lines.append(f"draws the family could not build: {len(self.unbuildable)} (e.g. "
@@ -272,7 +278,7 @@ def _plot(result: ConjectureResult, path: Path) -> None:
 def replay_command(statement: str, family: str, params: Mapping, mode: str,
                    at_t: float | None, method: MethodSpec, horizon: float | None,
                    points: int, loss_floor: float | None = None,
-                   model: Mapping | None = None) -> str:
+                   model: Mapping | None = None, assume=()) -> str:
     """A command that checks exactly this instance again (every parameter fixed, and the
     family's model options)."""
     args = ["gfverify", "conjecture", statement, "--family", family]
@@ -280,6 +286,8 @@ def replay_command(statement: str, family: str, params: Mapping, mode: str,
         args += ["--param", f"{k}={value_text(v)}"]
     if horizon is not None:
         args += ["--t-max", repr(float(horizon))]
+    for text in assume:
+        args += ["--assume", text]
     args += {"for_all_t": ["--for-all-t"], "as_t_to_inf": ["--as-t-to-inf"],
              "at_t": ["--at-t", repr(at_t)]}[mode]
     if points != DEFAULT_POINTS:

@@ -65,6 +65,7 @@ from verify.conjecture.statement import (
     UndefinedHere,
     callable_quantities,
     check_search_options,
+    parse_assumptions,
     statement_of,
 )
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
@@ -108,6 +109,11 @@ def _search(checker: InstanceChecker, budget: int,
     except _Found as found:
         return tried, found.instance
     except Unsatisfiable:
+        if checker.excluded and not checker.unbuildable:
+            params, why = checker.excluded[0]
+            raise ConjectureError(f"--assume: no instance of family {checker.family.name!r} "
+                                  f"drawn satisfied the assumptions ({len(checker.excluded)} "
+                                  f"excluded; e.g. {params}: {why})") from None
         why = (f"; e.g. {checker.unbuildable[0][0]}: {checker.unbuildable[0][1]}"
                if checker.unbuildable else "")
         raise ConjectureError(f"--param: the family {checker.family.name!r} could not build "
@@ -159,7 +165,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                points: int = DEFAULT_POINTS, shrink_budget: int = DEFAULT_SHRINK_BUDGET,
                plot: str | Path | None = None, min_decided: float = 1.0,
                escalate: int = ESCALATION_BUDGET,
-               loss_floor: float | None = None) -> ConjectureResult:
+               loss_floor: float | None = None, assume=()) -> ConjectureResult:
     """Search ``family`` for a counterexample to a statement; shrink the one found.
 
     ``expr_or_callable``: a statement in the vocabulary (``"L(t) <= L(0)*exp(-t/n)"``) or
@@ -175,6 +181,9 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     exact-flow instance undecided by its numerical error (`verify.escalation`; 0: none).
     ``loss_floor``: with ``for_all_t``, compare only where L(t)/L(0) >= this level (None,
     the default: every saved time; times no float64 run can resolve are named anyway).
+    ``assume``: conditions on the instance (``"mu >= 0.1"``, ``"OffDiagGram == 0"``); a
+    drawn instance that fails one is excluded before it is simulated (the search draws
+    another) and counted in the result, never a counterexample.
 
     Long on purpose: it validates every argument before any simulation (one clear error
     per bad input) and then runs search, shrink and the result in order.
@@ -207,6 +216,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
         statement = statement_of(expr_or_callable)
     except ExpressionError as exc:
         raise ConjectureError(f"conjecture: {exc}") from None
+    assumptions = parse_assumptions(assume)
     fam = fam_mod.get(family) if isinstance(family, str) else family
     fixed = dict(params or {})
     if t_max is not None:
@@ -214,7 +224,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     fam = fam.fixed(**fixed) if fixed else fam
     checker = InstanceChecker(statement, fam, mode, at_t, spec, points,
                               pinned=frozenset(k for k in fixed if k != "horizon"),
-                              loss_floor=loss_floor)
+                              loss_floor=loss_floor, assumptions=assumptions)
     with callable_quantities(statement.func):
         with pinned_hypothesis_draws():  # same seed, same instances, whatever is loaded
             tried, found = _search(checker, budget, seed)
@@ -227,7 +237,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   at_t=at_t, method=spec, budget=budget, seed=seed, tried=tried,
                                   counterexample=found, first_found=first, shrink_trials=trials,
                                   fixed=fixed, unbuildable=checker.unbuildable,
-                                  model=dict(fam.model),
+                                  model=dict(fam.model), excluded=checker.excluded,
+                                  assume=tuple(a.text for a in assumptions),
                                   min_decided=float(min_decided), loss_floor=loss_floor)
         shown = found or result.worst or (tried[0] if tried else None)
         result.shown = shown
@@ -240,7 +251,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
             horizon = fam.horizon_override
             result.replay_command = replay_command(
                 statement.text, fam.name, shown.params, mode, at_t, spec,
-                horizon if horizon is not None else None, points, loss_floor, fam.model)
+                horizon if horizon is not None else None, points, loss_floor, fam.model,
+                assume=result.assume)
             if plot is not None:
                 result.plot(plot)
     return result

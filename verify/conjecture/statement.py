@@ -17,10 +17,10 @@ import sympy as sp
 
 from numerics import Problem, Trajectory
 from theory import symbols as S
-from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
+from theory.claim import ANY_MODEL, Assumption, Claim, Kind, Provenance, Source
 from verify import limits, measures
 from verify.errors import InputError
-from verify.expressions import Parsed, parse_conjecture
+from verify.expressions import ExpressionError, Parsed, parse_conjecture
 
 MODES = ("for_all_t", "at_t", "as_t_to_inf")
 METHODS = ("flow", "gd")
@@ -72,6 +72,23 @@ def check_search_options(mode: str, at_t, counts: dict, t_max, horizon=None,
             limits.at_most("--t-max", float(given), "horizon")
     except (TypeError, ValueError) as exc:
         raise error(str(exc)) from None
+
+
+def parse_assumptions(texts) -> tuple[Assumption, ...]:
+    """``--assume`` texts as assumptions: conditions on the instance (its data, sizes and
+    initialisation: n, lam, OffDiagGram, MinInitBalance, ...), never on the run."""
+    out = []
+    for text in texts or ():
+        try:
+            rel = parse_conjecture(str(text)).relation
+        except ExpressionError as exc:
+            raise ConjectureError(f"--assume {text!r}: {exc}") from None
+        if rel.has(S.t) or rel.atoms(sp.core.function.AppliedUndef):
+            raise ConjectureError(f"--assume {text!r}: an assumption is a condition on the "
+                                  "instance (n, lam, OffDiagGram, ...), not on quantities of "
+                                  "time")
+        out.append(Assumption(name=f"--assume {text}", statement=rel, text=str(text)))
+    return tuple(out)
 
 
 # -- the statement as a claim ------------------------------------------------------------------

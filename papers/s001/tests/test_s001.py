@@ -288,8 +288,10 @@ def test_theorem_after_t2(cid, verdicts, verify_profile):
     claim = C[cid]
     runs = [theorem_run(loss, seed, verify_profile)
             for loss, seed in theorem_cases(verify_profile)]
-    verdict = combine(claim.id, [check(at_event_after(claim, tr), tr) for tr in runs])
+    verdict = combine(claim.id, [check(claim, tr) for tr in runs])  # check fixes t_2 itself
     _decided(_record(verdicts, verdict, claim))
+    fixed = combine(claim.id, [check(at_event_after(claim, tr), tr) for tr in runs])
+    assert (verdict.outcome, verdict.counts) == (fixed.outcome, fixed.counts)
 
 
 def test_theorem_inapplicable_where_28_fails(verdicts, verify_profile):

@@ -244,6 +244,28 @@ def test_model_options_reach_the_runs_and_the_replay(capsys):
     assert "activation" in capsys.readouterr().err
 
 
+# -- assumptions ----------------------------------------------------------------------------------
+def test_assumptions_exclude_draws_before_any_run(capsys):
+    """--assume: only instances that satisfy the conditions are simulated; the others are
+    counted as excluded, never counterexamples, and the replay carries the assumption."""
+    assert main(["conjecture", "L(t) <= L(0)", "--family", "separable", "--assume",
+                 "mu >= 0.5", "--budget", "3", "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "excluded by --assume (mu >= 0.5):" in out and "--assume 'mu >= 0.5'" in out
+    # a statement false on some instances of the family is true under its assumption:
+    # n = 2 draws make "n >= 3" false at t = 0; excluded, there is no counterexample
+    code = main(["conjecture", "n >= 3", "--family", "orthogonal", "--param", "lam=1e-6",
+                 "--assume", "n >= 3", "--budget", "3", "--no-plot"])
+    assert code == 0, capsys.readouterr().out
+    capsys.readouterr()
+    assert main(["conjecture", "n >= 3", "--family", "orthogonal", "--param", "lam=1e-6",
+                 "--param", "n=2", "--budget", "2", "--no-plot"]) == 1
+    capsys.readouterr()
+    assert main(["conjecture", "L(t) <= L(0)", "--family", "separable", "--assume",
+                 "mu >= 2", "--budget", "2", "--no-plot"]) == 2
+    assert "no instance" in capsys.readouterr().err
+
+
 # -- command line -------------------------------------------------------------------------------
 def test_cli_exit_codes(capsys):
     assert main(["conjecture", TRUE, "--family", "orthogonal", "--param", "lam=1e-6",
