@@ -51,8 +51,9 @@ theta_k and ``Trajectory.stop_time`` = k * lr. Its companion is frozen at the
 same physical time (not by its own loss), so the error estimate compares the two
 discretisations of the same stretch of flow.
 
-Length (~450 lines): one integrator, its batched torch step, its step-halving companion
-and its stopping rules, which share the batch's state and are read together.
+Length (~590 lines): one integrator, its batched torch step, its step-halving companion,
+its stopping rules and its step rule (the activation's gradient terms, frozen layers,
+minibatches), which share the batch's state and are read together.
 """
 
 from __future__ import annotations

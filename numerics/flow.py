@@ -29,7 +29,7 @@ Coordinates (``coordinates=``): ``"cartesian"`` integrates (W, a) directly;
 stores ln||w_j(t)|| in ``Trajectory.log_norms``; it detects sliding modes but does
 not integrate them (the run ends CHATTERING, naming the coordinates to use).
 
-Length (~470 lines): one integrator; the event location and the sliding constraints
+Length (~500 lines): one integrator; the event location and the sliding constraints
 it calls live in numerics.sliding and numerics.coordinates.
 """
 
