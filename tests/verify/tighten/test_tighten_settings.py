@@ -58,12 +58,14 @@ def test_a_window_opened_by_an_event_is_fixed_on_the_run():
     claim = registry.get("S001-T1b")
     t_2 = event_time(claim, w.trajectory)
     assert w.searched.extreme.t == pytest.approx(t_2)
-    # unfixed, the window (t_2, oo) is undefined on the run: the check cannot place it
+    # check places the window (t_2, oo) on the run itself, as tighten does
     from verify import check
     from verify.verdict import Outcome
-    assert "t_2" in check(claim, w.trajectory).reason
+    plain = check(claim, w.trajectory)
     fixed = check(at_event(claim, w.trajectory), w.trajectory)
     assert fixed.outcome is not Outcome.INAPPLICABLE and "t_2" not in fixed.reason, fixed
+    assert (plain.outcome, plain.margin, plain.where) == (fixed.outcome, fixed.margin,
+                                                           fixed.where)
 
 
 def test_an_overflowing_slope_does_not_make_the_error_unknown():
