@@ -185,6 +185,7 @@ MinF1Norm = sp.Symbol("MinF1Norm", nonnegative=True)
 
 # -- instance: initialisation -----------------------------------------------------------
 MinInitBalance = sp.Symbol("MinInitBalance", real=True)
+LossScale = sp.Symbol("LossScale", positive=True)
 GoodInit = sp.Symbol("GoodInit", nonnegative=True, integer=True)
 GroupInit = sp.Symbol("GroupInit", nonnegative=True, integer=True)
 MinGroupNormY = sp.Symbol("MinGroupNormY", nonnegative=True)
@@ -310,6 +311,9 @@ _CATALOGUE_TERMS = (
     Term("MinF1Norm", MinF1Norm, "instance",
          "min variation (F_1) norm of functions that interpolate the data (S002 eq. 8)"),
     # instance: initialisation
+    Term("LossScale", LossScale, "instance",
+         "the loss's prefactor c (Problem.loss_scale): c/(2n) sum for the square loss, "
+         "c sum for the exponential and logistic losses (c = 1/n: a mean)"),
     Term("MinInitBalance", MinInitBalance, "instance",
          "min_j (a_j(0)^2 - ||w_j(0)||^2) (>= 0: S000's asymmetric initialisation)"),
     Term("GoodInit", GoodInit, "instance",
@@ -512,7 +516,7 @@ latex_names: dict[str, str] = {
     "NumAliveInit": r"\#\{j : w_j(0) \notin S_{\mathrm{dead}}\}",
     "GrowthRatioOutMinus": r"\max_{j \notin S_{-,1}, a_j < 0} \frac{\|D_{A_j}\|}{\|D_-\|}",
     "eta": r"\eta", "DataScale": "s", "MuInf": r"\mu_\infty",
-    "PGoodInit": r"P(\mathrm{good})", "PSuccess": r"P(\mathrm{success})",
+    "LossScale": "c", "PGoodInit": r"P(\mathrm{good})", "PSuccess": r"P(\mathrm{success})",
     "PActivePlus": r"P(V_+^{\mathrm{act}} \neq \emptyset)",
     "PActiveMinus": r"P(V_-^{\mathrm{act}} \neq \emptyset)",
     "PKeyPlus": r"P(S_{+,1} \neq \emptyset)", "PKeyMinus": r"P(S_{-,1} \neq \emptyset)",

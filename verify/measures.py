@@ -644,6 +644,7 @@ _CONJECTURE_INSTANCE: dict[str, Callable[[Problem], float]] = {
     "n_plus": lambda pr: float(np.sum(pr.y > 0)),
     "n_minus": lambda pr: float(np.sum(pr.y < 0)),
     "MinInitBalance": lambda pr: float(np.min(pr.a0**2 - np.sum(pr.W0**2, axis=1))),
+    "LossScale": lambda pr: float(pr.loss_scale),
     "GoodInit": _good_init,
 }
 # (the packs' quantities are merged later, on first read, and replace these)

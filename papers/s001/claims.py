@@ -44,6 +44,7 @@ from theory.symbols import (
     K,
     L,
     LMinus,
+    LossScale,
     LostNeurons,
     LPlus,
     MaxAbsH,
@@ -641,6 +642,9 @@ TWO_PHASES = Claim(
     kind=Kind.POINTWISE,
     source=Source(SOURCE, "App. A.5 (Figs. 12-13)", Provenance.VERBATIM),
     statement=sp.And(sp.Le(NormChange(t), sp.Rational(1, 100)), sp.Ge(DirChange(t), 1)),
+    setting=(Assumption("mean loss (E-001-3)", sp.Eq(LossScale * n, 1),
+                        "L = (1/n) sum_i l(y_i, f(x_i)), as E-001-1 and E-001-3 normalise it; "
+                        "the thresholds are stated for that scale"),),
     parametrization=CLS,
     window=(sp.Integer(0), sp.Integer(4)),  # t <= 4: 2000 iterations at eta = 2e-3
     measures="direction change sum_j ||(I - w^ w^T)(-grad_{w_j} L)||/||w_j|| and norm change "
