@@ -105,11 +105,14 @@ def blocks(summaries: dict, fig: Path) -> tuple[list[Block], list[str]]:
                      f"{s['frobenius_0']:.2g} -> {s['frobenius_early']:.2g} -> "
                      f"{s['frobenius_end']:.2g}", f"{s['loss_ratio']:.3g}",
                      f"{s['state_error']:.1e}"])
+    rising = both["norm_peak_iteration"] == both["iterations"]
+    peak = (f"still rise at the run's end ({both['norm_peak']:.2g} at iteration "
+            f"{both['norm_peak_iteration']})" if rising else
+            f"peak at {both['norm_peak']:.2g} (iteration {both['norm_peak_iteration']})")
     text = (f"Both layers: over the first {ALIGNMENT_ITERATIONS} iterations the norm changes "
             f"stay at most {both['norm_early_max']:.2g} while the direction changes stay at "
-            f"least {both['dir_early_min']:.2g}; the norm changes peak at "
-            f"{both['norm_peak']:.2g} (iteration {both['norm_peak_iteration']}), when "
-            f"||W||_F grows: the alignment phase, then growth, as Fig. 12. First layer only "
+            f"least {both['dir_early_min']:.2g}; then the norm changes grow with ||W||_F and "
+            f"{peak}: the alignment phase, then growth, as Fig. 12. First layer only "
             f"(v = +-1): the norm changes are {first['norm_0']:.2g} at the first step and "
             f"||W||_F reaches {first['frobenius_early']:.2g} by iteration "
             f"{ALIGNMENT_ITERATIONS}: no alignment phase, as Fig. 13. S001-F9 checks the "
@@ -126,7 +129,7 @@ def blocks(summaries: dict, fig: Path) -> tuple[list[Block], list[str]]:
                   "gradient. The SGD run is the object; its error is its difference to the same "
                   "run (same batches) in float32."),
         Table(["model", "norm / direction change at 0", f"up to {ALIGNMENT_ITERATIONS}: "
-               "max norm / min direction change", "peak norm change", "||W||_F: 0 -> 2000 -> "
+               "max norm / min direction change", "largest norm change", "||W||_F: 0 -> 2000 -> "
                "end", "L_end/L_0", "state error"], rows),
         Paragraph(text),
         Figure(fig, "E-001-3: direction and norm changes per epoch, both layers and first "
