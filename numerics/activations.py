@@ -145,7 +145,7 @@ class ReLUPower:
     def _power(self, Z, exponent):
         # held pattern: continue z^beta smoothly through 0 as sign(z)|z|^beta, so a step that
         # overshoots a crossing stays finite until the crossing is located
-        return np.sign(Z) * np.abs(Z) ** exponent if exponent != 0 else np.ones_like(Z)
+        return np.sign(Z) * np.abs(Z) ** exponent
 
     def value(self, Z, A):
         return A * self._power(Z, self.beta)

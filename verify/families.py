@@ -214,7 +214,8 @@ MODEL_OPTIONS = {
 
 def parse_model_option(key: str, raw) -> Any:
     """A model option's value, checked (a FamilyError names it otherwise)."""
-    from numerics import model
+    from numerics import activations, model
+    from numerics.problem import TRAINED
 
     text = str(raw)
     try:
@@ -223,9 +224,12 @@ def parse_model_option(key: str, raw) -> Any:
             if not (math.isfinite(value) and value > 0):
                 raise ProblemError(f"bias: expected a positive number, got {text!r}")
             return value
-        kwargs = {key: text}
-        probe = Problem(X=np.eye(2), y=np.ones(2), W0=np.eye(2), a0=np.ones(2))
-        model.with_model(probe, **kwargs)  # validates the spelling
+        if key == "activation":
+            activations.parse(text)
+        elif key == "init":
+            model.parse_init(text)
+        elif text not in TRAINED:
+            raise ProblemError(f"train: {text!r} is not one of {TRAINED}.")
         return text
     except (ProblemError, ValueError) as exc:
         reason = str(exc).split("; use")[0].split(" (with")[0].rstrip(".")
