@@ -80,11 +80,17 @@ class Source:
 
 @dataclass(frozen=True)
 class Assumption:
-    """A hypothesis of a claim: a sympy relation over instance quantities."""
+    """A hypothesis of a claim: a sympy relation over instance quantities.
+
+    ``required=False`` marks a hypothesis no simulation can meet (CEL23's Assumption 2
+    asks for lam near 10^-24000): where it fails the claim is still checked, as stated,
+    and its verdict says which hypothesis was not met ("relaxed"), instead of being
+    INAPPLICABLE."""
 
     name: str
     statement: sp.Basic
     text: str
+    required: bool = True
 
     def latex(self, names: dict[str, str] | None = None) -> str:
         return render_latex(self.statement, latex_names if names is None else names)
@@ -325,7 +331,12 @@ class Claim:
 
     def on_model(self, model: str) -> Claim:
         """The claim checked on one model it covers (``S001-L3[leaky 0.1]``): its own row."""
-        return replace(self, id=f"{self.id}[{model}]")
+        return self.at_setting(model)
+
+    def at_setting(self, label: str) -> Claim:
+        """The claim checked in one named setting (a model, a scale such as CEL23's
+        ``[lam 4^-7]``): its own row of the verdict table, ``ID[label]``."""
+        return replace(self, id=f"{self.id}[{label}]")
 
     def variant(self, suffix: str, **changes) -> Claim:
         """A modified copy (e.g. a mutant) whose id says what changed."""

@@ -65,28 +65,54 @@ def inapplicable_problem(claim: Claim, ctx: RunContext, prob) -> str | None:
     if model is not None:
         return model
     for assumption in claim.setting:
-        parts = (assumption.statement.args if isinstance(assumption.statement, sp.And)
-                 else (assumption.statement,))
-        for rel in parts:
-            try:
-                lhs = ctx.scalar(rel.lhs)
-                rhs = ctx.scalar(rel.rhs)
-            except MissingValue as exc:
-                return f"{assumption.name}: the instance does not define {exc}"
-            ok = {
-                sp.Equality: abs(lhs - rhs) <= ASSUMPTION_ATOL,
-                sp.Unequality: abs(lhs - rhs) > ASSUMPTION_ATOL,
-                sp.GreaterThan: lhs >= rhs,
-                sp.StrictGreaterThan: lhs > rhs,
-                sp.LessThan: lhs <= rhs,
-                sp.StrictLessThan: lhs < rhs,
-            }[type(rel)]
-            if not ok:
-                return f"{assumption.name} fails: {sp.sstr(rel)} with {lhs:.4g} vs {rhs:.4g}"
+        if assumption.required:
+            why = _assumption_failure(assumption, ctx)
+            if why:
+                return why
+    return None
+
+
+def relaxed_note(claim: Claim, ctx: RunContext) -> str:
+    """What a verdict of ``claim`` must say when a hypothesis it does not require
+    (`theory.Assumption.required` False) fails on the instance: the statement was checked
+    outside the paper's hypotheses. "" when every such hypothesis holds."""
+    failed = [_assumption_failure(a, ctx) for a in claim.setting if not a.required]
+    failed = [f for f in failed if f]
+    return ("relaxed (outside the paper's hypotheses): " + "; ".join(failed)) if failed else ""
+
+
+def _assumption_failure(assumption, ctx: RunContext) -> str | None:
+    parts = (assumption.statement.args if isinstance(assumption.statement, sp.And)
+             else (assumption.statement,))
+    for rel in parts:
+        try:
+            lhs = ctx.scalar(rel.lhs)
+            rhs = ctx.scalar(rel.rhs)
+        except MissingValue as exc:
+            return f"{assumption.name}: the instance does not define {exc}"
+        ok = {
+            sp.Equality: abs(lhs - rhs) <= ASSUMPTION_ATOL,
+            sp.Unequality: abs(lhs - rhs) > ASSUMPTION_ATOL,
+            sp.GreaterThan: lhs >= rhs,
+            sp.StrictGreaterThan: lhs > rhs,
+            sp.LessThan: lhs <= rhs,
+            sp.StrictLessThan: lhs < rhs,
+        }[type(rel)]
+        if not ok:
+            return f"{assumption.name} fails: {sp.sstr(rel)} with {lhs:.4g} vs {rhs:.4g}"
     return None
 
 
 def check_one(claim: Claim, tr: Trajectory) -> Verdict:
+    verdict = _check_one(claim, tr)
+    note = relaxed_note(claim, RunContext(claim, tr)) if verdict.outcome is not \
+        Outcome.INAPPLICABLE else ""
+    if not note:
+        return verdict
+    return replace(verdict, reason=f"{verdict.reason}; {note}" if verdict.reason else note)
+
+
+def _check_one(claim: Claim, tr: Trajectory) -> Verdict:
     if not claim.checkable:
         raise CheckError(f"{claim.id} is not checkable: {claim.not_checkable_reason}")
     ctx = RunContext(claim, tr)
