@@ -210,7 +210,7 @@ BALANCE = _dynamic(
     kind=Kind.CONSERVED, setting=(),
     measures="max_j |c_j(t) - c_j(0)|, c_j = a_j^2 - |w_j|^2; sign a_j(t) against s_j")
 BALANCE_LOWER = _dynamic(
-    "CEL23-P1a", "a_j(t)^2 >= a_j(0)^2 exp(-2 t sqrt(2 L(0)) max_i |x_i|)",
+    "CEL23-P1b", "a_j(t)^2 >= a_j(0)^2 exp(-2 t sqrt(2 L(0)) max_i |x_i|)",
     "Proposition 1 (App. B), its lower bound", sp.Ge(AsqLogExcess(t), 0), setting=(),
     measures="min_j ln a_j(t)^2 against the log of the bound")
 ENERGY = _listed("CEL23-P9", "dL/dt = -|dtheta/dt|^2", "App. B (Davis et al.)",
@@ -330,10 +330,10 @@ SECOND_PHASE = _dynamic(
            sp.Lt(L(t), GammaN / 2 * sp.exp(-(t - t_T2) * 2 * EtaMin * GammaN / (5 * EtaMax)))),
     window=(t_T2, sp.oo), event=T2_EVENT, event_time=t_T2,
     measures="|v|, ||grad L||^2/L and L from each run's T2 on",
-    notes="(i) |v| < 1/2 on [T1, T2] is its own row CEL23-L32a; (ii) and (v) are the "
+    notes="(i) |v| < 1/2 on [T1, T2] is its own row CEL23-L32b; (ii) and (v) are the "
     "theorem's delta-bounds (CEL23-T6).")
 BEFORE_T2 = _dynamic(
-    "CEL23-L32a", "|v| < 1/2 on [T1, T2]", "Lemma 32(i)", sp.Lt(NormV(t), sp.Rational(1, 2)),
+    "CEL23-L32b", "|v| < 1/2 on [T1, T2]", "Lemma 32(i)", sp.Lt(NormV(t), sp.Rational(1, 2)),
     window=(T1, t_T2), event=T2_EVENT, event_time=t_T2, measures="max |v| on [T1, T2]")
 CONVERGENCE = _dynamic(
     "CEL23-T6", "T2 < ln(1/lam) (4 + eps) d Delta^2/delta^6", "Theorem 6 (Section 5)",
@@ -341,9 +341,9 @@ CONVERGENCE = _dynamic(
     kind=Kind.EVENT_TIME, event=T2_EVENT, event_time=t_T2,
     measures="each run's T2 against the theorem's bound",
     notes="The bound exceeds the measured T2 by factors of 10^5 and more (delta^-6); the PL "
-    "part of the theorem is CEL23-L32's, and its loss envelope with delta is CEL23-T6a.")
+    "part of the theorem is CEL23-L32's, and its loss envelope with delta is CEL23-T6b.")
 CONVERGENCE_RATE = _dynamic(
-    "CEL23-T6a", "L(T2 + s) < 0.5 Delta^2 exp(-0.4 s delta^4/Delta^2)", "Theorem 6 (Section 5)",
+    "CEL23-T6b", "L(T2 + s) < 0.5 Delta^2 exp(-0.4 s delta^4/Delta^2)", "Theorem 6 (Section 5)",
     sp.Lt(L(t), DeltaA**2 / 2 * sp.exp(-(t - t_T2) * sp.Rational(2, 5) * deltaA**4 / DeltaA**2)),
     window=(t_T2, sp.oo), event=T2_EVENT, event_time=t_T2, measures="L(t) from each run's T2")
 F6A = _listed("CEL23-F6a", "T2 < (ln m + n ln n) d 17 27 Delta^4/delta^9 at one lam",

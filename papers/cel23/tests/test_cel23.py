@@ -115,9 +115,9 @@ def test_instances_meet_the_hypotheses_but_assumption_2():
 MUTANTS = {
     "CEL23-L32~pl-x10": C.SECOND_PHASE.variant(
         "pl-x10", statement=sp.Gt(PL(t), 10 * 2 * C.EtaMin * C.GammaN / (5 * C.EtaMax))),
-    "CEL23-L32a~quarter": C.BEFORE_T2.variant(
+    "CEL23-L32b~quarter": C.BEFORE_T2.variant(
         "quarter", statement=sp.Lt(C.NormV(t), sp.Rational(1, 4))),
-    "CEL23-T6a~rate-eta1": C.CONVERGENCE_RATE.variant(
+    "CEL23-T6b~rate-eta1": C.CONVERGENCE_RATE.variant(
         "rate-eta1", statement=sp.Lt(L(t), C.DeltaA**2 / 2 * sp.exp(-(t - C.t_T2) * 2 * C.EtaMax))),
 }
 
