@@ -22,41 +22,36 @@ def _horizon(problem: Problem, params: dict) -> float:
     return horizon(problem)
 
 
-def _params(d_hi: int, d_default: int, rejection: str) -> dict:
-    return {
-        "d": IntParam(2, d_hi, "input dimension (= n)", default=d_default, limits=(2, None)),
-        "m": IntParam(2, 12, "width (the paper's m)", default=6, limits=(1, None)),
-        "lam": FloatParam(1e-12, 1e-2, "initialisation scale", default=4.0**-7,
-                          limits=(0.0, 1.0)),
-        "scheme": ChoiceParam(data.SCHEMES, "section 8's data scheme", default="centred"),
-        "seed": seed_param(),
-    }
+def _family(name: str, description: str, d_hi: int, d_default: int, rejection: str) -> Family:
+    """One of CEL23's families: section 8's data with ``rejection``, its initialisation."""
+    return Family(
+        name=name,
+        setting="CEL23",
+        description=description,
+        params={
+            "d": IntParam(2, d_hi, "input dimension (= n)", default=d_default, limits=(2, None)),
+            "m": IntParam(2, 12, "width (the paper's m)", default=6, limits=(1, None)),
+            "lam": FloatParam(1e-12, 1e-2, "initialisation scale", default=4.0**-7,
+                              limits=(0.0, 1.0)),
+            "scheme": ChoiceParam(data.SCHEMES, "section 8's data scheme", default="centred"),
+            "seed": seed_param(),
+        },
+        build=lambda d, m, lam, scheme, seed: data.correlated(
+            d=d, m=m, lam=lam, scheme=scheme, rejection=rejection, seed=seed),
+        horizon_rule=_horizon,
+        horizon_text=_HORIZON_TEXT,
+    )
 
 
-CORRELATED = Family(
-    name="cel23-correlated",
-    setting="CEL23",
-    description="CEL23 section 8 data redrawn until every angle(v*, x_i) < pi/4 (its "
-    "theorems' setting), labels relu(<v*, x>), z_j ~ N(0, I/(dm)), s_j = +-1, w_j = lam z_j, "
-    "a_j = s_j |w_j|; standard network, mean square loss",
-    params=_params(4, 3, "pi/4"),
-    build=lambda d, m, lam, scheme, seed: data.correlated(d=d, m=m, lam=lam, scheme=scheme,
-                                                         rejection="pi/4", seed=seed),
-    horizon_rule=_horizon,
-    horizon_text=_HORIZON_TEXT,
-)
-
-EXPERIMENTS = Family(
-    name="cel23-experiments",
-    setting="CEL23",
-    description="CEL23 section 8's experimental data (angles to v* below pi/2 only: its pi/4 "
-    "hypothesis fails for most draws), its initialisation; standard network, square loss",
-    params=_params(16, 4, "pi/2"),
-    build=lambda d, m, lam, scheme, seed: data.correlated(d=d, m=m, lam=lam, scheme=scheme,
-                                                         rejection="pi/2", seed=seed),
-    horizon_rule=_horizon,
-    horizon_text=_HORIZON_TEXT,
-)
+CORRELATED = _family(
+    "cel23-correlated",
+    "CEL23 section 8 data redrawn until every angle(v*, x_i) < pi/4 (its theorems' setting), "
+    "labels relu(<v*, x>), z_j ~ N(0, I/(dm)), s_j = +-1, w_j = lam z_j, a_j = s_j |w_j|; "
+    "standard network, mean square loss", 4, 3, "pi/4")
+EXPERIMENTS = _family(
+    "cel23-experiments",
+    "CEL23 section 8's experimental data (angles to v* below pi/2 only: its pi/4 hypothesis "
+    "fails for most draws), its initialisation; standard network, square loss", 16, 4, "pi/2")
 
 FAMILIES = (CORRELATED, EXPERIMENTS)
 GENERATORS = {"cel23": data.correlated}

@@ -49,42 +49,41 @@ def structure(problem: Problem) -> dict:
     J_plus, J_minus = yardstick.sets(X, Z, s)
     out = {"vstar": vstar, "Z": Z, "s": s, "eta": eta, "U": U, "nu_star": nu_star,
            "J_plus": J_plus, "J_minus": J_minus,
-           "gamma_n": yardstick.gamma(X, y, np.arange(problem.n)), "a1": _a1_failure(
-               problem, X, vstar, Z, s, eta, nu_star, J_plus, J_minus)}
+           "gamma_n": yardstick.gamma(X, y, np.arange(problem.n))}
+    out["a1"], ys = _a1_failure(problem, X, vstar, Z, s, eta, nu_star, J_plus, J_minus)
     if not out["a1"]:
-        ys = yardstick.yardsticks(X, y, Z, s)
         items = yardstick.delta_items(X, y, vstar, Z, s, ys)
         out.update(ys=ys, delta=items["delta"], Delta=items["Delta"], T0=yardstick.T0(ys))
     return out
 
 
-def _a1_failure(problem, X, vstar, Z, s, eta, nu_star, J_plus, J_minus) -> str:
-    """Why Assumption 1 (i)-(iv) fails on the instance, or "" (catalogue CEL23-A1)."""
+def _a1_failure(problem, X, vstar, Z, s, eta, nu_star, J_plus, J_minus):
+    """(why Assumption 1 (i)-(iv) fails on the instance or "", the exact yardsticks or None)
+    (catalogue CEL23-A1; (iv) is read off the yardsticks' construction)."""
     n, dim = X.shape
     if dim < 2 or np.linalg.matrix_rank(X) < dim:
-        return "(i): the data do not span R^d with d > 1"
+        return "(i): the data do not span R^d with d > 1", None
     if abs(np.linalg.norm(vstar) - 1.0) > GENERIC_RTOL:
-        return "(i): |v*| != 1"
+        return "(i): |v*| != 1", None
     if J_plus.size == 0:
-        return "(ii): J_+ is empty"
+        return "(ii): J_+ is empty", None
     cos_zx = (Z @ X.T) / np.outer(np.linalg.norm(Z, axis=1), np.linalg.norm(X, axis=1))
     if np.any(np.abs(cos_zx) <= GENERIC_RTOL):
-        return "(ii): a sample lies on a neuron's kink at initialisation"
+        return "(ii): a sample lies on a neuron's kink at initialisation", None
     gamma_n = yardstick.gamma(X, problem.y, np.arange(n))
     for j in J_minus:
         cos = Z[j] @ gamma_n / (np.linalg.norm(Z[j]) * np.linalg.norm(gamma_n))
         if 1.0 - cos <= GENERIC_RTOL:
-            return "(ii): a negative neuron starts along gamma_[n]"
+            return "(ii): a negative neuron starts along gamma_[n]", None
     xbar = X / np.linalg.norm(X, axis=1, keepdims=True)
     if n > 1 and np.min(1.0 - np.triu(xbar @ xbar.T, 1)[np.triu_indices(n, 1)]) <= GENERIC_RTOL:
-        return "(iii): two samples have the same direction"
+        return "(iii): two samples have the same direction", None
     if np.min(-np.diff(eta)) <= GENERIC_RTOL * eta[0] or np.min(np.abs(nu_star)) <= GENERIC_RTOL:
-        return "(iii): H has a repeated eigenvalue or v* misses an eigenvector"
+        return "(iii): H has a repeated eigenvalue or v* misses an eigenvector", None
     try:
-        yardstick.yardsticks(X, problem.y, Z, s)
+        return "", yardstick.yardsticks(X, problem.y, Z, s)
     except ValueError as exc:
-        return f"(iv): {exc}"
-    return ""
+        return f"(iv): {exc}", None
 
 
 def _needs_a1(problem: Problem) -> dict:

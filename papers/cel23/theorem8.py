@@ -64,6 +64,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.optimize import nnls as _scipy_nnls
 
+from papers.cel23.data import teacher_labels
+
 ROUNDOFF_SLACK = 1e-12  # added to every branch-and-bound cell bound
 _TINY = 1e-14  # a projection shorter than this counts as zero
 
@@ -176,7 +178,7 @@ def _nnls_enumerate(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def labels(X: np.ndarray, vstar: np.ndarray) -> np.ndarray:
     """y_i = relu(v* . x_i) (rows of X are the points)."""
-    return np.maximum(np.asarray(X, dtype=float) @ np.asarray(vstar, dtype=float), 0.0)
+    return teacher_labels(np.asarray(X, dtype=float), np.asarray(vstar, dtype=float))
 
 
 def network(W: np.ndarray, a: np.ndarray, X: np.ndarray) -> np.ndarray:
