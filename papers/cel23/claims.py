@@ -155,7 +155,6 @@ A2 = Assumption("A2", sp.Le(sp.log(lam) / sp.log(10), Log10LamMax),
                 "Log10LamMax); no float64 run meets it, so claims are checked 'relaxed' "
                 "where it fails and say so", required=False)
 HYPOTHESES = (PI4, A1, A2)
-STATIC = (PI4, A1)
 
 # T2's event: nu_1 reaches half of nu_1* after T1 (D5)
 T2_EVENT = sp.And(sp.Ge(t, T1), sp.Ge(Nu1Ratio(t), sp.Rational(1, 2)))
@@ -171,13 +170,15 @@ def _listed(cid: str, title: str, where: str, reason: str, statement=sp.true, **
                  statement=statement, checkable=False, not_checkable_reason=reason, **kw)
 
 
-def _dynamic(cid: str, title: str, where: str, statement, *, window=(sp.Integer(0), sp.oo),
+ALWAYS = (sp.Integer(0), sp.oo)
+
+
+def _dynamic(cid: str, title: str, where: str, statement, *, window=ALWAYS,
              kind=Kind.POINTWISE, setting=HYPOTHESES, provenance=Provenance.VERBATIM,
              **kw) -> Claim:
     return Claim(id=cid, title=title, kind=kind, source=_src(where, provenance),
                  statement=statement, setting=setting, parametrization="standard",
-                 loss="square", window=window, parameters={"eps": EPS, **kw.pop("parameters", {})},
-                 **kw)
+                 loss="square", window=window, parameters={"eps": EPS}, **kw)
 
 
 # -- assumptions, as instance checks -----------------------------------------------------------
