@@ -386,21 +386,26 @@ class _Segments:
             return y
         idx = np.asarray(idx)
         y = self.coords.shift(y, j, idx, -z[idx])
-        # an active pair must end strictly positive: the shift to 0 is exact only up to the
-        # rounding of the weights, and a pair left at -1 ulp is an event at once, which
-        # resolves to the same side (seen near convergence, where the pair's rate is ~1e-16
-        # per unit time: 200 such events in a row ended a run CHATTERING). Nudge it up by a
-        # few ulps of |w_j| |x_i|, doubling until it is on its side.
-        active = np.asarray([i for i in idx if classes[int(i)] == ACTIVE], dtype=int)
-        if active.size:
-            scale = self.coords.direction_norms(y)[j] * self.x_norms[active]
+        # an active pair must end strictly positive and an inactive one non-positive: the
+        # shift to 0 is exact only up to the rounding of the weights, and a pair left on
+        # the wrong side by an ulp is an event at once, which resolves to the same side
+        # (seen near convergence, where the pair's rate is ~1e-16 per unit time, and for an
+        # inactive pair at z = +2e-20 that a shift of -z could not move: 200 such events in
+        # a row ended a run CHATTERING). Nudge it over by a few ulps of |w_j| |x_i|,
+        # doubling until it is on its side.
+        for side in (ACTIVE, INACTIVE):
+            pairs = np.asarray([i for i in idx if classes[int(i)] == side], dtype=int)
+            if not pairs.size:
+                continue
+            sign = 1.0 if side == ACTIVE else -1.0
+            scale = self.coords.direction_norms(y)[j] * self.x_norms[pairs]
             nudge = 4.0 * np.spacing(np.maximum(scale, np.finfo(float).tiny))
             for _ in range(8):
-                z_now = self.coords.preactivations(y)[j, active]
-                low = z_now <= 0
-                if not low.any():
+                z_now = self.coords.preactivations(y)[j, pairs]
+                wrong = z_now <= 0 if side == ACTIVE else z_now > 0
+                if not wrong.any():
                     break
-                y = self.coords.shift(y, j, active[low], nudge[low] - z_now[low])
+                y = self.coords.shift(y, j, pairs[wrong], sign * nudge[wrong] - z_now[wrong])
                 nudge = 2.0 * nudge
         return y
 
