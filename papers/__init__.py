@@ -1,4 +1,4 @@
-"""The three papers gfverify is built around, as built-in packs (`theory.packs`).
+"""The four papers gfverify is built around, as built-in packs (`theory.packs`).
 
 Each folder is laid out as an outside pack is (``examples/packs/`` shows one) and uses only
 the public API an outside pack can use; the engine (``theory``, ``numerics``, ``verify``)
@@ -9,5 +9,7 @@ imports none of them and finds them through `theory.packs.BUILTIN`:
 - ``s001``: early alignment (Min, Mallada, Vidal, ICLR 2024): claims, measures, family,
   evidence runs, reproductions E-001-1/2, tests;
 - ``s002``: saddle to saddle (Boursier, Pillaud-Vivien, Flammarion, NeurIPS 2022): claims,
-  measures, families, the foundation table and reproduction E-002-1, tests.
+  measures, families, the foundation table and reproduction E-002-1, tests;
+- ``cel23``: a teacher neuron on correlated inputs (Chistikov, Englert, Lazic, NeurIPS
+  2023): claims, the exact yardsticks, Theorem 8's quantity M, measures, families, tests.
 """

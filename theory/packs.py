@@ -32,7 +32,7 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
 - ``mutants``: the ids of the mutant checks those tests record (the roster that
   "mutants caught k/N" is counted against).
 
-The three papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
+The four papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
 (``papers/s000/`` ...) laid out as an outside pack is, and uses only the public API an
 outside pack can use. The closed forms (CF) are a pack of derived claims kept in
 ``theory`` (`theory.closed_form_claims`, on the formulas of `theory.closed_forms`).
@@ -113,6 +113,10 @@ BUILTIN = (
          families="papers.s002.families",
          reproductions=("papers.s002.repro_foundation", "papers.s002.repro_gd"),
          tests="papers.s002.tests", source="NeurIPS 2022", builtin=True),
+    Pack("CEL23", "Chistikov, Englert, Lazic, NeurIPS 2023: a teacher neuron on correlated inputs",
+         "papers.cel23.claims", measures="papers.cel23.measures",
+         families="papers.cel23.families", generators="papers.cel23.families",
+         tests="papers.cel23.tests", source="NeurIPS 2023, arXiv 2306.06479", builtin=True),
     Pack("CF", "closed forms derived for the three papers", "theory.closed_form_claims",
          builtin=True),
 )

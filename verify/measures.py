@@ -559,7 +559,7 @@ def average_rate(step_loss: np.ndarray, lr: float) -> float:
 
 
 # -- per-pack quantities -------------------------------------------------------------------
-# Each pack's measures module (theory.packs: the three papers' papers.s00x.measures, and
+# Each pack's measures module (theory.packs: the built-in papers' papers.*.measures, and
 # any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts
 # of the tables above (and may use the helpers above); they are merged on first read.
 _MERGED: list[bool] = []  # set once the packs' quantities are in the tables

@@ -28,7 +28,7 @@ from __future__ import annotations
 import sympy as sp
 
 from theory.claim import Assumption, Claim, Kind, Provenance, Source
-from theory.symbols import PL, Balance, L, SignFlips, Term, d, eps, lam, t
+from theory.symbols import PL, Balance, L, SignFlips, Term, d, eps, lam, n, p, t
 
 # -- the pack's vocabulary ------------------------------------------------------------------
 GammaN = sp.Symbol("GammaN", positive=True)
@@ -43,6 +43,18 @@ T0 = sp.Symbol("T0", nonnegative=True)
 Log10LamMax = sp.Symbol("Log10LamMax")
 NumJPlus = sp.Symbol("NumJPlus", nonnegative=True)
 t_T2 = sp.Symbol("t_T2", nonnegative=True)
+EigenRatioMax = sp.Symbol("EigenRatioMax", positive=True)
+MTheorem8 = sp.Symbol("MTheorem8")
+InterpNormSq = sp.Symbol("InterpNormSq", positive=True)
+PairCosMin = sp.Symbol("PairCosMin")
+TeacherCosMax = sp.Symbol("TeacherCosMax")
+ChiZMatrix = sp.Symbol("ChiZMatrix", nonnegative=True)
+GammaGap = sp.Symbol("GammaGap", nonnegative=True)
+U1ConeMargin = sp.Symbol("U1ConeMargin")
+YardstickFormulaGap = sp.Symbol("YardstickFormulaGap", nonnegative=True)
+YardstickRecrossings = sp.Symbol("YardstickRecrossings", nonnegative=True)
+YardstickTies = sp.Symbol("YardstickTies", nonnegative=True)
+ProbJPlus = sp.Symbol("ProbJPlus", nonnegative=True)
 
 NormV = sp.Function("NormV")
 BundleMisalign = sp.Function("BundleMisalign")
@@ -69,6 +81,14 @@ AsqLogExcess = sp.Function("AsqLogExcess")
 CrossingExcess = sp.Function("CrossingExcess")
 CrossingOrderMismatch = sp.Function("CrossingOrderMismatch")
 YardstickLogGap = sp.Function("YardstickLogGap")
+SubgradientGap = sp.Function("SubgradientGap")
+EnergyGap = sp.Function("EnergyGap")
+PolarGap = sp.Function("PolarGap")
+GammaTrackGap = sp.Function("GammaTrackGap")
+DirTrackGap = sp.Function("DirTrackGap")
+MaxActiveAngle = sp.Function("MaxActiveAngle")
+NormWPlusSq = sp.Function("NormWPlusSq")
+LimitNetGap = sp.Function("LimitNetGap")
 
 TERMS = (
     Term("GammaN", GammaN, "instance", "|gamma_[n]|, gamma_[n] = (1/n) sum_i y_i x_i (CEL23)"),
@@ -88,6 +108,31 @@ TERMS = (
          "log10 of the largest lam CEL23's Assumption 2 allows at eps = 1/4"),
     Term("NumJPlus", NumJPlus, "instance", "|J_+|, the initially active positive neurons"),
     Term("t_T2", t_T2, "event", "CEL23's T2: first t >= T1 with nu_1(t) >= nu_1*/2"),
+    Term("EigenRatioMax", EigenRatioMax, "instance",
+         "max_k eta_(k+1)/eta_k over H's eigenvalues in decreasing order (CEL23)"),
+    Term("MTheorem8", MTheorem8, "instance",
+         "CEL23's M (D8): max of cos angle(p, q) - sin angle(p, v*) over p, q non-zero in "
+         "the cones of complementary sets of the rows chi_k of X^-1 (n = d)"),
+    Term("InterpNormSq", InterpNormSq, "instance",
+         "min |theta|^2 over networks of the instance's width with zero loss (CEL23)"),
+    Term("PairCosMin", PairCosMin, "instance", "min_{i != i'} cos angle(x_i, x_i')"),
+    Term("TeacherCosMax", TeacherCosMax, "instance", "max_i cos angle(v*, x_i)"),
+    Term("ChiZMatrix", ChiZMatrix, "instance",
+         "1 if chi_k^T chi_l <= 0 for all k != l ((X^T X)^-1 a Z-matrix), else 0"),
+    Term("GammaGap", GammaGap, "instance",
+         "max(|gamma_[n] - H v*|, |H v* - sum_k eta_k nu_k* u_k|) (CEL23-P16)"),
+    Term("U1ConeMargin", U1ConeMargin, "instance",
+         "min_i c_i with u_1 = sum_i c_i x_i (> 0: u_1 inside the data cone)"),
+    Term("YardstickFormulaGap", YardstickFormulaGap, "instance",
+         "largest relative gap between a yardstick closed form of CEL23 App. C-D and a "
+         "direct integration of the yardstick ODE"),
+    Term("YardstickRecrossings", YardstickRecrossings, "instance",
+         "number of samples that cross a yardstick's kink back (enter after leaving, or "
+         "the reverse)"),
+    Term("YardstickTies", YardstickTies, "instance",
+         "number of pairs of one yardstick's crossings at the same time"),
+    Term("ProbJPlus", ProbJPlus, "run",
+         "probability over the initialisation that J_+ is non-empty (Monte Carlo)"),
     Term("NormV", NormV, "trajectory", "|v(t)|, v = sum_{j in J_+} a_j w_j (CEL23's bundle)"),
     Term("BundleMisalign", BundleMisalign, "trajectory",
          "max_{j, j' in J_+} (1 - cos angle(w_j, w_j'))"),
@@ -128,6 +173,21 @@ TERMS = (
          "crossing sequence i_j^1, i_j^2, ... (order, sample, or a second crossing)"),
     Term("YardstickLogGap", YardstickLogGap, "trajectory",
          "max_{j in J_+} |ln|alpha_j(t)| - ln|w_j(t)/lam||, alpha_j the yardstick"),
+    Term("SubgradientGap", SubgradientGap, "trajectory",
+         "|theta(t) - theta'(t)|, theta' the flow with relu'(0) = 1 instead of 0"),
+    Term("EnergyGap", EnergyGap, "trajectory", "|dL/dt + |dtheta/dt|^2|"),
+    Term("PolarGap", PolarGap, "trajectory",
+         "residual of CEL23's polar form d ln|w_j|/dt = s_j wbar_j^T g_j, "
+         "dwbar_j/dt = s_j (g_j - wbar_j wbar_j^T g_j)"),
+    Term("GammaTrackGap", GammaTrackGap, "trajectory",
+         "max_j |g_j(t) - gamma_(I_j)|, I_j the stage's active set of the yardstick"),
+    Term("DirTrackGap", DirTrackGap, "trajectory",
+         "max_j |alphabar_j(t) - wbar_j(t)|: the neuron's direction against its yardstick's"),
+    Term("MaxActiveAngle", MaxActiveAngle, "trajectory",
+         "largest angle between two non-zero hidden neurons that are active on some sample"),
+    Term("NormWPlusSq", NormWPlusSq, "trajectory", "sum_{j in J_+} |w_j(t)|^2"),
+    Term("LimitNetGap", LimitNetGap, "trajectory",
+         "max_{j in J_+} | |w_j(t)|/(sum_k |w_k(t)|^2)^(1/2) - C_j/|C| | (CEL23-F7b's C)"),
 )
 LATEX_NAMES = {
     "GammaN": r"\|\gamma_{[n]}\|", "EtaMax": r"\eta_1", "EtaMin": r"\eta_d",
@@ -136,10 +196,44 @@ LATEX_NAMES = {
     "Log10LamMax": r"\log_{10}\lambda_{\max}", "NumJPlus": r"|J_+|",
     "NormV": r"\|v(t)\|", "Nu1Ratio": r"\nu_1(t)/\nu_1^*", "NormG": r"\|g(t)\|",
     "TeacherCosV": r"\cos\angle(v(t), v^*)", "XiCos": r"\cos\angle(v(t), g(t))",
+    "A1Holds": r"\mathbb{1}[\mathrm{A1}]", "EigenRatioMax": r"\max_k \eta_{k+1}/\eta_k",
+    "MTheorem8": r"M", "InterpNormSq": r"\min_{L(\theta)=0} \|\theta\|^2",
+    "PairCosMin": r"\min_{i \neq i'} \cos\angle(x_i, x_{i'})",
+    "TeacherCosMax": r"\max_i \cos\angle(v^*, x_i)",
+    "ChiZMatrix": r"\mathbb{1}[(X^\top X)^{-1} \text{ Z-matrix}]",
+    "GammaGap": r"\|\gamma_{[n]} - H v^*\|", "U1ConeMargin": r"\min_i c_i(u_1)",
+    "YardstickFormulaGap": r"\mathrm{gap}_\alpha", "YardstickRecrossings": r"\#\mathrm{recross}_\alpha",
+    "YardstickTies": r"\#\mathrm{ties}_\alpha", "ProbJPlus": r"P(J_+ \neq \emptyset)",
+    "BundleMisalign": r"\max_{j,j'} (1 - \cos\angle(w_j, w_{j'}))(t)",
+    "LinearGap": r"\max_i |h(x_i) - \langle v, x_i \rangle|(t)",
+    "GradSpread": r"\max_{j \in J_+} \|g_j - g\|(t)",
+    "PhaseOneEnvelope": r"\max_j \|w_j\| e^{-\|\gamma_{[n]}\| t}/(\lambda \|z_j\|)(t)",
+    "SignedGrowth": r"\min_j s_j \tfrac{d}{dt}\|w_j\|(t)",
+    "NegSpeed": r"\max_{j \in J_-} \|\dot\theta_j\|(t)",
+    "NegNormRatio": r"\max_{j \in J_-} \|w_j\|/(\lambda \|z_j\|)(t)",
+    "CosGammaMin": r"\min_{j \in J_+} \cos\angle(w_j, \gamma_{[n]})(t)",
+    "OutputRatio": r"\max_i |h(x_i)|/y_i(t)", "BallMargin": r"\langle v, v^* - v \rangle(t)",
+    "SMargin": r"\mathrm{margin}_S(v(t))", "OvershootOrder": r"\mathrm{overshoot}(t)",
+    "NormVSqRate": r"\tfrac{d}{dt}\|v(t)\|^2", "TeacherGapSq": r"\|v^* - v(t)\|^2",
+    "TeacherGapSqRate": r"\tfrac{d}{dt}\|v^* - v(t)\|^2",
+    "BundleVelocityGap": r"\|\dot v - f\|/\|f\|(t)",
+    "AsqLogExcess": r"\mathrm{excess}_{a^2}(t)", "CrossingExcess": r"\mathrm{excess}_\tau(t)",
+    "CrossingOrderMismatch": r"\#\mathrm{misordered}(t)",
+    "YardstickLogGap": r"\max_j |\ln\|\alpha_j\| - \ln\|w_j/\lambda\||(t)",
+    "SubgradientGap": r"\|\theta - \theta'\|(t)", "EnergyGap": r"|\dot L + \|\dot\theta\|^2|(t)",
+    "PolarGap": r"\mathrm{res}_{\mathrm{polar}}(t)",
+    "GammaTrackGap": r"\max_j \|g_j - \gamma_{I_j}\|(t)",
+    "DirTrackGap": r"\max_j \|\bar\alpha_j - \bar w_j\|(t)",
+    "MaxActiveAngle": r"\max_{j,j'} \angle(w_j, w_{j'})(t)",
+    "NormWPlusSq": r"\textstyle\sum_{J_+} \|w_j(t)\|^2",
+    "LimitNetGap": r"\max_j |\bar n_j(t) - C_j/\|C\||",
 }
 
 SOURCE = "CEL23"
 EPS = sp.Rational(1, 4)
+EPS_NOTE = ("eps = 1/4: the largest value the paper's analysis allows (its Assumption 2 has "
+            "eps <= 1/4), the catalogue's relaxed rule; the windows, T1 and the lam-powers of the "
+            "bounds all use it")
 T1 = eps * sp.log(1 / lam) / GammaN  # end of the alignment phase (D5)
 
 # -- hypotheses -----------------------------------------------------------------------------
@@ -178,7 +272,8 @@ def _dynamic(cid: str, title: str, where: str, statement, *, window=ALWAYS,
              **kw) -> Claim:
     return Claim(id=cid, title=title, kind=kind, source=_src(where, provenance),
                  statement=statement, setting=setting, parametrization="standard",
-                 loss="square", window=window, parameters={"eps": EPS}, **kw)
+                 loss="square", window=window, parameters={"eps": EPS},
+                 parameter_notes=EPS_NOTE, **kw)
 
 
 # -- assumptions, as instance checks -----------------------------------------------------------
@@ -193,17 +288,21 @@ ASSUMPTION_2 = _listed(
     "relaxed and their verdicts say so", statement=A2.statement)
 ASSUMPTION_3 = _listed(
     "CEL23-A3", "setting of Theorem 8: n = d, m > 1, M != 0", "Section 7, Assumption 3",
-    "an assumption of Theorem 8, evaluated on its instances (CEL23-T8's checks)")
+    "an assumption of Theorem 8, evaluated on its instances (CEL23-T8's checks)",
+    statement=sp.And(sp.Eq(n, d), sp.Gt(p, 1), sp.Ne(MTheorem8, 0)))
 
 # -- section 1 and 2 facts ------------------------------------------------------------------
 F0A = _listed("CEL23-F0a", "pi/4 to the teacher implies pairwise angles below pi/2",
               "Section 1", "a triangle inequality for angles; the pack's tests sample it "
-              "(tests/papers/test_cel23_data.py) rather than record a verdict")
+              "(tests/papers/test_cel23_data.py) rather than record a verdict",
+              statement=sp.Implies(sp.Gt(TeacherCosMin, 1 / sp.sqrt(2)), sp.Gt(PairCosMin, 0)))
 F0B = _listed("CEL23-F0b", "P(A1(ii)) >= 1 - (3/4)^m", "Section 3",
               "a probability over initialisations with an exact law; a Monte Carlo estimate is "
-              "in the pack's tests")
+              "in tests/papers/test_cel23_data.py",
+              statement=sp.Ge(ProbJPlus, 1 - sp.Rational(3, 4)**p))
 F0C = _listed("CEL23-F0c", "the choice of relu'(0) is immaterial", "Section 2",
-              "qualitative (uniqueness of the flow under A1-A2)")
+              "qualitative (uniqueness of the flow under A1-A2); the toolkit's flow fixes "
+              "relu'(0) = 0", statement=sp.Eq(SubgradientGap(t), 0))
 
 BALANCE = _dynamic(
     "CEL23-P1", "a_j^2 - |w_j|^2 is conserved and a_j keeps the sign s_j",
@@ -216,28 +315,49 @@ BALANCE_LOWER = _dynamic(
     measures="min_j ln a_j(t)^2 against the log of the bound")
 ENERGY = _listed("CEL23-P9", "dL/dt = -|dtheta/dt|^2", "App. B (Davis et al.)",
                  "the identity every gradient flow obeys; the toolkit's flow is built from it "
-                 "and the example pack's GF-1 checks it on every run")
+                 "and the example pack's GF-1 checks it on every run",
+                 statement=sp.Eq(EnergyGap(t), 0))
 POLAR = _listed("CEL23-C10", "the polar form of the neuron dynamics", "Corollary 10 (App. B)",
                 "a rewriting of the flow in (ln|w_j|, wbar_j), the toolkit's log-norm "
-                "coordinates (numerics.coordinates), checked there against cartesian runs")
+                "coordinates (numerics.coordinates), checked there against cartesian runs",
+                statement=sp.Eq(PolarGap(t), 0))
 
 # -- the yardstick (App. C): exact closed forms, checked in the pack's tests ------------------
 _YARD = ("closed-form facts of the yardstick ODE (no network, no lam): the pack computes the "
          "yardstick exactly (papers/cel23/yardstick.py) and its tests compare each formula "
          "with an independent DOP853 integration, to ~1e-8")
-P11 = _listed("CEL23-P11", "elementary yardstick facts", "Proposition 11 (App. C)", _YARD)
-P12 = _listed("CEL23-P12", "yardstick crossings are monotone", "Proposition 12(iv)", _YARD)
-P2 = _listed("CEL23-P2", "yardstick stages: a unique crossing order", "Prop. 2 / 14", _YARD)
-P14 = _listed("CEL23-P14", "yardstick formulas within a stage", "Proposition 14", _YARD)
-P13 = _listed("CEL23-P13", "the stage norm formula", "Proposition 13", _YARD)
+_FORMULA = sp.Eq(YardstickFormulaGap, 0)
+P11 = _listed("CEL23-P11", "elementary yardstick facts", "Proposition 11 (App. C)", _YARD,
+              statement=_FORMULA)
+P12 = _listed("CEL23-P12", "yardstick crossings are monotone", "Proposition 12(iv)", _YARD,
+              statement=sp.Eq(YardstickRecrossings, 0))
+P2 = _listed("CEL23-P2", "yardstick stages: a unique crossing order", "Prop. 2 / 14", _YARD,
+             statement=sp.And(sp.Eq(YardstickRecrossings, 0), sp.Eq(YardstickTies, 0)))
+P14 = _listed("CEL23-P14", "yardstick formulas within a stage", "Proposition 14", _YARD,
+              statement=_FORMULA)
+P13 = _listed("CEL23-P13", "the stage norm formula", "Proposition 13", _YARD,
+              statement=_FORMULA)
 C15 = _listed("CEL23-C15", "simultaneous crossings have measure zero", "Corollary 15",
-              "qualitative (a measure-zero statement)")
+              "qualitative (a measure-zero statement); A1(iv) excludes ties on every "
+              "instance the pack checks", statement=sp.Eq(YardstickTies, 0))
 P16 = _listed("CEL23-P16", "gamma_[n] = H v* = sum_k eta_k nu_k* u_k", "Proposition 16 (App. D)",
-              _YARD)
-P17 = _listed("CEL23-P17", "instance bounds through delta and Delta", "Proposition 17 (App. D)",
-              _YARD)
+              _YARD, statement=sp.Eq(GammaGap, 0))
+P17 = _dynamic(
+    "CEL23-P17", "instance bounds through delta and Delta: eta_1 <= Delta^2, eigen-gaps, "
+    "delta^2 <= |gamma_[n]| <= Delta^2, last crossing before 4 n ln n/delta^3",
+    "Proposition 17 (i), (ii), (iii) for I = [n], (vi) (App. D)",
+    sp.And(sp.Le(EtaMax, DeltaA**2),
+           sp.Le(EigenRatioMax, (1 - deltaA / ((d - 1) * DeltaA))**2),
+           sp.Ge(GammaN, deltaA**2), sp.Le(GammaN, DeltaA**2),
+           sp.Lt(T0 - 1, 4 * n * sp.log(n) / deltaA**3)),
+    setting=(PI4, A1),
+    measures="eta_1, max_k eta_(k+1)/eta_k, |gamma_[n]|, the yardsticks' last crossing "
+    "(T0 - 1) against delta and Delta (no lam: one value per instance)",
+    notes="(iii) for every I and (iv), (v), (vii) are per-stage and per-subset facts of the "
+    "yardsticks: tests/papers/test_cel23_yardstick.py checks them (catalogue: we checked "
+    "(i)-(iii) and (vi) on a d = 3 instance).")
 P22 = _listed("CEL23-P22", "final alignment stage of a positive yardstick",
-              "Proposition 22 (App. D)", _YARD)
+              "Proposition 22 (App. D)", _YARD, statement=_FORMULA)
 
 # -- phase 1 (App. D) -----------------------------------------------------------------------
 PHASE_ORDER = _dynamic(
@@ -265,7 +385,10 @@ CROSSINGS = _dynamic(
 TRACKING = _listed("CEL23-L21", "phase-1 tracking bounds lam^(2-eps) and lam^(1-(1+l/n_j)eps)",
                    "Lemma 21(iii),(iv)", "its bounds are of size lam^(7/4) and below: at the "
                    "lam a float64 run reaches they sit under the state's error; L3 and L5 "
-                   "check the same tracking through crossing times and log-norms")
+                   "check the same tracking through crossing times and log-norms",
+                   statement=sp.And(sp.Le(GammaTrackGap(t), lam ** (2 - eps)),
+                                    sp.Le(DirTrackGap(t), lam ** (1 - 2 * eps))),
+                   notes="(iv)'s exponent 1 - (1 + l/n_j) eps is written at its weakest, l = n_j")
 NEGATIVES = _dynamic(
     "CEL23-L4", "negative neurons end phase 1 below lam |z_j| and never move again",
     "Lemma 4 (App. D)", sp.And(sp.Le(NegNormRatio(t), 1), sp.Eq(NegSpeed(t), 0)),
@@ -283,16 +406,22 @@ AT_T1 = _dynamic(
     "as L19). The cosine part needs T1 well after the last crossing (P18).")
 L23 = _listed("CEL23-L23", "phase-1 end tracking lam^(2-3eps), lam^(1-2eps)", "Lemma 23",
               "bounds below the state's error at reachable lam (as L21); L5 checks its "
-              "consequences at T1")
+              "consequences at T1",
+              statement=sp.And(sp.Le(GammaTrackGap(t), lam ** (2 - 3 * eps)),
+                               sp.Le(DirTrackGap(t), lam ** (1 - 2 * eps))))
 
 # -- phase 2 and convergence (App. E) --------------------------------------------------------
-P24 = _listed("CEL23-P24", "u_1 is inside the data cone", "Proposition 24 (App. E)", _YARD)
+P24 = _listed("CEL23-P24", "u_1 is inside the data cone", "Proposition 24 (App. E)",
+              "an instance fact (no run, no lam); tests/papers/test_cel23_yardstick.py solves "
+              "u_1 = sum_i c_i x_i on pi/4 instances", statement=sp.Gt(U1ConeMargin, 0))
 BALL = _dynamic(
     "CEL23-P25", "the bundle stays in the ball with diameter [0, v*] (v in S)",
     "Proposition 25 with Lemma 28(ii)", sp.Gt(BallMargin(t), 0),
     window=(T1, sp.oo), measures="<v, v* - v> from T1 on")
 P26 = _listed("CEL23-P26", "alignment margin in S_1", "Proposition 26 (App. E)",
-              "a static statement about sampled points of S_1 (no run): in the pack's tests")
+              "a static statement about points of S_1 (no run); on runs, L28 checks that v "
+              "stays in S", statement=sp.Gt(XiCos(t), (EtaMin * NuStarLast / GammaN)**2 / 2),
+              notes="for v(t) in S_1")
 TEACHER_CONE = _dynamic(
     "CEL23-P27", "the bundle is within pi/4 of the teacher from T1 on",
     "Proposition 27, proof (cos angle(v*, v) >= 1/sqrt 2 + 2 lam^(eps/2))",
@@ -348,40 +477,60 @@ CONVERGENCE_RATE = _dynamic(
     sp.Lt(L(t), DeltaA**2 / 2 * sp.exp(-(t - t_T2) * sp.Rational(2, 5) * deltaA**4 / DeltaA**2)),
     window=(t_T2, sp.oo), event=T2_EVENT, event_time=t_T2, measures="L(t) from each run's T2")
 F6A = _listed("CEL23-F6a", "T2 < (ln m + n ln n) d 17 27 Delta^4/delta^9 at one lam",
-              "Section 5 remark", "arithmetic (108 x 4.25 = 459 = 17 x 27), checked "
-              "symbolically in the pack's tests")
+              "Section 5 remark", "arithmetic on T6 at one lam (108 x 4.25 = 459 = 17 x 27); "
+              "T6 is checked on runs",
+              statement=sp.Lt(t_T2, (sp.log(p) + n * sp.log(n)) * d * 17 * 27
+                              * DeltaA**4 / deltaA**9))
 
 # -- implicit bias (App. F, G) ----------------------------------------------------------------
 RATIOS = _listed("CEL23-L34", "final norm ratios are the yardsticks' as lam -> 0",
                  "Lemma 34 (App. F)", "a double limit (lam -> 0 of t -> infinity): the pack's "
                  "tests compare final normalised norms with C_j/|C| (CEL23-F7b) over a "
-                 "decreasing lam grid")
+                 "decreasing lam grid", statement=sp.Eq(LimitNetGap(t), 0),
+                 notes="as t -> infinity, then lam -> 0")
 RANK_ONE = _listed("CEL23-T7", "zero loss, and the lam -> 0 limit is rank 1 in Theta_v*",
                    "Theorem 7 (Section 6)", "a limit lam -> 0: measured as trends (max angle, "
-                   "nuclear norm) by the pack's tests and its report section E-CEL23-1")
+                   "nuclear norm) by the pack's tests and its report section E-CEL23-1",
+                   statement=sp.And(sp.Eq(L(t), 0), sp.Eq(MaxActiveAngle(t), 0)),
+                   notes="as t -> infinity, then lam -> 0")
 FIXED_LAM = _listed(
     "CEL23-F7a", "at fixed lam the limit interpolates with v = v* and sum_{J_+} |w_j|^2 >= 1",
     "proof of Theorem 7 (App. F)", "a statement about t -> infinity; the pack's tests measure "
-    "sum_{J_+} |w_j|^2 and |v - v*| at the run's end and report them")
+    "sum_{J_+} |w_j|^2 and |v - v*| at the run's end and report them",
+    statement=sp.And(sp.Eq(TeacherGapSq(t), 0), sp.Ge(NormWPlusSq(t), 1),
+                     sp.Lt(NormWPlusSq(t), 1 / (1 - 4 * lam**eps))),
+    notes="as t -> infinity at fixed lam")
 LIMIT_NETWORK = _listed(
     "CEL23-F7b", "the lam -> 0 limit network: a_j = w_j/v* = C_j/|C| on J_+",
     "derived from Lemma 34, Proposition 13(ii) and the proof of Theorem 7",
     "a limit lam -> 0: the pack's tests compare the exact flow's final normalised norms with "
-    "C_j/|C| at lam = 1e-2 ... 1e-8 (to 1e-3 at 1e-8, shrinking with lam)")
+    "C_j/|C| at lam = 1e-2 ... 1e-8 (to 1e-3 at 1e-8, shrinking with lam)",
+    statement=sp.Eq(LimitNetGap(t), 0), notes="as t -> infinity, then lam -> 0")
 PLATEAU_ANGLES = _listed(
     "CEL23-F35a", "at fixed lam the bundle's angles level off at a positive value",
-    "App. F, Example 35, Fig. 5", "qualitative; its exact form is CEL23-L28c's identity, "
-    "checked on every run")
+    "App. F, Example 35, Fig. 5", "qualitative (a limit at fixed lam, 'in general "
+    "positive'); report section E-CEL23-4 shows the angle levelling off",
+    statement=sp.Gt(MaxActiveAngle(t), 0), notes="as t -> infinity at fixed lam")
+_THEOREM8 = ("a statement about the data and the interpolators (no run): "
+             "papers/cel23/theorem8.py computes M with a certified sign, Example 37's "
+             "families, the proof's interpolator and a certified bracket of the minimum norm; "
+             "tests/papers/test_cel23_theorem8.py checks them")
 THEOREM_8 = _listed("CEL23-T8", "minimum rank is minimum norm iff M < 0",
-                    "Theorem 8 (Section 7, App. G)", "decided on the Example 37 families in "
-                    "the pack's tests (papers/cel23/theorem8.py): M and an explicit "
-                    "interpolator of norm below 2 when M > 0")
-F8A = _listed("CEL23-F8a", "(X^T X)^-1 a Z-matrix implies M < 0", "Section 7", _YARD)
-F8B = _listed("CEL23-F8b", "orthogonal data give M < 0", "Section 7", _YARD)
-F37A = _listed("CEL23-F37a", "Example 37's family with M < 0", "App. G, Example 37", _YARD)
-F37B = _listed("CEL23-F37b", "Example 37's family with M > 0", "App. G, Example 37", _YARD)
+                    "Theorem 8 (Section 7, App. G)", _THEOREM8,
+                    statement=sp.And(sp.Implies(sp.Lt(MTheorem8, 0), sp.Eq(InterpNormSq, 2)),
+                                     sp.Implies(sp.Gt(MTheorem8, 0), sp.Lt(InterpNormSq, 2))))
+F8A = _listed("CEL23-F8a", "(X^T X)^-1 a Z-matrix implies M < 0", "Section 7", _THEOREM8,
+              statement=sp.Implies(sp.Eq(ChiZMatrix, 1), sp.Lt(MTheorem8, 0)))
+F8B = _listed("CEL23-F8b", "orthogonal data give M < 0", "Section 7", _THEOREM8,
+              statement=sp.Implies(sp.Eq(PairCosMin, 0), sp.Lt(MTheorem8, 0)),
+              notes="orthogonal data are outside the pi/4 setting; the labels must be positive")
+F37A = _listed("CEL23-F37a", "Example 37's family with M < 0", "App. G, Example 37", _THEOREM8,
+               statement=sp.Lt(MTheorem8, 0))
+F37B = _listed("CEL23-F37b", "Example 37's family with M > 0", "App. G, Example 37", _THEOREM8,
+               statement=sp.And(sp.Gt(MTheorem8, 0), sp.Lt(InterpNormSq, 2)))
 F38 = _listed("CEL23-F38", "every interpolator has |theta|^2 >= 2 cos angle(v*, x_i)",
-              "App. G, Remark 38", _YARD)
+              "App. G, Remark 38 (i)", _THEOREM8,
+              statement=sp.Ge(InterpNormSq, 2 * TeacherCosMax))
 
 CLAIMS = (ASSUMPTION_1, ASSUMPTION_2, ASSUMPTION_3, F0A, F0B, F0C, BALANCE, BALANCE_LOWER,
           ENERGY, POLAR, P11, P12, P2, P14, P13, C15, P16, P17, PHASE_ORDER, NORM_CONTROL,

@@ -110,6 +110,8 @@ INSTANCE = {
     "T0": lambda pr: float(_needs_a1(pr)["T0"]),
     "Log10LamMax": _log10_lam_max,
     "NumJPlus": lambda pr: float(structure(pr)["J_plus"].size),
+    "EigenRatioMax": lambda pr: float(np.max(structure(pr)["eta"][1:]
+                                             / structure(pr)["eta"][:-1])),
 }
 
 

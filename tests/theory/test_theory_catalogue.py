@@ -1,5 +1,6 @@
 """The theory catalogue: every claim heading of THEORY.md sections 2-4 (listed in
-tests/data/theory_headings.txt), declared and usable.
+tests/data/theory_headings.txt) and of CEL23's catalogue (tests/data/cel23_headings.txt),
+declared and usable.
 
 Each claim must be in the registry under its heading's ID, speak the shared
 vocabulary, render to LaTeX and to one line of text, say where it comes from and
@@ -25,16 +26,17 @@ from theory import Kind, Provenance, Source, symbols
 from theory.registry import by_heading, pack_of
 
 HEADINGS = Path(__file__).resolve().parents[1] / "data" / "theory_headings.txt"
+CEL23_HEADINGS = HEADINGS.with_name("cel23_headings.txt")
 CLAIMS = theory.claims()
 CHECKABLE = [c for c in CLAIMS if c.checkable]
 # relations the verdict machinery evaluates (verify.check): no Ne, no Implies
 CHECK_RELATIONS = (sp.Eq, sp.Le, sp.Lt, sp.Ge, sp.Gt)
 
 
-def _heading_ids() -> list[str]:
-    """The claim headings of the catalogue the claims were written from (THEORY.md sections
-    2 to 4), as listed in tests/data/theory_headings.txt."""
-    lines = HEADINGS.read_text(encoding="utf-8").splitlines()
+def _heading_ids(path: Path = HEADINGS) -> list[str]:
+    """The claim headings of a catalogue the built-in claims were written from, as listed in
+    ``path`` (by default THEORY.md sections 2 to 4)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
@@ -72,8 +74,23 @@ def test_every_heading_id_is_declared():
     assert not missing, f"THEORY.md IDs without a claim: {missing}"
 
 
+def test_every_cel23_entry_is_declared():
+    headings = _heading_ids(CEL23_HEADINGS)
+    assert len(headings) == 45, f"{CEL23_HEADINGS}: the catalogue has 45 entries"
+    missing = [h for h in headings if not _declared(h)]
+    assert not missing, f"CEL23 catalogue IDs without a claim: {missing}"
+
+
+def _declared(heading: str) -> bool:
+    try:
+        return bool(by_heading(heading))
+    except KeyError:
+        return False
+
+
 def test_every_paper_claim_comes_from_a_heading():
-    declared = {c.id for h in _heading_ids() for c in by_heading(h)}
+    headings = _heading_ids() + _heading_ids(CEL23_HEADINGS)
+    declared = {c.id for h in headings for c in by_heading(h)}
     # the closed forms CF-n (THEORY section 6) serve a paper but have their own headings
     strays = sorted(c.id for c in CLAIMS if pack_of(c.id).builtin
                     and not c.id.startswith("CF-") and c.id not in declared)
