@@ -28,6 +28,7 @@ from papers.cel23.data import min_teacher_cosine, teacher, unscaled_init
 from verify.measures import (
     ROUNDING,
     Series,
+    UndefinedQuantity,
     neuron_velocity_error,
     output_error,
     output_rounding,
@@ -43,8 +44,11 @@ GENERIC_RTOL = 1e-12  # A1's "distinct", "non-zero" and "no tie", relative
 def structure(problem: Problem) -> dict:
     """Everything CEL23 derives from an instance before any training (memoised)."""
     X, y = problem.X, problem.y
-    vstar = teacher(problem)
-    Z, s = unscaled_init(problem)
+    try:
+        vstar = teacher(problem)
+        Z, s = unscaled_init(problem)
+    except KeyError as exc:  # not a CEL23 instance: its quantities are undefined there
+        raise UndefinedQuantity(str(exc.args[0])) from None
     eta, U, nu_star = yardstick.eigen(X, vstar)
     J_plus, J_minus = yardstick.sets(X, Z, s)
     out = {"vstar": vstar, "Z": Z, "s": s, "eta": eta, "U": U, "nu_star": nu_star,
@@ -103,7 +107,7 @@ INSTANCE = {
     "EtaMax": lambda pr: float(structure(pr)["eta"][0]),
     "EtaMin": lambda pr: float(structure(pr)["eta"][-1]),
     "NuStarLast": lambda pr: float(structure(pr)["nu_star"][-1]),
-    "TeacherCosMin": lambda pr: min_teacher_cosine(pr.X, teacher(pr)),
+    "TeacherCosMin": lambda pr: min_teacher_cosine(pr.X, structure(pr)["vstar"]),
     "A1Holds": lambda pr: 0.0 if structure(pr)["a1"] else 1.0,
     "deltaA": lambda pr: float(_needs_a1(pr)["delta"]),
     "DeltaA": lambda pr: float(_needs_a1(pr)["Delta"]),
@@ -265,7 +269,10 @@ def _cos_gamma_min(tr):
 
 
 def _output_ratio(tr):
+    structure(tr.problem)  # a CEL23 instance (teacher labels)
     y = tr.problem.y
+    if not np.min(y) > 0:
+        raise UndefinedQuantity("OutputRatio (a label is not positive)")
     vals = np.max(np.abs(tr.outputs) / y, axis=-1)
     return Series(vals, output_error(tr, False) / y.min(), output_rounding(tr, False) / y.min())
 

@@ -52,14 +52,17 @@ def _run(lam: float, seed: int):
     return cel23_trajectory(problem, extra_times=(t1,))
 
 
-# The set S compares teacher ratios nu_k/nu_k* with 1 and the angle between v and
-# g = H (v* - v): once the loss is below ~1e-12 the angle is not resolved by these runs (the
-# catalogue says 1e-20 for its runs; measured: XiCos error 5 at L ~ 1e-15), so L28 and L28b are
-# checked while L(t) >= 1e-12.
-S_LOSS_FLOOR = 1e-12
+# Near convergence these claims compare quantities that vanish with the residual
+# g = H (v* - v): the angle between v and g (the set S), the rate d|v|^2/dt against
+# 3 lam^(eps/3) |v|^2 |g| (L28b), and the overshoot order of nu_k/nu_k* - 1 (F28a). Measured on
+# seed 2 at lam = 1e-30: at L/L(0) = 7e-11 the rate's error is 9.2e-9 against values of about
+# 2e-8, and at L/L(0) = 2e-15 the overshoot order's error is 1.7e-8 against |r_k - 1| ~ 1e-7,
+# so neither decides (the catalogue's own runs needed L >= 1e-20 at higher precision). They are
+# checked while L(t)/L(0) >= 1e-9; the verdict states the window.
+S_LOSS_FLOOR = 1e-9
 
 
-FLOORED = (C.BUNDLE.id, C.BUNDLE_GROWTH.id)  # their relations read g = H (v* - v)
+FLOORED = (C.BUNDLE.id, C.BUNDLE_GROWTH.id, C.OVERSHOOT.id)
 
 
 def _check(claim, tr):
@@ -93,7 +96,7 @@ def test_small_lam(claim, verdicts, verify_profile):
 def test_paper_lam(claim, verdicts, verify_profile):
     row = claim.at_setting("lam 4^-7")
     for seed in _seeds(verify_profile):
-        verdict = check(row, _run(PAPER_LAM, seed))
+        verdict = _check(row, _run(PAPER_LAM, seed))
         verdicts.record(verdict, claim.kind.value)
         assert verdict.outcome is Outcome.HOLDS, f"seed {seed}: {verdict}"
 
