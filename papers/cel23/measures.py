@@ -93,7 +93,7 @@ def _a1_failure(problem, X, vstar, Z, s, eta, nu_star, J_plus, J_minus):
 def _needs_a1(problem: Problem) -> dict:
     st = structure(problem)
     if st["a1"]:
-        raise KeyError(f"delta, Delta and T0 (Assumption 1 fails: {st['a1']})")
+        raise UndefinedQuantity(f"delta, Delta and T0 (Assumption 1 fails: {st['a1']})")
     return st
 
 
@@ -275,6 +275,25 @@ def _output_ratio(tr):
         raise UndefinedQuantity("OutputRatio (a label is not positive)")
     vals = np.max(np.abs(tr.outputs) / y, axis=-1)
     return Series(vals, output_error(tr, False) / y.min(), output_rounding(tr, False) / y.min())
+
+
+def limit_norms(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """(J_+, C_j/|C| for j in J_+): the normalised neuron norms of CEL23-F7b's lam -> 0 limit
+    network, from the yardsticks' growth constants C_j (catalogue section 4.4)."""
+    st = _needs_a1(problem)
+    J = st["J_plus"]
+    C = np.array([st["ys"][int(j)].growth_constant() for j in J])
+    return J, C / np.linalg.norm(C)
+
+
+def _limit_net_gap(tr):
+    """max_{j in J_+} | |w_j|/|W_+| - C_j/|C| | (|W_+|^2 = sum over J_+): each norm carries the
+    state's relative error, a ratio of two of them twice that, and every ratio is <= 1."""
+    J, target = limit_norms(tr.problem)
+    norms = tr.neuron_norms[:, J]
+    ratio = norms / np.linalg.norm(norms, axis=-1, keepdims=True)
+    gap = np.max(np.abs(ratio - target), axis=-1)
+    return _scaled(gap, 2.0 * relative_floor(tr, 1.0), 1.0)
 
 
 def _teacher_cos(tr):
@@ -460,6 +479,7 @@ TRAJECTORY = {
     "NegNormRatio": _neg_norm_ratio,
     "CosGammaMin": _cos_gamma_min,
     "OutputRatio": _output_ratio,
+    "LimitNetGap": _limit_net_gap,
     "TeacherCosV": _teacher_cos,
     "BallMargin": _ball_margin,
     "SMargin": _s_margin,

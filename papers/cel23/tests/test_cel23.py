@@ -23,6 +23,7 @@ import sympy as sp
 from papers.cel23 import claims as C
 from papers.cel23.data import correlated
 from papers.cel23.evidence import cel23_trajectory
+from papers.cel23.measures import TRAJECTORY as MEASURES
 from papers.cel23.measures import structure
 from theory.symbols import PL, L, t
 from verify import Outcome, check
@@ -135,3 +136,25 @@ def test_mutant_is_caught(mutant, verdicts):
     caught = verdict.outcome is Outcome.VIOLATED
     verdicts.record_mutant(verdict, caught)
     assert caught, f"mutant {mutant} not caught: {verdict}"
+
+
+# -- CEL23-F7b: the lam -> 0 limit network ---------------------------------------------------------
+LIMIT_LAMS = (1e-2, 1e-4, 1e-8)
+
+
+@pytest.mark.parametrize("seed", QUICK_SEEDS)
+def test_limit_network_is_the_yardsticks(seed):
+    """CEL23-F7b (with L34): at the end of training the normalised norms |w_j|/|W_+| of the
+    positive neurons approach C_j/|C| from the yardsticks' closed form as lam -> 0. Measured
+    (seed 1): gap 2.8e-4 at lam = 1e-2, 2.8e-6 at 1e-4, 2.8e-10 at 1e-8 (about 0.028 lam);
+    the catalogue's RK4 runs stopped at 1e-3, its integrator's error. Asserted: within 1e-3
+    at lam = 1e-8 (error included), and shrinking by more than the errors from 1e-2 to 1e-4."""
+    gaps = {}
+    for lam in LIMIT_LAMS:
+        tr = _run(lam, seed)
+        assert tr.loss[-1] < 1e-12 * tr.loss[0], "the run did not converge"
+        series = MEASURES["LimitNetGap"](tr)
+        gaps[lam] = (float(series.values[-1]), float(series.roundoff[-1]))
+    value, error = gaps[1e-8]
+    assert value + error < 1e-3, gaps
+    assert gaps[1e-2][0] - gaps[1e-2][1] > gaps[1e-4][0] + gaps[1e-4][1], gaps
