@@ -185,8 +185,13 @@ class RunContext:
             try:
                 out = np.broadcast_to(fn(*(args[s.name] for s in symbols)), (T,))
             except (ZeroDivisionError, OverflowError) as exc:
-                raise CheckError(f"{expr_text} is undefined on instance "
-                                 f"{self.tr.problem.describe()} ({exc})") from None
+                # Python floats raise where float64 gives +-inf (3/lam**(eps/2) at a huge
+                # eps): evaluate in float64; only a value float64 cannot give is undefined
+                out = np.broadcast_to(fn(*(np.float64(args[s.name]) if np.isscalar(
+                    args[s.name]) else args[s.name] for s in symbols)), (T,))
+                if np.any(np.isnan(out)):
+                    raise CheckError(f"{expr_text} is undefined on instance "
+                                     f"{self.tr.problem.describe()} ({exc})") from None
             if np.iscomplexobj(out) and np.any(np.imag(out) != 0):
                 raise CheckError(f"{expr_text} is not real on instance "
                                  f"{self.tr.problem.describe()}")

@@ -69,6 +69,8 @@ def _row(claim_id: str, result) -> tuple[list[str], dict]:
                + ("" if w["decided"] else " (not decided)")) if w else ""
     counts = ", ".join(f"{v} {k}" for k, v in sorted(d["counts"].items()))
     verdict = f"{d['verdict']} ({counts})"
+    if w and w.get("relaxed"):  # the witness is outside a hypothesis the paper states
+        verdict += f"; witness {w['relaxed']}"
     family = d["family"] + (f" where L/L(0) >= {d['loss_floor']:g}"
                             if d.get("loss_floor") is not None else "")
     row = [claim_id, d["tightened"], family, proved, sharpest, _slack_text(d),
@@ -89,7 +91,8 @@ def catalogue_line(key: str, d: dict) -> str:
     return (f"tightness ({key}, {d['tightened']}): proved {_number(d.get('proved'), 5)} / "
             f"sharpest observed {_number(d['sharpest'], 5)} ± {_number(d['error'], 2)} / "
             f"slack factor {_slack_text(d)} / witness {witness} on "
-            f"{d['family']} ({decided})")
+            f"{d['family']} ({decided}"
+            + (f"; {w['relaxed']}" if w.get("relaxed") else "") + ")")
 
 
 def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[Block], dict]:

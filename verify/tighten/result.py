@@ -64,6 +64,9 @@ class Witness:
     proved_outcome: Outcome | None = None  # the claim at its proved value, on this instance
     trajectory: Trajectory | None = None
     claim: Claim | None = None
+    # `verify.check_run.relaxed_note` on the witness: which of the claim's non-required
+    # hypotheses it does not meet ("" when it meets them all, or for a user's statement)
+    relaxed: str = ""
 
     @property
     def decided(self) -> bool:
@@ -262,6 +265,7 @@ class TightenResult(SearchSettings):
                 "back": {"C": w.back, "outcome": w.back_outcome.value},
                 "at_proved": (w.proved_outcome.value if w.proved_outcome is not None
                               else None),
+                "relaxed": w.relaxed,
             }
             out["conjecture_commands"] = self.conjecture_commands()
         else:
@@ -301,7 +305,8 @@ class TightenResult(SearchSettings):
         lines.append(f"  check at C = {w.past:.6g} (2% past): {w.past_outcome.value}; "
                      f"at C = {w.back:.6g} (2% back): {w.back_outcome.value} -> witness "
                      f"{'decided' if w.decided else 'NOT decided (within numerical error)'}")
-        lines.append(f"  verdict: {self.verdict}")
+        lines.append(f"  verdict: {self.verdict}"
+                     + (f"; the witness is {w.relaxed}" if w.relaxed else ""))
         lines.append(f"  replay: {self.replay()}")
         if self.plot_path:
             lines.append(f"  plot: {self.plot_path}")

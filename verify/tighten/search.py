@@ -38,9 +38,8 @@ from numerics import ProblemError
 from theory import registry
 from verify import families as fam_mod
 from verify.check import check
-from verify.check_run import (
-    inapplicable_instance,
-)
+from verify.check_run import inapplicable_instance, relaxed_note
+from verify.run_context import RunContext
 from verify.conjecture.instance import MethodSpec, first_positive
 from verify.conjecture.statement import (
     DEFAULT_POINTS,
@@ -154,9 +153,12 @@ def _witness(ev: Evaluator, best: Searched) -> Witness:
                 for name, value in (("past", past), ("back", back))}
     proved_outcome = (None if proved is None
                       else check(ev.claim_on(tr, proved), tr).outcome)
+    relaxed = (relaxed_note(ev.tight.claim, RunContext(ev.tight.claim, tr))
+               if ev.tight.claim is not None else "")
     return Witness(searched=best, past=past, back=back, past_outcome=outcomes["past"],
                    back_outcome=outcomes["back"], proved_here=proved_here,
-                   proved_outcome=proved_outcome, trajectory=tr, claim=on_run)
+                   proved_outcome=proved_outcome, trajectory=tr, claim=on_run,
+                   relaxed=relaxed)
 
 
 def _witness_claim(ev: Evaluator, tr, value: float, t_w: float, role: str):

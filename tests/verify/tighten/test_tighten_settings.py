@@ -23,6 +23,9 @@ from verify.tighten.statement import TightenError
 
 def _declared(claim_id: str, **kwargs):
     s = declared_settings()[claim_id]
+    kwargs.setdefault("part", s.get("part"))
+    if "param" in s:
+        kwargs.setdefault("param", s["param"])
     return tighten_claim(claim_id, s.get("family"), params=s.get("params"),
                          loss_floor=s.get("loss_floor"), claim_params=s.get("claim_params"),
                          **kwargs)
@@ -61,6 +64,7 @@ def test_a_window_opened_by_an_event_is_fixed_on_the_run():
     # check places the window (t_2, oo) on the run itself, as tighten does
     from verify import check
     from verify.verdict import Outcome
+    assert w.relaxed == ""  # S001's hypotheses are all required: nothing relaxed
     plain = check(claim, w.trajectory)
     fixed = check(at_event(claim, w.trajectory), w.trajectory)
     assert fixed.outcome is not Outcome.INAPPLICABLE and "t_2" not in fixed.reason, fixed
@@ -79,6 +83,32 @@ def test_an_overflowing_slope_does_not_make_the_error_unknown():
     _, errors = evaluate(w.claim, w.trajectory, part.critical)
     k = int(np.searchsorted(w.trajectory.t, w.searched.extreme.t))
     assert 0 < np.broadcast_to(errors, w.trajectory.t.shape)[k] < np.inf
+
+
+def test_a_witness_outside_a_relaxed_hypothesis_says_so():
+    """CEL23-T6's witness at lam = 1e-30 does not meet Assumption 2 (log10 lam must be far
+    below -1e6): the result, its text and the report's row say the witness is relaxed, so a
+    violation there is not read as a counterexample to the theorem as stated."""
+    from verify.report.tightness import _row
+
+    result = _declared("CEL23-T6", budget=1, refine_budget=0)
+    w = result.witness
+    assert w is not None and w.decided, result.report()
+    assert w.relaxed.startswith("relaxed (outside the paper's hypotheses): A2 fails")
+    assert result.to_dict()["witness"]["relaxed"] == w.relaxed
+    assert "the witness is relaxed" in result.report()
+    row, _ = _row("CEL23-T6", result)
+    assert row[-1].endswith("witness " + w.relaxed)
+
+
+def test_a_float64_overflow_in_a_bound_is_infinite_not_an_error(two_point_run):
+    """3/lam**(eps/2) at a huge eps: Python floats raise, float64 gives +inf (the bound is
+    then met everywhere)."""
+    from verify.check import evaluate
+
+    claim = registry.get("S002-L5")
+    values, _ = evaluate(claim, two_point_run, 3 / S.lam ** sp.Float(6e8))
+    assert np.all(np.isposinf(values))
 
 
 def test_an_unknown_round_off_stays_unknown():
