@@ -39,7 +39,6 @@ from theory import registry
 from verify import families as fam_mod
 from verify.check import check
 from verify.check_run import inapplicable_instance, relaxed_note
-from verify.run_context import RunContext
 from verify.conjecture.instance import MethodSpec, first_positive
 from verify.conjecture.statement import (
     DEFAULT_POINTS,
@@ -48,6 +47,7 @@ from verify.conjecture.statement import (
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.profiles import pinned_hypothesis_draws
 from verify.progress import Progress
+from verify.run_context import RunContext
 from verify.tighten.evaluate import Evaluator
 from verify.tighten.extreme import (
     DECIDED,

@@ -1,0 +1,299 @@
+"""E-CEL23-1: the rank proxies of CEL23's section 8 (Fig. 1; App. H, Fig. 7, Tables 1-6)
+against lam, by gradient descent at the published step and by the exact flow.
+
+The paper's protocol (catalogue E-CEL23-1): n = d points of either section 8 scheme
+(rejection at angle(v*, x_i) < pi/2), m = 200 neurons, z_j ~ N(0, I/(dm)), s_j = +-1,
+GD with step 0.01 until the loss falls below 1e-9 (at most 2e7 iterations), five trials
+per cell, medians. At the end of training it reports the maximum and the average angle
+between active neurons (I_+(w_j) non-empty, the catalogue's reading of "active") and the
+nuclear norm of W.
+
+Here: the same data, initialisation and step; GD in float64 (`GradientDescent`, stopped
+at loss 1e-9 or at the profile's horizon, whichever comes first) and the exact flow
+(`ExactFlow`, to the same horizon), five trials (data seeds 0-4; each trial keeps its data
+and initial directions across lam, so a per-trial slope in lam is meaningful). The
+published medians of the maximum angle (Tables 1 and 2, d = 4 and 16, read from the
+paper's appendix H) are compared with the range of our five trials; the small-lam law is
+the least-squares slope of ln(max angle) against ln(lam) over the profile's lam grid, per
+trial (published: slope 1, the tables fall by a factor 4.00 per factor 4 in lam).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from scipy.spatial.distance import pdist
+
+from numerics import ExactFlow, GradientDescent, simulate, simulate_batch
+from papers.cel23 import data
+from verify.figures import pyplot, save_png
+from verify.progress import Progress
+from verify.report.doc import Block, Figure, Heading, Paragraph, Table
+from verify.report.reproduction import Reproduction
+
+FIGURE = "ecel23_1_max_angle.png"
+WIDTH = 200  # the paper's m
+LR = 0.01  # the paper's GD step
+STOP_LOSS = 1e-9  # the paper's stopping loss
+TRIALS = 5  # the paper's trials per cell
+SCHEMES = data.SCHEMES
+# (d values, lam exponents k of lam = 4^k, horizon in flow time) per profile
+GRID = {"quick": ((4, 16), (-7, -10, -13), 1000.0),
+        "full": ((4, 16, 64), (-5, -7, -9, -11, -13), 20000.0)}
+SLOPE_FROM = -7  # the small-lam law is fitted over lam <= 4^-7 (catalogue: lam <~ 4^-6)
+
+# Published medians of the maximum angle in degrees (CEL23 App. H, Table 1 centred,
+# Table 2 uncentred), with the published standard deviations, at lam = 4^k.
+PUBLISHED_MAX_ANGLE = {
+    ("centred", 4): {-5: (8.538, 62.51), -7: (0.5476, 29.87), -9: (3.428e-2, 1.585),
+                     -10: (8.570e-3, 0.3956), -11: (2.142e-3, 9.884e-2),
+                     -13: (1.339e-4, 6.176e-3)},
+    ("centred", 16): {-5: (29.31, 45.19), -7: (1.915, 10.84), -9: (0.1198, 0.6903),
+                      -10: (2.996e-2, 0.1728), -11: (7.491e-3, 4.321e-2),
+                      -13: (4.682e-4, 2.701e-3)},
+    ("centred", 64): {-5: (3.500, 42.79), -7: (0.2189, 6.959), -9: (1.368e-2, 0.4390),
+                      -11: (8.552e-4, 2.744e-2), -13: (5.343e-5, 1.715e-3)},
+    ("uncentred", 4): {-5: (0.3370, 61.63), -7: (2.106e-2, 60.65), -9: (1.316e-3, 58.41),
+                       -10: (3.290e-4, 57.22), -11: (8.225e-5, 56.06),
+                       -13: (5.123e-6, 53.89)},
+    ("uncentred", 16): {-5: (2.287, 39.56), -7: (0.1423, 40.68), -9: (8.893e-3, 41.00),
+                        -10: (2.223e-3, 18.45), -11: (5.558e-4, 5.136),
+                        -13: (3.473e-5, 0.3285)},
+    ("uncentred", 64): {-5: (5.368, 6.186), -7: (0.3348, 0.3912), -9: (2.092e-2, 2.446e-2),
+                        -11: (1.308e-3, 1.529e-3), -13: (8.173e-5, 9.554e-5)},
+}
+
+
+def rank_proxies(X: np.ndarray, W: np.ndarray) -> dict:
+    """The paper's three end-of-training observables: the maximum and the average angle in
+    degrees between active hidden neurons (I_+(w_j) = {i : <w_j, x_i> > 0} non-empty) and
+    the nuclear norm of W (rows w_j). With fewer than two active neurons the angles are
+    0 (one bundle, trivially)."""
+    active = (W @ X.T > 0).any(axis=1)
+    U = W[active]
+    nuclear = float(np.linalg.svd(W, compute_uv=False).sum())
+    if len(U) < 2:
+        return {"max_angle": 0.0, "mean_angle": 0.0, "nuclear": nuclear,
+                "active": int(active.sum())}
+    U = U / np.linalg.norm(U, axis=1)[:, None]
+    # the angle from the chord |u - u'| (arccos of a cosine near 1 loses half the digits)
+    chord = pdist(U)
+    angles = np.degrees(2.0 * np.arcsin(np.minimum(chord / 2.0, 1.0)))
+    return {"max_angle": float(angles.max()), "mean_angle": float(angles.mean()),
+            "nuclear": nuclear, "active": int(active.sum())}
+
+
+def _instance(d: int, k: int, scheme: str, trial: int):
+    return data.correlated(d=d, m=WIDTH, lam=4.0**k, scheme=scheme, rejection="pi/2",
+                           seed=trial)
+
+
+def _times(horizon: float) -> np.ndarray:
+    return np.linspace(0.0, horizon, 101)
+
+
+def _flow_one(args) -> dict:
+    d, k, scheme, trial, horizon = args
+    problem = _instance(d, k, scheme, trial)
+    tr = simulate(problem, ExactFlow(), _times(horizon))
+    return {**rank_proxies(problem.X, tr.W[-1]), "loss": float(tr.loss[-1]),
+            "t_end": float(tr.t[-1]), "error": float(tr.error_estimate),
+            "problem": problem.describe()}
+
+
+def _gd_cell(d: int, k: int, scheme: str, horizon: float, trials: int = TRIALS) -> list[dict]:
+    problems = [_instance(d, k, scheme, s) for s in range(trials)]
+    method = GradientDescent(lr=LR, stop_loss=STOP_LOSS, error_check=None)
+    out = []
+    for problem, tr in zip(problems, simulate_batch(problems, method, _times(horizon)),
+                           strict=True):
+        out.append({**rank_proxies(problem.X, tr.W[-1]), "loss": float(tr.loss[-1]),
+                    "t_end": float(tr.t[-1]), "iterations": int(round(tr.t[-1] / LR)),
+                    "problem": problem.describe()})
+    return out
+
+
+def slope(ks, values) -> float:
+    """Least-squares slope of ln(values) against ln(lam) = k ln 4."""
+    x = np.asarray(ks, dtype=float) * math.log(4.0)
+    y = np.log(np.asarray(values, dtype=float))
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def _summaries(runs: dict, ds, ks, trials: int) -> tuple[list, dict]:
+    """Per cell: median and range of the trials' max angle, the published median; per
+    (method, scheme, d): the per-trial slopes of the small-lam law."""
+    cells, slopes = [], {}
+    for method, by_cell in runs.items():
+        for scheme in SCHEMES:
+            for d in ds:
+                fit = [k for k in ks if k <= SLOPE_FROM]
+                per_trial = []
+                for trial in range(trials):
+                    vals = [by_cell[(scheme, d, k)][trial]["max_angle"] for k in fit]
+                    if len(fit) >= 2 and min(vals) > 0:
+                        per_trial.append(slope(fit, vals))
+                slopes[(method, scheme, d)] = per_trial
+                for k in ks:
+                    trials = by_cell[(scheme, d, k)]
+                    a = np.array([r["max_angle"] for r in trials])
+                    pub = PUBLISHED_MAX_ANGLE.get((scheme, d), {}).get(k)
+                    cells.append({
+                        "method": method, "scheme": scheme, "d": d, "k": k,
+                        "median": float(np.median(a)), "low": float(a.min()),
+                        "high": float(a.max()),
+                        "mean_angle": float(np.median([r["mean_angle"] for r in trials])),
+                        "nuclear": float(np.median([r["nuclear"] for r in trials])),
+                        "loss": float(max(r["loss"] for r in trials)),
+                        "published": None if pub is None else pub[0],
+                        "published_sd": None if pub is None else pub[1],
+                        "inside": None if pub is None else bool(a.min() <= pub[0] <= a.max()),
+                        "ratio": None if pub is None else float(np.median(a) / pub[0]),
+                        "spread_trials": int(np.sum(a > 90.0)),
+                    })
+    return cells, slopes
+
+
+def _figure(cells: list, ds, path: Path) -> None:
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
+    colours = dict(zip(ds, ("tab:blue", "tab:orange", "tab:green", "tab:red"), strict=False))
+    for ax, scheme in zip(axes, SCHEMES, strict=True):
+        for d in ds:
+            for method, marker, ls in (("gd", "o", "-"), ("flow", "x", ":")):
+                row = [c for c in cells if c["method"] == method and c["scheme"] == scheme
+                       and c["d"] == d]
+                lam = [4.0 ** c["k"] for c in row]
+                med = [c["median"] for c in row]
+                err = [[c["median"] - c["low"] for c in row],
+                       [c["high"] - c["median"] for c in row]]
+                ax.errorbar(lam, med, yerr=err, marker=marker, ls=ls, color=colours[d],
+                            capsize=2, lw=1, label=f"d={d} {method}")
+            pub = PUBLISHED_MAX_ANGLE.get((scheme, d), {})
+            ks = sorted(pub)
+            ax.plot([4.0**k for k in ks], [pub[k][0] for k in ks], "s", mfc="none",
+                    color=colours[d], ms=7, label=f"d={d} published")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("lam")
+        ax.set_title(f"{scheme} data")
+    axes[0].set_ylabel("max angle between active neurons (deg)")
+    axes[1].legend(fontsize=7, loc="lower right")
+    fig.suptitle("E-CEL23-1: median of our trials (bars: their range) against the "
+                 "paper's medians (5 trials)", fontsize=9)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def _num(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def _blocks(repro: dict, figure: Path) -> list[Block]:
+    rows = []
+    for c in repro["cells"]:
+        pub = ("-" if c["published"] is None
+               else f"{_num(c['published'])} (sd {_num(c['published_sd'])})")
+        verdict = {None: "no published value", True: "inside our range",
+                   False: "outside our range"}[c["inside"]]
+        ratio = "-" if c["ratio"] is None else f"{c['ratio']:.2f}"
+        rows.append([c["method"], c["scheme"], str(c["d"]), f"4^{c['k']}",
+                     f"{_num(c['median'])} [{_num(c['low'])}, {_num(c['high'])}]",
+                     str(c["spread_trials"]), pub, verdict, ratio, _num(c["mean_angle"]),
+                     f"{c['nuclear']:.5f}", f"{c['loss']:.2g}"])
+    slope_rows = []
+    for (method, scheme, d), s in repro["slopes"].items():
+        if s:
+            slope_rows.append([method, scheme, str(d), f"{np.median(s):.4f}",
+                               f"[{min(s):.4f}, {max(s):.4f}]", "about 1"])
+    ks = repro["ks"]
+    return [
+        Heading(2, "Reproduction E-CEL23-1: rank proxies against lam (CEL23 section 8)"),
+        Paragraph(
+            f"CEL23 section 8 and App. H (Fig. 7, Tables 1-6): n = d points of each data "
+            f"scheme (angles to the teacher below pi/2), m = {WIDTH}, balanced "
+            f"initialisation z_j ~ N(0, I/(dm)), s_j = +-1, lam = 4^k for k in {list(ks)}; "
+            f"{repro['trials']} trial(s) (data seeds 0-{repro['trials'] - 1}, the same data "
+            f"at every lam; the paper ran 5). "
+            f"GD: step {LR} in float64, stopped at loss {STOP_LOSS:g} or at flow time "
+            f"{repro['horizon']:g} ({int(repro['horizon'] / LR)} iterations; the paper "
+            f"allows 2e7). Flow: the exact flow to the same time. The maximum angle is "
+            f"between neurons active on some sample at the end; the paper's medians "
+            f"(Tables 1 and 2) are compared with the range of our trials (with five, a 94% "
+            f"interval for our population median); the range is wide because some trials "
+            f"end without a single bundle (their max angle is above 90 degrees, counted in "
+            f"the column 'spread'; the paper's large standard deviations say the same of "
+            f"its trials), so the ratio of the medians is shown too. The largest final loss "
+            f"of a cell is shown: where it is above {STOP_LOSS:g} the run stopped at the "
+            f"horizon."),
+        Table(["method", "data", "d", "lam", "max angle (deg): median [range]", "spread",
+               "paper: median (sd)", "paper's median", "ours / paper", "average angle (deg)",
+               "nuclear norm", "final loss (max)"], rows),
+        Paragraph(
+            f"The small-lam law: the least-squares slope of ln(max angle) against ln(lam) "
+            f"over lam <= 4^{SLOPE_FROM}, per trial (median and range over the trials). "
+            f"The paper's tables fall by a factor 4.00 per factor 4 in lam (slope 1); "
+            f"CEL23-L28(i)'s bound sqrt(8 lam^eps) would allow slope 1/8 only."),
+        Table(["method", "data", "d", "slope: median", "range over trials", "paper"],
+              slope_rows),
+        Figure(figure, "E-CEL23-1: maximum angle between active neurons against lam"),
+    ]
+
+
+def rank_runs(profile: str, figure: Path, bar: Progress | None = None,
+              trials: int = TRIALS) -> dict:
+    """Every cell of the profile's grid by GD (batched over the trials) and by the flow
+    (two processes); the summaries and the figure."""
+    ds, ks, horizon = GRID["full" if profile == "full" else "quick"]
+    start = time.perf_counter()
+    runs: dict = {"gd": {}, "flow": {}}
+    for scheme in SCHEMES:
+        for d in ds:
+            for k in ks:
+                runs["gd"][(scheme, d, k)] = _gd_cell(d, k, scheme, horizon, trials)
+                if bar is not None:
+                    bar.advance()
+    jobs = [(d, k, scheme, trial, horizon) for scheme in SCHEMES for d in ds for k in ks
+            for trial in range(trials)]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        for job, result in zip(jobs, pool.map(_flow_one, jobs), strict=True):
+            d, k, scheme, trial, _ = job
+            runs["flow"].setdefault((scheme, d, k), [None] * trials)[trial] = result
+            if bar is not None and trial == trials - 1:
+                bar.advance()
+    cells, slopes = _summaries(runs, ds, ks, trials)
+    _figure(cells, ds, figure)
+    return {"cells": cells, "slopes": slopes, "ds": list(ds), "ks": list(ks),
+            "horizon": horizon, "trials": trials, "width": WIDTH, "lr": LR,
+            "wall_time": time.perf_counter() - start,
+            "runs": {m: {f"{s} d={d} lam=4^{k}": v for (s, d, k), v in by.items()}
+                     for m, by in runs.items()}}
+
+
+def run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,
+        store: Path | None = None, instances: int | None = None) -> Reproduction:
+    """The section. ``instances`` (`gfverify report --instances`): the trials per cell,
+    at most the paper's 5 and at least 1 (default 5); the trials are the data seeds
+    0, 1, ... (``seed`` and ``store`` unused)."""
+    trials = TRIALS if instances is None else max(1, min(int(instances), TRIALS))
+    figure = Path(out) / FIGURE
+    ds, ks, _ = GRID["full" if profile == "full" else "quick"]
+    with Progress(2 * len(SCHEMES) * len(ds) * len(ks), "E-CEL23-1 rank proxies",
+                  enabled=show_progress) as bar:
+        repro = rank_runs(profile, figure, bar, trials)
+    data_out = {**repro, "slopes": {" ".join(map(str, key)): v
+                                    for key, v in repro["slopes"].items()}}
+    compared = [c for c in repro["cells"] if c["inside"] is not None]
+    inside = sum(c["inside"] for c in compared)
+    slopes = [s for v in repro["slopes"].values() for s in v]
+    summary = (f"published median of the max angle inside our {trials} trial(s)' range: "
+               f"{inside} of "
+               f"{len(compared)} cells",
+               f"small-lam slope of the max angle (ln-ln, per trial): {min(slopes):.3f} to "
+               f"{max(slopes):.3f} (paper: about 1)")
+    return Reproduction("E-CEL23-1", "rank proxies against lam", _blocks(repro, figure),
+                        (figure,), data_out, repro["wall_time"], summary=summary)
