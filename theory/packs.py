@@ -116,7 +116,9 @@ BUILTIN = (
     Pack("CEL23", "Chistikov, Englert, Lazic, NeurIPS 2023: a teacher neuron on correlated inputs",
          "papers.cel23.claims", measures="papers.cel23.measures",
          families="papers.cel23.families", generators="papers.cel23.families",
-         reproductions=("papers.cel23.repro_rank",), tests="papers.cel23.tests", source="NeurIPS 2023, arXiv 2306.06479", builtin=True),
+         reproductions=("papers.cel23.repro_rank", "papers.cel23.repro_dynamics",
+                        "papers.cel23.repro_theorem8"),
+         tests="papers.cel23.tests", source="NeurIPS 2023, arXiv 2306.06479", builtin=True),
     Pack("CF", "closed forms derived for the three papers", "theory.closed_form_claims",
          builtin=True),
 )

@@ -139,16 +139,16 @@ def _summaries(runs: dict, ds, ks, trials: int) -> tuple[list, dict]:
                         per_trial.append(slope(fit, vals))
                 slopes[(method, scheme, d)] = per_trial
                 for k in ks:
-                    trials = by_cell[(scheme, d, k)]
-                    a = np.array([r["max_angle"] for r in trials])
+                    cell = by_cell[(scheme, d, k)]
+                    a = np.array([r["max_angle"] for r in cell])
                     pub = PUBLISHED_MAX_ANGLE.get((scheme, d), {}).get(k)
                     cells.append({
                         "method": method, "scheme": scheme, "d": d, "k": k,
                         "median": float(np.median(a)), "low": float(a.min()),
                         "high": float(a.max()),
-                        "mean_angle": float(np.median([r["mean_angle"] for r in trials])),
-                        "nuclear": float(np.median([r["nuclear"] for r in trials])),
-                        "loss": float(max(r["loss"] for r in trials)),
+                        "mean_angle": float(np.median([r["mean_angle"] for r in cell])),
+                        "nuclear": float(np.median([r["nuclear"] for r in cell])),
+                        "loss": float(max(r["loss"] for r in cell)),
                         "published": None if pub is None else pub[0],
                         "published_sd": None if pub is None else pub[1],
                         "inside": None if pub is None else bool(a.min() <= pub[0] <= a.max()),

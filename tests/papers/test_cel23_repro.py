@@ -47,3 +47,68 @@ def test_descent_and_flow_agree_on_one_trial():
     assert flow["max_angle"] == pytest.approx(gd["max_angle"], rel=0.03)
     assert 1e-4 < flow["max_angle"] < 1e-1
     assert gd["loss"] < R.STOP_LOSS and abs(flow["nuclear"] - 1.0) < 1e-3
+
+
+# -- E-CEL23-3 and E-CEL23-4 (`papers.cel23.repro_dynamics`) ---------------------------------
+def test_plateau_exit_and_late_rate_on_a_known_curve():
+    from papers.cel23 import repro_dynamics as D
+
+    t = np.linspace(0.0, 100.0, 1001)
+    loss = np.where(t < 10.0, 1.0, np.exp(-0.3 * (t - 10.0)))  # a plateau, then e^(-0.3 t)
+    steps = np.rint(t / D.LR).astype(int)
+    assert D.plateau_exit(steps, loss) == steps[np.flatnonzero(t >= 10.0)[0] + 24]
+    assert D.late_rate(t, loss) == pytest.approx(0.3, rel=1e-9)
+    flat = np.ones_like(t)
+    assert D.plateau_exit(steps, flat) is None and D.late_rate(t, flat) is None
+
+
+def test_one_run_overtakes_the_teacher_coordinates_in_eigen_order():
+    """The E-CEL23-4 run (uncentred, d = 16, m = 25, lam = 4^-7) to t = 300: the first
+    coordinates r_k pass 1 in the order k = 1, 2, ... (CEL23-F28a), the bundle narrows to
+    below a degree and |theta|^2 heads to 2."""
+    from papers.cel23 import repro_dynamics as D
+
+    one = D.single_run(300.0)
+    crossed = [s for s in one["first_over"] if s is not None]
+    assert len(crossed) >= 3 and crossed == sorted(crossed)
+    assert one["in_order"] and one["initial_segment_always"]
+    assert 0 < one["max_angle"][-1] < 1.0
+    assert abs(one["theta_sq"][-1] - 2.0) < 0.1
+
+
+# -- Theorem 8 on Example 37 (`papers.cel23.repro_theorem8`) ---------------------------------
+def test_theorem8_section_decides_both_families(tmp_path):
+    """Example 37(a) (M < 0, certified) has the rank-one interpolators as least-norm ones;
+    37(b) (M > 0 from b = 11, catalogue: M = 0.0148 at b = 11) has an exact interpolator
+    below 2 (1.99953 at b = 11, 1.97452 at b = 20: the catalogue's numbers)."""
+    from papers.cel23 import repro_theorem8 as T
+
+    rep = T.run(tmp_path, "quick", show_progress=False)
+    rows = rep.data["rows"]
+    assert all(r["decided"] and "HOLDS" in r["outcome"] for r in rows)
+    for r in rows:
+        if r["family"] == "37a":
+            assert r["sign"] == -1 and r["M_upper"] < 0 and r["dual_slack"] <= 1 + 1e-12
+            assert r["interp_sq"] is None and r["z_matrix"]
+        else:
+            assert r["sign"] == 1 and r["dual_slack"] > 1 and r["interp_residual"] < 1e-12
+            assert r["f38_bound"] <= r["interp_sq"] < 2
+    b11 = next(r for r in rows if r["family"] == "37b" and r["param"] == 11.0)
+    assert round(b11["M_lower"], 4) == 0.0148 and b11["interp_sq"] == pytest.approx(1.99953,
+                                                                                   abs=5e-6)
+    assert "decided on 8 of 8" in rep.summary[0]
+
+
+def test_rank_section_end_to_end_on_a_small_grid(tmp_path, monkeypatch):
+    """The whole section (GD cells, flow pool, summaries, figure, blocks) on d = 4, two
+    lam, two trials, a short horizon: the report's own call, ``instances`` = trials."""
+    monkeypatch.setitem(R.GRID, "quick", ((4,), (-7, -10), 100.0))
+    rep = R.run(tmp_path, "quick", seed=0, show_progress=False, store=tmp_path,
+                instances=2)
+    cells = rep.data["cells"]
+    assert len(cells) == 2 * 2 * 2 and rep.data["trials"] == 2
+    assert all(c["published"] is not None and c["ratio"] > 0 for c in cells)
+    assert set(rep.data["slopes"]) == {f"{m} {s} 4" for m in ("gd", "flow")
+                                       for s in R.SCHEMES}
+    assert (tmp_path / R.FIGURE).stat().st_size > 10_000
+    assert "of 8 cells" in rep.summary[0] and rep.experiment == "E-CEL23-1"

@@ -66,7 +66,8 @@ def test_report_with_suite_covers_every_checkable_claim(tmp_path):
                         "`gfverify findings VERDICTS_JSON --readme README.md`")
     # every reproduction section, headed by its experiment ID, with its figures
     md = (out / "index.md").read_text()
-    for exp in ("E-002-1", "E-001-2", "E-001-1", "E-000-2", "E-000-4", "E-000-5", "E-CEL23-1"):
+    for exp in ("E-002-1", "E-001-2", "E-001-1", "E-000-2", "E-000-4", "E-000-5", "E-CEL23-1",
+                "E-CEL23-3", "E-CEL23-4"):
         assert f"Reproduction {exp}" in md or f"{exp}:" in md, exp
     assert set(data["reproduction"]) >= {"E-002-1", "E-000-2", "E-000-4", "E-000-5"}
     e2 = data["reproduction"]["E-000-2"]
