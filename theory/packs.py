@@ -118,6 +118,7 @@ BUILTIN = (
          families="papers.cel23.families", generators="papers.cel23.families",
          reproductions=("papers.cel23.repro_rank", "papers.cel23.repro_dynamics",
                         "papers.cel23.repro_theorem8"),
+         protocols="papers.cel23.protocols",
          tests="papers.cel23.tests", source="NeurIPS 2023, arXiv 2306.06479", builtin=True),
     Pack("CF", "closed forms derived for the three papers", "theory.closed_form_claims",
          builtin=True),

@@ -112,3 +112,19 @@ def test_rank_section_end_to_end_on_a_small_grid(tmp_path, monkeypatch):
                                        for s in R.SCHEMES}
     assert (tmp_path / R.FIGURE).stat().st_size > 10_000
     assert "of 8 cells" in rep.summary[0] and rep.experiment == "E-CEL23-1"
+
+
+def test_the_published_protocol_is_a_sweep_of_the_packs_generator():
+    """`gfverify sweep ecel23_1` finds CEL23's protocol and its built-in generator:
+    4 d x 16 lam x 2 schemes, 5 seeds each; one batch runs (shortened) with n = d, p = 200."""
+    import dataclasses
+
+    from verify.sweep.run import compute_batch, load_config, plan
+
+    batches = plan(load_config("ecel23_1"))
+    assert len(batches) == 4 * 16 * 2 and all(b.seeds == (0, 1, 2, 3, 4) for b in batches)
+    assert {b.params["lam"] for b in batches} == {4.0**k for k in range(2, -14, -1)}
+    first = dataclasses.replace(batches[0], options={**batches[0].options, "epochs": 200})
+    rows = compute_batch(first)
+    assert [(r["n"], r["d"], r["p"]) for r in rows] == [(4, 4, 200)] * 5
+    assert all(r["final_loss"] < r["initial_loss"] for r in rows)

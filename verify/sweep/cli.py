@@ -25,8 +25,8 @@ def register(subparsers) -> None:
         description="Simulate every instance x seed of the grid in CONFIG (TOML), in batches, "
         "storing one row per trajectory in DIR/results.sqlite; re-running resumes.")
     sw.add_argument("config", help="sweep file (TOML), e.g. examples/sweeps/smoke.toml, or "
-                    "a shipped protocol by name: exp1_1, exp1_1_flow, exp2 (papers/s000/"
-                    "protocols/)")
+                    "a protocol a pack ships, by name: exp1_1, exp1_1_flow, exp2 "
+                    "(papers/s000/protocols/), ecel23_1 (papers/cel23/protocols/)")
     sw.add_argument("--results", required=True, metavar="DIR", help="store directory")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     where = sw.add_mutually_exclusive_group()

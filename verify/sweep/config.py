@@ -22,12 +22,13 @@ BUILTIN_GENERATORS = ("sphere", "orthogonal_scaled", "correlated", "orthonormal"
 
 
 def pack_generators() -> dict:
-    """Generators of the installed packs (`theory.packs`: a ``generators`` module with
-    GENERATORS, name -> f(seed=..., **grid values) -> Problem)."""
+    """Generators of the packs, built in (CEL23's ``cel23``) or installed (`theory.packs`:
+    a ``generators`` module with GENERATORS, name -> f(seed=..., **grid values) ->
+    Problem)."""
     from theory import packs
 
     out: dict = {}
-    for pack, module in packs.modules("generators", builtin=False):
+    for pack, module in packs.modules("generators"):
         for name, fn in getattr(module, "GENERATORS", {}).items():
             if name in BUILTIN_GENERATORS or name in out:
                 raise packs.PackError(f"pack {pack.name!r}: generator {name!r} exists "

@@ -1,0 +1,1 @@
+"""CEL23's sweep protocols (TOML files found by `gfverify sweep NAME`)."""
