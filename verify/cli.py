@@ -88,14 +88,28 @@ def _packs_command(args) -> int:
     return EXIT_OK
 
 
+def _megabytes(path) -> str:
+    try:
+        return f"{path.stat().st_size / 1e6:.2f} MB"
+    except OSError:
+        return "not written"
+
+
 def _report_command(args) -> int:
     from verify.report import write_report
+    from verify.report.write import select_sections
 
+    sections = select_sections(args.section) if args.section else None
     result = write_report(args.out, profile=args.profile, seed=args.seed,
                           show_progress=not args.quiet, instances=args.instances,
-                          suite=not args.no_suite, store=args.results)
-    print(f"wrote {result.index}, {result.html.name}, {result.verdicts_json.name} and "
-          f"{len(result.figures)} figures ({result.wall_time:.1f} s)")
+                          suite=not args.no_suite, store=args.results,
+                          reproductions=sections, latex=args.format == "latex")
+    pages = [p for p in (result.html, getattr(result, "catalogue", None)) if p is not None]
+    sizes = ", ".join(f"{p.name} ({_megabytes(p)})" for p in pages)
+    print(f"wrote {result.index.parent}: {sizes}, their Markdown, {result.verdicts_json.name} "
+          f"and {len(result.figures)} figures ({result.wall_time:.1f} s)")
+    if getattr(result, "latex", None) is not None:
+        print(f"LaTeX: {result.latex} (\\input it; {result.latex.parent}/main.tex compiles it)")
     if result.suite is not None:
         from verify.mutants import summary_line
 
@@ -156,6 +170,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.add_argument("--no-suite", action="store_true",
                      help="skip the verification suite (only S002's foundation claims)")
+    rep.add_argument("--format", default="html", choices=("html", "latex"),
+                     help="html: index.html, catalogue.html and their Markdown; latex: "
+                          "those and OUT/latex/ (a fragment to \\input in a paper's appendix: "
+                          "counts, verdict table, findings, tightness table, the sections' "
+                          "figures as PDF, and main.tex that compiles it)")
+    rep.add_argument("--section", action="append", default=None, metavar="NAME",
+                     help="only these report sections (repeatable): a pack's name, e.g. "
+                          "S002, or a section's module, e.g. repro_gd (default: every "
+                          "pack's sections)")
     rep.add_argument("--results", default=None, metavar="DIR",
                      help="sweep store of the reproductions (default OUT/store); rows found "
                           "there are read, not recomputed (e.g. a full `gfverify sweep "

@@ -95,11 +95,16 @@ def catalogue_line(key: str, d: dict) -> str:
             + (f"; {w['relaxed']}" if w.get("relaxed") else "") + ")")
 
 
-def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[Block], dict]:
-    """The section's blocks and its data (for verdicts.json)."""
+def run(out_dir, profile: str, store, show_progress: bool = True,
+        instances: int | None = None) -> tuple[list[Block], dict]:
+    """The section's blocks and its data (for verdicts.json). ``instances`` (`gfverify
+    report --instances`) caps the instances drawn per claim (at least 1; default: the
+    profile's budget)."""
     from verify.tighten.search import tighten_claim
 
     prof = get_profile(profile)
+    budget = (prof.tighten_budget if instances is None
+              else max(1, min(int(instances), prof.tighten_budget)))
     settings = declared_settings()
     claims = tightenable_claims()
     rows, data, start = [], {}, time.perf_counter()
@@ -114,7 +119,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[
                         param=s.get("param", statement_parameter(claim)),
                         params=s.get("params"), t_max=s.get("t_max"),
                         loss_floor=s.get("loss_floor"), claim_params=s.get("claim_params"),
-                        budget=prof.tighten_budget, refine_budget=prof.tighten_refine,
+                        budget=budget, refine_budget=prof.tighten_refine,
                         results=store, seed=0)
                 except InputError as exc:  # e.g. a constant that cannot be isolated
                     return ([label, "", s.get("family", ""), "", "not tightened", "", "",
@@ -138,7 +143,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True) -> tuple[list[
     blocks = [
         Heading(2, "How tight: the sharpest constants"),
         Paragraph(f"For each claim with a constant, `gfverify tighten CLAIM` at the `{profile}` "
-              f"profile's budget ({prof.tighten_budget} instances drawn + "
+              f"profile (budget: {budget} instances drawn + "
               f"{prof.tighten_refine} refinement runs, seed 0): the one named parameter the "
               f"claim's statement uses (proved: its value in the claim) or else the "
               f"multiplier of its bound side (proved value 1), on the family and settings "
