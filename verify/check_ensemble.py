@@ -84,6 +84,7 @@ def check_probability(claim: Claim, sample: Sample) -> Verdict:
     parts = statement.args if isinstance(statement, sp.And) else (statement,)
     worst, best, point = math.inf, math.inf, math.inf
     equality_undecided = False
+    spread = 0.0  # how far an identity's margin moves over the box (its sampling error)
     for rel in parts:
         if isinstance(rel, sp.Equality):
             # the identity holds somewhere in the box iff the signed difference changes sign
@@ -92,6 +93,8 @@ def check_probability(claim: Claim, sample: Sample) -> Verdict:
             consistent = min(diffs) <= 0 <= max(diffs)
             margins = [0.0 if consistent else -min(abs(v) for v in diffs)]
             equality_undecided |= consistent
+            at_estimate = -_relation_margin(sp.Le(rel.lhs, rel.rhs), {**fixed, **estimates})
+            spread = max(spread, max(abs(v - at_estimate) for v in diffs))
         else:
             margins = [_relation_margin(rel, {**fixed, **c}) for c in corners]
         worst = min(worst, min(margins))
@@ -109,7 +112,11 @@ def check_probability(claim: Claim, sample: Sample) -> Verdict:
                               for k, v in estimates.items())
     figure = _probability_figure(claim, parts, fixed, estimates, intervals, corners,
                                  hit_counts, len(sample.problems), level)
-    return Verdict(claim.id, outcome, margin=point, tolerance=point - worst, where=where,
+    # the error shown with the margin: the distance from the estimate's margin to the box's
+    # worst corner, or for an identity the distance its difference moves over the box
+    # (point - worst alone is negative when an identity's box contains 0)
+    tolerance = max(point - worst, spread)
+    return Verdict(claim.id, outcome, margin=point, tolerance=tolerance, where=where,
                    reason=f"{100 * CONFIDENCE:.0f}% simultaneous intervals: {estimate_text}",
                    method="Monte Carlo", figure_data=figure)
 

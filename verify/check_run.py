@@ -99,7 +99,7 @@ def _assumption_failure(assumption, ctx: RunContext) -> str | None:
             sp.StrictLessThan: lhs < rhs,
         }[type(rel)]
         if not ok:
-            return f"{assumption.name} fails: {sp.sstr(rel)} with {lhs:.4g} vs {rhs:.4g}"
+            return f"{assumption.name} fails: `{sp.sstr(rel)}` with {lhs:.4g} vs {rhs:.4g}"
     return None
 
 

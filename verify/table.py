@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from verify.errors import InputError
 from verify.findings import DATA_KINDS, Finding
-from verify.verdict import Outcome, Verdict
+from verify.verdict import Outcome, Verdict, Where
 
 
 @dataclass
@@ -119,6 +119,7 @@ class VerdictLog:
             "worst_margin": worst["margin"] if worst else None,
             "tolerance": worst["tolerance"] if worst else None,
             "where": worst["where"] if worst else "",
+            "where_parts": worst.get("where_parts") if worst else None,
             "reasons": _reasons(rows),
             "figure": worst.get("figure") if worst else None,
         }
@@ -130,8 +131,19 @@ def _row(v: Verdict) -> dict:
         "margin": None if math.isnan(v.margin) else float(v.margin),
         "tolerance": None if math.isnan(v.tolerance) else float(v.tolerance),
         "where": str(v.where),
+        "where_parts": _where_parts(v.where),
         "reason": v.reason,
     }
+
+
+def _where_parts(where) -> dict | None:
+    """A `Where`'s fields (instance, seed, finite time, relation) as plain JSON."""
+    if not isinstance(where, Where):
+        return None
+    t = where.t if where.t is not None and math.isfinite(where.t) else None
+    seed = where.seed if where.seed is None or isinstance(where.seed, str) else int(where.seed)
+    return {"instance": str(where.instance), "seed": seed, "t": None if t is None else float(t),
+            "part": str(where.part)}
 
 
 def _worst(rows: list[dict]) -> dict | None:

@@ -146,6 +146,12 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
                         (finding,) if finding else ())
 
 
+def _threshold_words(x) -> str:
+    """A threshold in a sentence: its value, or that the grid never crosses 1/2."""
+    text = cell_text(x)
+    return "not crossed on this grid" if text == "-" else text
+
+
 def _comparison(data) -> str:
     """What the paired counts say, with the test that decides it."""
     t = data["total"]
@@ -155,8 +161,9 @@ def _comparison(data) -> str:
               f"not under GD at lr = 1 and {t['gd_only']} the reverse (exact McNemar "
               f"p = {t['mcnemar_p']:.2g}; {len(data['differ'])} (d, n) points differ at the 5% "
               f"level on their own); thresholds " + "; ".join(
-                  f"d = {d}: N_flow = {cell_text(data['threshold_flow'].get(d))}, "
-                  f"N_GD = {cell_text(data['threshold_gd'].get(d))}" for d in data["d_values"]))
+                  f"d = {d}: N_flow = {_threshold_words(data['threshold_flow'].get(d))}, "
+                  f"N_GD = {_threshold_words(data['threshold_gd'].get(d))}"
+                  for d in data["d_values"]))
     if t["mcnemar_p"] < SIGNIFICANCE:
         return ("Gradient descent at the published step lr = 1 is not the gradient flow on "
                 f"these instances: {counts}.")

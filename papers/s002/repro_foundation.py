@@ -48,7 +48,7 @@ def family_instances(count: int, seed: int, max_n: int) -> list:
 
 
 def _number(x) -> str:
-    return number_text(x, ".4g", missing="")
+    return number_text(x, ".4g", missing="", nonfinite="not measured")
 
 
 def run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,

@@ -1,28 +1,36 @@
-"""A small document model for the report, rendered to Markdown and to self-contained HTML.
+"""A small document model for the report, rendered to Markdown, self-contained HTML and a
+LaTeX fragment.
 
-Blocks are small classes, each rendering itself: `Heading` (level, text), `Paragraph`,
-`Bullets` (items), `Table` (header, rows), `Figure` (path, alt), `Math` (LaTeX) and `Code`
-(preformatted text). (A tuple ``("h", level, text)``, ``("p", text)``, ... as written by
-packs before these classes is still read, through `block`.) Inline text may use
-backticks for code. In HTML, figures are
-embedded as base64 data URIs and formulas as PNGs rendered by matplotlib's mathtext
-(falling back to the LaTeX source in a ``<code>`` block when mathtext cannot parse
-it), so the page needs no network access and no other file.
+Blocks are small classes, each rendering itself: `Heading` (level, text, optional
+anchor), `Paragraph`, `Bullets` (items), `Table` (header, rows, optional row anchors),
+`Figure` (path, alt, optional anchor), `Math` (LaTeX), `Code` (preformatted text) and
+`Html` (markup the report itself builds, shown in the HTML only). (A tuple
+``("h", level, text)``, ``("p", text)``, ... as written by packs before these classes is
+still read, through `block`.)
+
+Text is Markdown (CommonMark: ``**bold**``, ``*emphasis*``, backticks for code,
+``[text](#anchor)`` links), rendered by markdown-it-py with raw HTML disabled, so no
+markup is ever shown raw and no text can inject HTML. Formulas become MathML
+(latex2mathml; browsers typeset it natively, as vectors), falling back to the LaTeX
+source in a ``<code>`` block when the converter cannot parse it. Figures are embedded as
+base64 data URIs and scaled to the column, so the page needs no network access and no
+other file. Every heading and figure has an ``id``: its explicit anchor, else the first
+claim or experiment ID in its text (``S002-T1``, ``E-000-2``) when no earlier element has
+it, else a slug of its text; `to_html` makes them unique within the page.
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import io
 import math
 import re
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-_CODE = re.compile(r"`([^`]*)`")
+from markdown_it import MarkdownIt
 
 
 def number_text(x, spec: str = ".4g", *, missing: str = "-", nonfinite: str | None = None,
@@ -37,6 +45,8 @@ def number_text(x, spec: str = ".4g", *, missing: str = "-", nonfinite: str | No
         return x
     if isinstance(x, float) and not math.isfinite(x) and nonfinite is not None:
         return nonfinite
+    if x == 0:
+        x = abs(x)  # -0.0 reads as 0
     if exact_ints and isinstance(x, int):
         return str(x)
     if sci_outside is not None and x != 0 and not sci_outside[0] <= abs(x) < sci_outside[1]:
@@ -45,69 +55,157 @@ def number_text(x, spec: str = ".4g", *, missing: str = "-", nonfinite: str | No
     return format(x, spec)
 
 
-def _cell(c) -> str:
-    return str(c).replace("|", "\\|").replace("\n", " ")
 
 
-def _inline(text: str) -> str:
-    parts = _CODE.split(str(text))
-    return "".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p)
-                   for i, p in enumerate(parts))
+# -- inline text -------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False})
 
 
-def _data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+_INLINE_MATH = re.compile(r"\$([^$\n]+)\$")
 
 
-def math_png(latex: str, dpi: int = 110) -> bytes | None:
-    """``latex`` rendered by matplotlib's mathtext, or None when it cannot parse it."""
-    import matplotlib
+def inline_html(text) -> str:
+    """``text`` (inline Markdown, with ``$...$`` for inline formulas) as HTML; raw HTML in
+    it is escaped, never passed through."""
+    pieces = _INLINE_MATH.split(str(text))
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            out.append(mathml(piece, display="inline")
+                       or f"<code>{html.escape(piece)}</code>")
+        elif piece:
+            out.append(_markdown().renderInline(piece))
+    return "".join(out)
 
-    matplotlib.use("Agg")
-    from matplotlib import mathtext
 
-    buf = io.BytesIO()
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                  "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+
+
+def latex_escape(text: str) -> str:
+    """Plain text as LaTeX text (every special character escaped)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+_LATEX_WRAP = {"strong": (r"\textbf{", "}"), "em": (r"\emph{", "}"), "link": ("", "")}
+
+
+def inline_latex(text) -> str:
+    """``text`` (inline Markdown) as LaTeX: ``$...$`` formulas as they are, bold, emphasis
+    and code kept, links as their text, everything else escaped."""
+    pieces = _INLINE_MATH.split(str(text))
+    return "".join(f"${p}$" if i % 2 else _markdown_latex(p) for i, p in enumerate(pieces))
+
+
+def _markdown_latex(text: str) -> str:
+    if not text:
+        return ""
+    out: list[str] = []
+    for tok in _markdown().parseInline(text)[0].children or []:
+        kind, _, edge = tok.type.rpartition("_")
+        if tok.type == "text":
+            out.append(latex_escape(tok.content))
+        elif tok.type == "code_inline":
+            out.append(r"\texttt{" + latex_escape(tok.content) + "}")
+        elif tok.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif kind in _LATEX_WRAP and edge in ("open", "close"):
+            out.append(_LATEX_WRAP[kind][0 if edge == "open" else 1])
+        else:
+            out.append(latex_escape(tok.content))
+    return "".join(out)
+
+
+_ID_IN_TEXT = re.compile(r"\b(?:E-(?:[A-Z]+\d*|\d+)-\d+|[A-Z]+\d+-[A-Z]+\d+[a-z]?)\b")
+
+
+def slug(text: str) -> str:
+    """An anchor for ``text``: lower case, runs of other characters as one hyphen."""
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"
+
+
+def _data_uri(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+
+
+def mathml(latex: str, display: str = "block") -> str | None:
+    """``latex`` as MathML (latex2mathml), or None when it cannot convert it."""
+    from latex2mathml.converter import convert
+
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            mathtext.math_to_image(f"${latex}$", buf, dpi=dpi, format="png")
-    except Exception:  # noqa: BLE001 - any parse/render failure falls back to the source
+        return convert(latex, display=display)
+    except Exception:  # noqa: BLE001 - any parse failure falls back to the source
         return None
-    return buf.getvalue()
 
 
 _STYLE = """
-body { font-family: sans-serif; max-width: 72em; margin: 1em auto; padding: 0 1em;
-       line-height: 1.4; }
+body { font-family: system-ui, sans-serif; max-width: 76em; margin: 1em auto;
+       padding: 0 1em; line-height: 1.45; color: #1f2328; }
+h1, h2, h3, h4 { line-height: 1.2; scroll-margin-top: 0.5em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; }
-th { background: #eee; }
+th { background: #eee; position: sticky; top: 0; }
+td.id, td:first-child { white-space: nowrap; }
+tr:target, li:target, :target > td { background: #fff3c4; }
 code, pre { background: #f5f5f5; font-size: 0.9em; }
 pre { padding: 0.5em; overflow-x: auto; }
-img.math { vertical-align: middle; }
+img { max-width: 100%; height: auto; }
+figure { margin: 1em 0; }
+figcaption { font-size: 0.85em; color: #555; }
+math { font-size: 1.1em; }
+math[display="block"] { margin: 0.6em 0; overflow-x: auto; }
+nav.toc ul { columns: 2; }
+.summary { border: 1px solid #bbb; border-radius: 6px; padding: 0.5em 1em; background: #fafafa; }
 .HOLDS { color: #1a7f37; } .VIOLATED { color: #c62828; font-weight: bold; }
 .INCONCLUSIVE { color: #b26a00; } .INAPPLICABLE { color: #666; }
 """
 
+_OUTCOMES = ("HOLDS", "VIOLATED", "INCONCLUSIVE", "INAPPLICABLE")
+
+
+class _Anchors:
+    """The ids used so far on one page; each new one made unique."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self.headings: list[tuple[int, str, str]] = []  # (level, text, id), page order
+
+    def take(self, explicit: str | None, text: str) -> str:
+        candidates = [explicit] if explicit else []
+        candidates += _ID_IN_TEXT.findall(str(text))[:1] + [slug(text)]
+        for c in candidates:
+            if c not in self.used:
+                self.used.add(c)
+                return c
+        base, n = candidates[-1], 2
+        while f"{base}-{n}" in self.used:
+            n += 1
+        self.used.add(f"{base}-{n}")
+        return f"{base}-{n}"
 
 
 # -- blocks ----------------------------------------------------------------------------------
-def _table_cell_html(c) -> str:
-    s = str(c)
-    cls = f' class="{s}"' if s in ("HOLDS", "VIOLATED", "INCONCLUSIVE", "INAPPLICABLE") else ""
-    return f"<td{cls}>{_inline(s)}</td>"
-
-
 @dataclass(frozen=True)
 class Heading:
     level: int
     text: str
+    anchor: str | None = None
 
     def markdown(self) -> list[str]:
         return ["#" * self.level + " " + self.text, ""]
 
-    def html(self) -> str:
-        return f"<h{self.level}>{_inline(self.text)}</h{self.level}>"
+    def html(self, anchors: _Anchors) -> str:
+        ident = anchors.take(self.anchor, self.text)
+        anchors.headings.append((self.level, self.text, ident))
+        return f'<h{self.level} id="{html.escape(ident)}">{inline_html(self.text)}</h{self.level}>'
+
+    def latex(self) -> str:
+        command = {1: "section", 2: "subsection", 3: "subsubsection"}.get(self.level, "paragraph")
+        return f"\\{command}*{{{inline_latex(self.text)}}}\n"
 
 
 @dataclass(frozen=True)
@@ -117,25 +215,56 @@ class Paragraph:
     def markdown(self) -> list[str]:
         return [self.text, ""]
 
-    def html(self) -> str:
-        return f"<p>{_inline(self.text)}</p>"
+    def html(self, anchors: _Anchors) -> str:
+        return f"<p>{inline_html(self.text)}</p>"
+
+    def latex(self) -> str:
+        return inline_latex(self.text) + "\n"
 
 
 @dataclass(frozen=True)
 class Bullets:
     items: Sequence
+    anchors: Sequence = ()  # an id per item (None: no id); for linkable entries
 
     def markdown(self) -> list[str]:
         return [f"- {item}" for item in self.items] + [""]
 
-    def html(self) -> str:
-        return "<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in self.items) + "</ul>"
+    def html(self, anchors: _Anchors) -> str:
+        ids = list(self.anchors) + [None] * (len(self.items) - len(self.anchors))
+        return "<ul>" + "".join(
+            f'<li{_id_attr(anchors, i)}>{inline_html(item)}</li>'
+            for item, i in zip(self.items, ids, strict=True)) + "</ul>"
+
+    def latex(self) -> str:
+        if not self.items:
+            return ""
+        return ("\\begin{itemize}\n" + "".join(f"  \\item {inline_latex(i)}\n" for i in self.items)
+                + "\\end{itemize}\n")
+
+
+def _id_attr(anchors: _Anchors, ident: str | None) -> str:
+    if not ident:
+        return ""
+    return f' id="{html.escape(anchors.take(ident, ident))}"'
+
+
+def _cell(c) -> str:
+    return str(c).replace("|", "\\|").replace("\n", " ")
+
+
+def _table_cell_html(c) -> str:
+    s = str(c)
+    cls = f' class="{s}"' if s in _OUTCOMES else ""
+    return f"<td{cls}>{inline_html(s)}</td>"
 
 
 @dataclass(frozen=True)
 class Table:
     header: Sequence
     rows: Sequence
+    row_anchors: Sequence = ()  # an id per row (None: no id), e.g. the claim id of a row
+    latex_columns: str = ""  # the LaTeX column spec (default: "l" per column)
 
     def markdown(self) -> list[str]:
         out = ["| " + " | ".join(str(h) for h in self.header) + " |",
@@ -143,39 +272,64 @@ class Table:
         out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in self.rows]
         return out + [""]
 
-    def html(self) -> str:
-        head = "".join(f"<th>{html.escape(str(h))}</th>" for h in self.header)
-        body = "".join("<tr>" + "".join(_table_cell_html(c) for c in row) + "</tr>"
-                       for row in self.rows)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    def html(self, anchors: _Anchors) -> str:
+        head = "".join(f"<th>{inline_html(h)}</th>" for h in self.header)
+        ids = list(self.row_anchors) + [None] * (len(self.rows) - len(self.row_anchors))
+        body = "".join(f"<tr{_id_attr(anchors, i)}>" + "".join(_table_cell_html(c) for c in row)
+                       + "</tr>" for row, i in zip(self.rows, ids, strict=True))
+        return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table></div>")
+
+    def latex(self) -> str:
+        spec = self.latex_columns or "l" * len(self.header)
+        head = " & ".join(inline_latex(h) for h in self.header) + r" \\"
+        body = "".join(" & ".join(inline_latex(c) for c in row) + " \\\\\n" for row in self.rows)
+        return ("{\\footnotesize\n\\begin{longtable}{" + spec + "}\n\\toprule\n" + head
+                + "\n\\midrule\n\\endhead\n" + body + "\\bottomrule\n\\end{longtable}}\n")
 
 
 @dataclass(frozen=True)
 class Figure:
     path: str | Path
     alt: str
+    anchor: str | None = None
 
     def markdown(self) -> list[str]:
         return [f"![{self.alt}]({Path(self.path).name})", ""]
 
-    def html(self) -> str:
-        data = Path(self.path).read_bytes()
-        return f'<p><img src="{_data_uri(data)}" alt="{html.escape(self.alt)}"></p>'
+    def html(self, anchors: _Anchors) -> str:
+        path = Path(self.path)
+        ident = anchors.take(self.anchor or f"fig-{slug(path.stem)}", "figure")
+        data = _data_uri(path.read_bytes(), "image/svg+xml" if path.suffix == ".svg"
+                         else "image/png")
+        return (f'<figure id="{html.escape(ident)}"><img src="{data}" '
+                f'alt="{html.escape(self.alt)}"><figcaption>{inline_html(self.alt)}'
+                f"</figcaption></figure>")
+
+    def latex(self) -> str:
+        """The figure at its path as given (relative to the LaTeX file), e.g. a PDF."""
+        path = Path(self.path)
+        where = "" if str(path.parent) == "." else f"{path.parent.as_posix()}/"
+        return ("\\begin{figure}[htbp]\n\\centering\n\\includegraphics[width=\\linewidth]{"
+                + f"{where}{path.name}" + "}\n\\caption{" + inline_latex(self.alt)
+                + "}\n\\end{figure}\n")
 
 
 @dataclass(frozen=True)
 class Math:
-    latex: str
+    latex_source: str
 
     def markdown(self) -> list[str]:
-        return [f"$$ {self.latex} $$", ""]
+        return [f"$$ {self.latex_source} $$", ""]
 
-    def html(self) -> str:
-        png = math_png(self.latex)
-        if png is None:
-            return f"<pre><code>{html.escape(self.latex)}</code></pre>"
-        return (f'<p><img class="math" src="{_data_uri(png)}" '
-                f'alt="{html.escape(self.latex)}" title="{html.escape(self.latex)}"></p>')
+    def html(self, anchors: _Anchors) -> str:
+        markup = mathml(self.latex_source)
+        if markup is None:
+            return f"<pre><code>{html.escape(self.latex_source)}</code></pre>"
+        return markup
+
+    def latex(self) -> str:
+        return f"\\[ {self.latex_source} \\]\n"
 
 
 @dataclass(frozen=True)
@@ -185,11 +339,34 @@ class Code:
     def markdown(self) -> list[str]:
         return ["```", self.text, "```", ""]
 
-    def html(self) -> str:
+    def html(self, anchors: _Anchors) -> str:
         return f"<pre>{html.escape(self.text)}</pre>"
 
+    def latex(self) -> str:
+        return "\\begin{verbatim}\n" + self.text + "\n\\end{verbatim}\n"
 
-Block = Heading | Paragraph | Bullets | Table | Figure | Math | Code
+
+@dataclass(frozen=True)
+class Html:
+    """Markup the report builds itself (its summary box, table of contents): shown as it is
+    in the HTML, as ``markdown`` (if any) in index.md, and left out of the LaTeX."""
+
+    markup: str
+    markdown_text: str = ""
+    ids: tuple[str, ...] = field(default_factory=tuple)  # the ids the markup defines
+
+    def markdown(self) -> list[str]:
+        return [self.markdown_text, ""] if self.markdown_text else []
+
+    def html(self, anchors: _Anchors) -> str:
+        anchors.used.update(self.ids)
+        return self.markup
+
+    def latex(self) -> str:
+        return ""
+
+
+Block = Heading | Paragraph | Bullets | Table | Figure | Math | Code | Html
 _BY_KIND = {"h": Heading, "p": Paragraph, "list": Bullets, "table": Table, "img": Figure,
             "math": Math, "pre": Code}
 
@@ -201,7 +378,7 @@ def block(b) -> Block:
     if isinstance(b, tuple) and b and b[0] in _BY_KIND:
         return _BY_KIND[b[0]](*b[1:])
     raise ValueError(f"a report block must be one of Heading, Paragraph, Bullets, Table, "
-                     f"Figure, Math, Code (or a tuple whose kind is one of "
+                     f"Figure, Math, Code, Html (or a tuple whose kind is one of "
                      f"{sorted(_BY_KIND)}), got {b!r}")
 
 
@@ -210,9 +387,28 @@ def to_markdown(blocks) -> str:
 
 
 def to_html(blocks, title: str) -> str:
+    """A self-contained HTML page: every figure embedded, formulas as MathML, no link out."""
+    anchors = _Anchors()
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{html.escape(title)}</title>", f"<style>{_STYLE}</style>", "</head>",
            "<body>"]
-    out += [block(b).html() for b in blocks]
+    out += [block(b).html(anchors) for b in blocks]
     out += ["</body>", "</html>", ""]
-    return "\n".join(out)
+    page = "\n".join(out)
+    if CONTENTS_MARK in page:  # an `Html` block asked for the table of contents
+        items = "".join(f'<li><a href="#{html.escape(ident)}">{inline_html(text)}</a></li>'
+                        for level, text, ident in anchors.headings if level == 2)
+        page = page.replace(CONTENTS_MARK, f"<ul>{items}</ul>", 1)
+    return page
+
+
+CONTENTS_MARK = "<!--contents-->"
+
+
+LATEX_PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable", "graphicx")
+
+
+def to_latex(blocks) -> str:
+    """A LaTeX fragment for ``\\input`` (the preamble needs `LATEX_PACKAGES`)."""
+    return "".join(block(b).latex() + "\n" for b in blocks)

@@ -13,6 +13,7 @@ half-written report.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import json
@@ -23,7 +24,6 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import theory
@@ -33,9 +33,11 @@ from verify import limits
 from verify import mutants as mutants_mod
 from verify.claim_figures import claim_figures
 from verify.errors import InputError
+from verify.figures import pdf_copies
 from verify.profiles import get_profile
 from verify.progress import Progress
-from verify.report import tightness
+from verify.report import front, tightness, verdict_table
+from verify.report import latex as latex_export
 from verify.report.doc import (
     Block,
     Bullets,
@@ -44,10 +46,10 @@ from verify.report.doc import (
     Math,
     Paragraph,
     Table,
+    slug,
     to_html,
     to_markdown,
 )
-from verify.table import VERDICT_HEADER, verdict_rows
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class ReportResult:
     html: Path | None = None
     suite: dict | None = None
     reproductions: tuple = ()
+    catalogue: Path | None = None  # catalogue.html
+    latex: Path | None = None  # latex/gfverify-report.tex (with --format latex)
 
 
 def _atomic_write(path: Path, data: str | bytes) -> None:
@@ -174,15 +178,40 @@ def reproduction_modules() -> tuple[str, ...]:
     return tuple(m for pack in packs.packs() for m in pack.reproductions)
 
 
+def select_sections(names) -> tuple[str, ...]:
+    """The report sections ``names`` select (``gfverify report --section``), in report
+    order: a pack's name (all its sections, e.g. ``S002``), a section's module
+    (``papers.s002.repro_gd``) or its last component (``repro_gd``). An unknown name is an
+    `InputError` listing the choices."""
+    from theory import packs
+
+    by_pack = {pack.name: pack.reproductions for pack in packs.packs()}
+    every = reproduction_modules()
+    chosen: set[str] = set()
+    for name in names:
+        hits = (set(by_pack.get(name, ())) | {m for m in every
+                                             if name in (m, m.rsplit(".", 1)[-1])})
+        if not hits:
+            raise InputError(
+                f"--section {name!r}: not a pack with report sections nor a section; "
+                f"choose from the packs {', '.join(p for p, s in by_pack.items() if s)} or "
+                f"the sections {', '.join(m.rsplit('.', 1)[-1] for m in every)}")
+        chosen |= hits
+    return tuple(m for m in every if m in chosen)
+
+
 def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int = 0,
                  show_progress: bool = True, instances: int | None = None,
                  suite: bool = True, store: str | os.PathLike | None = None,
-                 reproductions: tuple[str, ...] | None = None) -> ReportResult:
+                 reproductions: tuple[str, ...] | None = None,
+                 latex: bool = False) -> ReportResult:
     """Write the report; ``instances`` overrides the profile's number of random instances;
     ``suite=False`` skips the verification suite (the report then says so). Sweeps of the
     reproductions are stored in ``store`` (default ``out_dir/store``) and read back from
     there: a second report with the same store recomputes nothing. ``reproductions``
-    selects sections by module name (default: all of `reproduction_modules`)."""
+    selects sections by module name (default: all of `reproduction_modules`). ``latex``
+    also writes ``out_dir/latex/`` (`verify.report.latex`: a fragment for a paper's
+    appendix and the sections' figures as PDF)."""
     get_profile(profile)  # an unknown profile is refused before any work
     if instances is not None and instances < 0:
         raise InputError(f"--instances: must be >= 0, got {instances}")
@@ -217,7 +246,8 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     store = Path(store) if store is not None else out / "store"
     try:
         return _write_report(out, profile, seed, show_progress, instances, start,
-                             suite_run, store, dict(zip(sections, modules, strict=True)))
+                             suite_run, store, dict(zip(sections, modules, strict=True)),
+                             latex)
     except BaseException:
         if suite_run is not None:
             suite_run.kill()
@@ -225,105 +255,130 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
 
 
 def _write_report(out, profile, seed, show_progress, instances, start,
-                  suite_run, store, sections) -> ReportResult:
+                  suite_run, store, sections, latex=False) -> ReportResult:
     others = []
-    for name, module in sections.items():
-        if show_progress:
-            print(f"reproduction {name} ...", file=sys.stderr, flush=True)
-        # ``instances`` (--instances) goes to the sections that draw random instances
-        extra = ({"instances": instances}
-                 if "instances" in inspect.signature(module.run).parameters else {})
-        others.append(module.run(out, profile, seed=seed, show_progress=show_progress,
-                                 store=store, **extra))
+    pdfs = (pdf_copies(out / latex_export.DIRECTORY / latex_export.FIGURES) if latex
+            else contextlib.nullcontext())
+    with pdfs:
+        for name, module in sections.items():
+            if show_progress:
+                print(f"reproduction {name} ...{_suite_status(suite_run)}", file=sys.stderr,
+                      flush=True)
+            # ``instances`` (--instances) goes to the sections that draw random instances
+            extra = ({"instances": instances}
+                     if "instances" in inspect.signature(module.run).parameters else {})
+            others.append(module.run(out, profile, seed=seed, show_progress=show_progress,
+                                     store=store, **extra))
     if show_progress:
-        print("tightness table ...", file=sys.stderr, flush=True)
-    tight_blocks, tight_data = tightness.run(out, profile, store, show_progress)
+        print(f"tightness table ...{_suite_status(suite_run)}", file=sys.stderr, flush=True)
+    tight_blocks, tight_data = tightness.run(out, profile, store, show_progress, instances)
     suite_result = suite_run.result(show_progress) if suite_run is not None else None
     claim_figs = claim_figures(suite_result["claims"], out) if suite_result else {}
     wall = time.perf_counter() - start
     env = environment()
 
-    blocks = _blocks(profile, seed, wall, suite_result, env, others, claim_figs,
-                     (tight_blocks, tight_data))
-    title = "gfverify bound-checking report"
+    run = front.run_facts(profile, seed, wall, env)
+    blocks = _blocks(run, suite_result, env, others, (tight_blocks, tight_data))
+    catalogue = _catalogue_blocks(suite_result, claim_figs, tight_data.get("claims", {}))
     index = out / "index.md"
     _atomic_write(index, to_markdown(blocks))
     html_path = out / "index.html"
-    _atomic_write(html_path, to_html(blocks, title))
+    _atomic_write(html_path, to_html(blocks, TITLE))
+    _atomic_write(out / "catalogue.md", to_markdown(catalogue))
+    _atomic_write(out / "catalogue.html", to_html(catalogue, f"{TITLE}: catalogue"))
+    fragment = None
+    if latex:
+        tight_rows = next((bl.rows for bl in tight_blocks if isinstance(bl, Table)), [])
+        fragment = latex_export.write(out, latex_export.fragment_blocks(
+            run, suite_result, others, tight_rows), _atomic_write)
     verdicts_json = out / "verdicts.json"
     _atomic_write(verdicts_json, json.dumps(
         {"profile": profile, "seed": seed, "suite": suite_result,
          "reproduction": {r.experiment: r.data for r in others}, "tightness": tight_data,
-         "provenance": env, "wall_time": wall}, indent=2))
+         "provenance": {**env, "commit": run["commit"]}, "wall_time": wall}, indent=2))
     figures = tuple(f for r in others for f in r.figures) + tuple(claim_figs.values())
     return ReportResult(out, index, verdicts_json, figures, wall, html_path, suite_result,
-                        tuple(others))
+                        tuple(others), out / "catalogue.html", fragment)
 
 
-def _blocks(profile, seed, wall, suite_result, env, others=(), claim_figs=None,
-            tightness_section=((), {})) -> list[Block]:
+TITLE = "gfverify bound-checking report"
+
+
+def _suite_status(suite_run) -> str:
+    """Where the background verification suite is, for the report's progress lines."""
+    if suite_run is None:
+        return ""
+    if suite_run.proc.poll() is not None:
+        return " (verification suite: finished)"
+    return f" (verification suite in the background: {suite_run.percent_done()}% of tests)"
+
+
+def _blocks(run, suite_result, env, others=(), tightness_section=((), {})) -> list[Block]:
+    """The report's main page: summary, contents, verdicts, findings, the packs' sections,
+    the tightness table, glossary and provenance (the catalogue is its own page)."""
+    failure = suite_failure(suite_result)
     b: list[Block] = [
-        Heading(1, "gfverify bound-checking report"),
-        *([Paragraph("**" + suite_failure(suite_result) + "**")] if suite_failure(suite_result)
-          else []),
-        Paragraph(f"Profile `{profile}`, seed {seed}, generated "
-              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC in {wall:.1f} s."),
-        Paragraph("Each claim is checked on exact gradient-flow trajectories (DOP853 between "
-              "located activation switches; error estimated against a companion run at 10x "
-              "looser tolerance). A margin inside the numerical error is INCONCLUSIVE; an "
-              "instance where an assumption fails is INAPPLICABLE."),
+        Heading(1, TITLE, anchor="top"),
+        *([Paragraph(f"**{failure}**")] if failure else []),
+        *front.summary(suite_result, others, run),
+        front.CONTENTS,
+        Paragraph("How to read it: each claim is checked on exact gradient-flow trajectories "
+                  "(DOP853 between located activation switches; each run's error is estimated "
+                  "against a more accurate companion run). A margin within the numerical "
+                  "error is INCONCLUSIVE; an instance where an assumption fails is "
+                  "INAPPLICABLE. Every claim's statement, source and figure are on the "
+                  "[catalogue page](catalogue.html); words such as R or [seed] are in the "
+                  "[glossary](#glossary)."),
     ]
     b += _suite_blocks(suite_result, others)
     for r in others:
         b += r.blocks
-    tight_blocks, tight_data = tightness_section
+    tight_blocks, _ = tightness_section
     b += list(tight_blocks)
-    b += _catalogue_blocks(suite_result, claim_figs or {}, tight_data.get("claims", {}))
-    b += [Heading(2, "Provenance"),
-          Bullets([f"seed of the sections' random instances: {seed}; the verification suite "
-                    "uses its own fixed seeds (shown in the table's `where` column)",
-                    f"wall time: {wall:.1f} s in total"
-                    + (f", of which the verification suite {suite_result['wall_time']:.1f} s"
-                       if suite_result else "")
-                    + "".join(f", {r.experiment} {r.wall_time:.1f} s" for r in others),
-                    "versions: " + ", ".join(f"{k} {v}" for k, v in env.items())])]
+    b += front.glossary()
+    b += front.provenance(run, env, suite_result, others)
     return b
 
 
 def _suite_blocks(suite_result, others=()) -> list[Block]:
-    b: list[Block] = [Heading(2, "Verdicts: every checkable claim (verification suite)")]
+    b: list[Block] = [Heading(2, "Verdicts: every checkable claim", anchor="verdicts")]
     repro_findings = [f for r in others for f in r.findings]
     if suite_result is None:
         b += [Paragraph("Not run (`--no-suite`). `pytest verify` prints this table.")]
         if repro_findings:
-            b += [Heading(2, "Findings"), Bullets(repro_findings)]
+            b += [Heading(2, "Findings", anchor="findings"), Bullets(repro_findings)]
         return b
-    rows, notes = verdict_rows(suite_result["claims"])
+    header, rows, anchors = verdict_table.rows(suite_result["claims"])
     score = suite_result["mutant_score"]
     b += [Paragraph(f"`{suite_result['command']}`: {suite_result['summary'] or 'no summary'} "
-                f"(exit code {suite_result['exit_code']}, "
-                f"{suite_result['wall_time']:.0f} s). One row per claim: instances checked, "
-                "outcome counts, and the instance (content hash and seed) and time where the "
-                "margin was smallest. Rows marked `published` were decided on data the "
-                "papers' authors published, not on our simulations, and are counted apart."),
-          Table(VERDICT_HEADER, rows),
+                    f"(exit code {suite_result['exit_code']}, "
+                    f"{suite_result['wall_time']:.0f} s). One row per claim (and per variant, "
+                    "such as `[lam 4^-7]`): instances checked, outcome counts, the smallest "
+                    "margin with its numerical error, and where it was attained: the "
+                    "instance (content hash and seed), the time t and the relation. Rows "
+                    "marked `published` were decided on data the papers' authors published, "
+                    "not on our simulations, and are counted apart."),
+          Table(header, rows, anchors),
           Paragraph(mutants_mod.summary_line(score) + " (deliberately wrong variants of the "
-                "claims that the checks must reject; the roster is "
-                "`verify/mutant_roster.txt`)")]
-    if notes:
-        b += [Paragraph("Why instances were not decided:"), Bullets(notes)]
-    b.append(Heading(2, "Findings"))
+                    "claims that the checks must reject; the roster is "
+                    "`verify/mutant_roster.txt`)")]
+    reasons_header, reasons = verdict_table.undecided(suite_result["claims"])
+    if reasons:
+        b += [Paragraph("Why instances were not decided (grouped by reason):"),
+              Table(reasons_header, reasons)]
+    b.append(Heading(2, "Findings", anchor="findings"))
     found = findings_mod.distinct([findings_mod.Finding.from_dict(d)
                                    for d in suite_result["findings"]])
     if found:
-        b.append(Paragraph("Measured by this run of the suite (each test asserts that its finding "
-                       "reproduces, and builds the text from its own numbers):"))
-        b.append(Bullets([f.markdown()[2:] for f in found]))
+        b.append(Paragraph("Measured by this run of the suite (each test asserts that its "
+                           "finding reproduces, and builds the text from its own numbers):"))
+        b.append(Bullets([f.markdown()[2:] for f in found],
+                         [f"finding-{f.id}" for f in found]))
     else:
         b.append(Paragraph("The suite recorded no findings."))
     if repro_findings:
-        b.append(Paragraph("From the reproductions of the papers' experiments (evidence in their "
-                       "sections below):"))
+        b.append(Paragraph("From the reproductions of the papers' experiments (evidence in "
+                           "their sections below):"))
         b.append(Bullets(repro_findings))
     return b
 
@@ -340,24 +395,31 @@ def _catalogue_status(r: dict) -> str:
 
 
 def _catalogue_blocks(suite_result, claim_figs=None, tight=None) -> list[Block]:
+    """The catalogue page: every claim of every pack (source, statement, flags, the suite's
+    verdict, its tightness line and figure), each anchored at its id."""
     rows_of: dict[str, list[dict]] = {}
     for r in (suite_result or {}).get("claims", []):
         rows_of.setdefault(r["claim"], []).append(r)
-    b: list[Block] = [Heading(2, "Catalogue"),
+    b: list[Block] = [Heading(1, f"{TITLE}: catalogue", anchor="top"),
                       Paragraph("Every claim of the catalogue (`gfverify claims`), grouped by "
-                            "paper: source, statement, flags, and the suite's verdict.")]
+                                "paper: source, statement, flags, and the suite's verdict. "
+                                "Back to the [report](index.html)'s "
+                                "[verdict table](index.html#verdicts).")]
     all_claims = theory.claims()
-    for paper in sorted({c.paper for c in all_claims}):
-        b.append(Heading(3, paper))
-        for c in (c for c in all_claims if c.paper == paper):
+    papers = sorted({c.paper for c in all_claims})
+    b.append(Paragraph("Papers: " + ", ".join(f"[{p}](#{p})" for p in papers) + "."))
+    for paper in papers:
+        b.append(Heading(2, paper, anchor=paper))
+        for c in sorted((c for c in all_claims if c.paper == paper),
+                        key=lambda c: verdict_table.natural_key(c.id)):
             if c.checkable and c.id in rows_of:
                 status = "; ".join(_catalogue_status(r) for r in rows_of[c.id])
             elif c.checkable:
                 status = "verdict not run"
             else:
                 status = f"not checkable: {c.not_checkable_reason}"
-            b.append(Paragraph(f"{c.id} ({c.kind.value}): {c.title}. Source: {c.source}. "
-                           f"{status}."))
+            b.append(Heading(3, f"{c.id}: {c.title}", anchor=c.id))
+            b.append(Paragraph(f"{c.kind.value}. Source: {c.source}. {status}."))
             b.append(Math(c.latex()))
             if c.flags:
                 b.append(Bullets([f"flag: {flag}" for flag in c.flags]))
@@ -368,7 +430,7 @@ def _catalogue_blocks(suite_result, claim_figs=None, tight=None) -> list[Block]:
             for key in (c.id, f"{c.id} (published data)"):
                 if claim_figs and key in claim_figs:
                     b.append(Figure(claim_figs[key],
-                              f"{key}: the measured quantity against the claim on the "
-                              "instance with the worst margin (or the fit against the "
-                              "claimed law)"))
+                                    f"{key}: the measured quantity against the claim on the "
+                                    "instance with the worst margin (or the fit against the "
+                                    "claimed law)", anchor=f"fig-{slug(key)}"))
     return b

@@ -95,6 +95,7 @@ from verify.sweep.store import (
     DB_NAME,
     SCHEMA_VERSION,
     SweepStoreError,
+    close,
     connect,
     read_rows,
     row_key,
@@ -348,8 +349,8 @@ def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
         before = total - remaining
         label = f"sweep {config.name or config.generator}"
         if before and progress:
-            print(f"{label}: {before} of {total} rows already stored, resuming",
-                  file=stream if stream is not None else sys.stderr)
+            print(f"{label}: {before} of {total} rows found in the store, "
+                  f"{remaining} to compute", file=stream if stream is not None else sys.stderr)
         computed = 0
         names = ", ".join(COLUMN_NAMES)
         marks = ", ".join(f":{c}" for c in COLUMN_NAMES)
@@ -364,7 +365,7 @@ def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
                 computed += len(rows)
                 bar.advance(len(rows), work=sum(cost.get(row_key(r), 0.0) for r in rows))
     finally:
-        conn.close()
+        close(conn)
     return SweepResult(total=total, stored_before=before, computed=computed,
                        wall_time=time.perf_counter() - start,
                        db_path=Path(results_dir) / DB_NAME)

@@ -87,6 +87,19 @@ def connect(results_dir) -> sqlite3.Connection:
     return conn
 
 
+def close(conn: sqlite3.Connection) -> None:
+    """Close a writing connection, leaving the store as one file: the write-ahead log is
+    folded in and switched off when no other connection uses the store (readers that open
+    it read-only then create no -wal/-shm files); a busy store keeps its log for the next
+    writer."""
+    try:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    except sqlite3.Error:
+        pass  # another connection holds the store; it stays in WAL mode
+    finally:
+        conn.close()
+
+
 def _store_error(results_dir: Path, exc: Exception) -> SweepStoreError:
     path = Path(results_dir)
     if path.exists() and not path.is_dir():
