@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -125,11 +126,39 @@ BUILTIN = (
 )
 
 
+# Which installed packs count: "all" (the default), "builtin" (none of them), or a comma
+# list of entry-point names. `pytest verify --verify-packs` sets it for the session (and the
+# processes it starts); the environment variable lets any command do the same.
+SELECT_ENV = "GFVERIFY_PACKS"
+
+
+def selection() -> str:
+    return os.environ.get(SELECT_ENV, "all").strip() or "all"
+
+
+def select(choice: str) -> None:
+    """Count only the installed packs ``choice`` names ("all", "builtin" or names); clears
+    every cache that holds packs."""
+    os.environ[SELECT_ENV] = choice
+    installed.cache_clear()
+    packs.cache_clear()
+    from theory import registry
+
+    registry._index.cache_clear()
+
+
 @cache
 def installed() -> tuple[Pack, ...]:
-    """The packs installed through the ``gfverify.packs`` entry points, by name."""
+    """The packs installed through the ``gfverify.packs`` entry points, by name (those the
+    selection, `SELECT_ENV`, admits)."""
+    chosen = selection()
+    if chosen == "builtin":
+        return ()
+    names = None if chosen == "all" else {n.strip() for n in chosen.split(",")}
     found = []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if names is not None and ep.name not in names:
+            continue
         try:
             pack = ep.load()
         except Exception as exc:  # a broken third-party pack must say so, by name

@@ -88,6 +88,15 @@ def _packs_command(args) -> int:
     return EXIT_OK
 
 
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("gfverify")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
 def _megabytes(path) -> str:
     try:
         return f"{path.stat().st_size / 1e6:.2f} MB"
@@ -159,6 +168,7 @@ COMMAND_MODULES: tuple[str, ...] = ("verify.conjecture.cli", "verify.sweep.cli",
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gfverify", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"gfverify {_version()}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     rep = sub.add_parser("report", help="write the bound-checking report")

@@ -19,6 +19,7 @@ def input_errors() -> tuple[type[BaseException], ...]:
     so that a command that fails early does not load numerics)."""
     from numerics import MethodError, ProblemError
     from theory import UnknownName
+    from theory.packs import PackError
     from verify.measures import UnknownQuantity
 
-    return (InputError, ProblemError, MethodError, UnknownName, UnknownQuantity)
+    return (InputError, ProblemError, MethodError, UnknownName, UnknownQuantity, PackError)

@@ -33,6 +33,10 @@ def pytest_addoption(parser):
                     help="instance counts and sizes of the verification suite (default quick)")
     group.addoption("--verify-json", default=None, metavar="PATH",
                     help="write the verdict table as JSON to PATH")
+    group.addoption("--verify-packs", default=None, metavar="WHICH",
+                    help="the packs whose tests and mutants run: all (default: built-in and "
+                         "installed), builtin, or a comma list of installed packs' names "
+                         "(with the built-in ones)")
     group.addoption("--verify-md", default=None, metavar="PATH",
                     help="write the verdict table as Markdown to PATH")
 
@@ -59,6 +63,11 @@ def _add_pack_tests(config) -> None:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "claim(id): the catalogue claim a test checks")
+    choice = config.getoption("--verify-packs")
+    if choice is not None:
+        from theory import packs
+
+        packs.select(choice)
     _add_pack_tests(config)
     register_hypothesis_profiles()
     name = config.getoption("--verify-profile")

@@ -66,9 +66,11 @@ def installed(tmp_path, monkeypatch):
     def install(value="toy_pack:PACK"):
         ep = EntryPoint("toy", value, packs.ENTRY_POINT_GROUP)
         monkeypatch.setattr(packs, "entry_points", lambda group: [ep])
+        monkeypatch.setenv(packs.SELECT_ENV, "all")  # the toolkit's own runs select builtin
         _reset()
 
     yield install
+    monkeypatch.undo()
     _reset()
     for name in [m for m in sys.modules if m.startswith("toy_pack")]:
         del sys.modules[name]
@@ -102,6 +104,41 @@ def test_a_malformed_pack_is_refused_by_name(installed):
     installed("toy_pack.missing:PACK")
     with pytest.raises(packs.PackError, match="'toy'.*does not load"):
         packs.packs()
+
+
+def test_a_missing_report_section_is_refused_naming_the_pack_and_module(installed, tmp_path,
+                                                                        capsys):
+    from verify.cli import main
+
+    (tmp_path / "toy_pack" / "section.py").unlink()
+    installed()
+    assert main(["report", "--out", str(tmp_path / "rep"), "--no-suite", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "pack 'TOY'" in err and "'toy_pack.section'" in err and "internal error" not in err
+    assert not (tmp_path / "rep" / "index.html").exists()
+
+
+def test_the_selection_admits_only_the_packs_it_names(installed, monkeypatch):
+    installed()
+    for choice, expected in (("builtin", False), ("toy", True), ("other,toy", True),
+                             ("other", False), ("all", True)):
+        monkeypatch.setenv(packs.SELECT_ENV, choice)
+        packs.select(choice)
+        assert ("TOY" in [p.name for p in packs.packs()]) is expected, choice
+        if not expected:
+            with pytest.raises(theory.UnknownName):
+                theory.get("TOY-1")
+    from verify import mutants
+
+    assert mutants.roster()[-1] == "TOY-1~half"
+
+
+def test_version(capsys):
+    from verify.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("gfverify ")
 
 
 def test_a_measures_module_imported_first_is_still_merged():

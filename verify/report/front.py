@@ -125,7 +125,9 @@ CONTENTS = Html(f'<nav class="toc" id="contents"><h2>Contents</h2>{CONTENTS_MARK
 GLOSSARY = (
     ("margin", "how much room a claim leaves on an instance, in the units of its relation "
      "(time units for event times): positive when it holds. The worst margin of a row is "
-     "the smallest over its instances and times."),
+     "the smallest over its instances and times. For an identity (=) the margin is minus "
+     "the deviation, never positive: the identity HOLDS when the deviation is within the "
+     "error."),
     ("error", "the numerical error the margin is compared with (an upper bound of the run's "
      "true error, estimated against a more accurate companion run); a margin within it is "
      "INCONCLUSIVE. For probability claims the margin is the estimate's distance to the "

@@ -85,6 +85,8 @@ class SuiteRun:
     measured by the run (all from ``--verify-json``; `verify.findings`)."""
 
     def __init__(self, profile: str, show_progress: bool = True) -> None:
+        from theory import packs
+
         verify_dir = Path(__file__).resolve().parents[1]  # the verify package
         self.start = time.perf_counter()
         self.tmp = tempfile.TemporaryDirectory(prefix="gfverify-suite-")
@@ -92,6 +94,7 @@ class SuiteRun:
         self.out = open(Path(self.tmp.name) / "stdout.txt", "w+")  # noqa: SIM115
         self.cmd = [sys.executable, "-m", "pytest", str(verify_dir), "-q", "-p",
                     "no:cacheprovider", f"--verify-profile={profile}",
+                    f"--verify-packs={packs.selection()}",
                     f"--verify-json={self.vjson}"]
         if show_progress:
             print("running the verification suite (pytest verify) in the background ...",
@@ -178,6 +181,19 @@ def reproduction_modules() -> tuple[str, ...]:
     return tuple(m for pack in packs.packs() for m in pack.reproductions)
 
 
+def _section_module(name: str):
+    """A report section's module; one that does not import is a `PackError` naming the
+    pack that declares it and the module."""
+    from theory import packs
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        owner = next((p.name for p in packs.packs() if name in p.reproductions), "?")
+        raise packs.PackError(f"pack {owner!r}: its report section {name!r} (in "
+                              f"reproductions) does not import ({exc})") from None
+
+
 def select_sections(names) -> tuple[str, ...]:
     """The report sections ``names`` select (``gfverify report --section``), in report
     order: a pack's name (all its sections, e.g. ``S002``), a section's module
@@ -226,7 +242,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
         if (store_dir / DB_NAME).exists():
             read_rows(store_dir)  # readable (read-only is fine), not corrupted
     sections = reproduction_modules() if reproductions is None else tuple(reproductions)
-    modules = [importlib.import_module(name) for name in sections]
+    modules = [_section_module(name) for name in sections]
     for module in modules:  # inputs a section needs (published data) are checked first
         if hasattr(module, "preflight"):
             module.preflight()
@@ -384,10 +400,15 @@ def _suite_blocks(suite_result, others=()) -> list[Block]:
 
 
 def _catalogue_status(r: dict) -> str:
+    instance, t, part = verdict_table.split_where(r)
+    tex = verdict_table.relation_latex(r["claim"], part) if part else None
+    where = " ".join(x for x in (f"`{instance}`" if instance else "",
+                                 f"t = {t}" if t else "",
+                                 f"${tex}$" if tex else (f"`{part}`" if part else "")) if x)
     margin = ("" if r["worst_margin"] is None else
               f"; worst margin {r['worst_margin']:.3g}"
-              + ("" if r["tolerance"] is None else f" (err {r['tolerance']:.1g})")
-              + f" at {r['where']}")
+              + ("" if r["tolerance"] is None else f" (error {r['tolerance']:.1g})")
+              + (f" at {where}" if where else ""))
     data = " of published data" if r.get("data") == "published" else ""
     return (f"verdict {r['verdict']} on {r['instances']} instances{data} (HOLDS "
             f"{r['HOLDS']}, VIOLATED {r['VIOLATED']}, INAPPLICABLE "

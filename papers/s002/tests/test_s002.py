@@ -275,7 +275,7 @@ def test_phase_two_laws_need_lam_star(claim, instance, verdicts, verify_profile)
         f"{claim.id} on orthonormal {instance} (n = {problem.n}, m = {problem.p}, "
         f"GrowthRatioOut = {ratio:.3g}, lam^(1 - GrowthRatioOut) = "
         f"{lam_ ** (1 - ratio):.3g}): VIOLATED, margin {v.margin:.3g}{at} "
-        f"({v.where.part}).", claims=(claim.id,),
+        f"(`{v.where.part}`).", claims=(claim.id,),
         evidence={"instance": instance, "hash": problem.content_hash, "claim": claim.id,
                   "GrowthRatioOut": ratio, "lam": lam_, "margin": v.margin,
                   "t": v.where.t}), verdict=v, kind=claim.kind.value)
