@@ -99,6 +99,21 @@ def test_theorem8_section_decides_both_families(tmp_path):
     assert "decided on 8 of 8" in rep.summary[0]
 
 
+def test_a_trial_with_two_bundles_is_set_apart_from_the_slope_law():
+    """The small-lam law is one bundle's: a trial whose max angle stays above 90 degrees
+    (two bundles, slope near 0) is counted apart, not averaged into the slope."""
+    ks = (-7, -10, -13)
+
+    def trial(angle_at):
+        return {"max_angle": angle_at, "mean_angle": 0.0, "nuclear": 1.0, "loss": 0.0}
+
+    runs = {"gd": {(s, 4, k): [trial(3.0 * 4.0**k), trial(130.0 + k * 1e-3)]
+                   for s in R.SCHEMES for k in ks}}
+    _, slopes, apart = R._summaries(runs, (4,), ks, trials=2)
+    for s in R.SCHEMES:
+        assert slopes[("gd", s, 4)] == [pytest.approx(1.0)] and apart[("gd", s, 4)] == 1
+
+
 def test_rank_section_end_to_end_on_a_small_grid(tmp_path, monkeypatch):
     """The whole section (GD cells, flow pool, summaries, figure, blocks) on d = 4, two
     lam, two trials, a short horizon: the report's own call, ``instances`` = trials."""

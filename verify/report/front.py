@@ -42,7 +42,9 @@ def pack_counts(rows: list[dict]) -> list[dict]:
                        if _known(cid))
     out = []
     for pack in packs.packs():
-        claims = registry.claims(pack.name)
+        claims = registry.claims(pack.name)  # by paper: CF's closed forms count under theirs
+        if not claims:
+            continue
         checked = [c for c in claims if c.id in outcomes]
         out.append({"pack": pack.name, "title": pack.title, "claims": len(claims),
                     "checkable": sum(c.checkable for c in claims), "checked": len(checked),
@@ -104,12 +106,12 @@ def summary(suite_result: dict | None, reproductions, run: dict) -> list:
         items = []
         for r in reproductions:
             anchor = r.experiment.split(",")[0].strip()
-            headline = r.summary[0] if r.summary else r.title
-            flag = (f" <strong>{len(r.findings)} disagreement(s)</strong>, see "
+            headline = f": {inline_html(r.summary[0])}" if r.summary else ""
+            flag = (f"; <strong>{len(r.findings)} disagreement(s)</strong>, see "
                     f'<a href="#findings">Findings</a>' if r.findings else "")
             items.append(f'<li><a href="#{html.escape(anchor)}">'
-                         f"{html.escape(r.experiment)}</a> {inline_html(r.title)}: "
-                         f"{inline_html(headline)}{flag}</li>")
+                         f"{html.escape(r.experiment)}</a> {inline_html(r.title)}"
+                         f"{headline}{flag}</li>")
         parts.append("<p>Reproductions of the papers' experiments:</p><ul>" + "".join(items)
                      + "</ul>")
     parts.append("</section>")
