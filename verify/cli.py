@@ -66,12 +66,31 @@ def _claims_command(args) -> int:
         for c in selected:
             print(f"% {c.id}: {c.title} ({c.source})")
             print(f"\\[ {c.latex()} \\]")
-    else:
+    elif args.format == "long":
         for c in selected:
             check = "checkable" if c.checkable else f"not checkable: {c.not_checkable_reason}"
             print(f"{c.id:<10} {c.kind.value:<22} {str(c.source):<40} {check}")
             print(f"{'':<10} {sympy.sstr(c.statement)}")
+    else:
+        _print_claims_table(selected)
     return EXIT_OK
+
+
+def _print_claims_table(claims, width: int | None = None) -> None:
+    """One line per claim: id, kind, checkable, title (cut to the terminal's width)."""
+    import shutil
+
+    width = width or max(shutil.get_terminal_size((100, 24)).columns, 60)
+    wid = max([len("id")] + [len(c.id) for c in claims])
+    wkind = max([len("kind")] + [len(c.kind.value) for c in claims])
+    head = f"{'id':<{wid}}  {'kind':<{wkind}}  {'checkable':<9}  title"
+    print(head)
+    print("-" * min(width, max(len(head), 40)))
+    room = max(width - wid - wkind - 15, 20)
+    for c in claims:
+        title = c.title if len(c.title) <= room else c.title[:room - 3] + "..."
+        print(f"{c.id:<{wid}}  {c.kind.value:<{wkind}}  {'yes' if c.checkable else 'no':<9}  "
+              f"{title}")
 
 
 def _packs_command(args) -> int:
@@ -208,9 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a pack's name: S000, S001, S002, CF or an installed pack's "
                          "(`gfverify packs`; default: all)")
     cl.add_argument("--kind", default=None, help="only claims of this kind")
-    cl.add_argument("--format", default="table", choices=("table", "json", "latex", "md"),
-                    help="md: the Markdown catalogue page (docs/catalogue.md is this output "
-                         "with --builtin)")
+    cl.add_argument("--format", default="table",
+                    choices=("table", "long", "json", "latex", "md"),
+                    help="table: id, kind, checkable, title; long: with source, the reason "
+                         "a claim is not checkable and the statement; md: the Markdown "
+                         "catalogue page (docs/catalogue.md is this output with --builtin)")
     cl.add_argument("--builtin", action="store_true",
                     help="only the built-in packs' claims (not those of installed packs)")
     cl.set_defaults(run=_claims_command)

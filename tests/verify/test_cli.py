@@ -95,3 +95,16 @@ def test_bad_input_exits_2_with_a_message(tmp_path, capsys):
     assert main(["report", "--out", str(tmp_path), "--instances", "-3"]) == 2
     assert "instances" in capsys.readouterr().err
     assert main([]) == 2
+
+
+def test_claims_is_a_readable_table(capsys, monkeypatch):
+    """One line per claim (id, kind, checkable, title), cut to the terminal's width; the
+    long form keeps the statement."""
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["claims", "--paper", "S002"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["id", "kind", "checkable", "title"]
+    ids = [ln.split()[0] for ln in lines[2:]]
+    assert "S002-T1" in ids and all(len(ln) <= 100 for ln in lines)
+    assert main(["claims", "--paper", "S002", "--format", "long"]) == 0
+    assert "Eq(Balance(t), 0)" in capsys.readouterr().out
