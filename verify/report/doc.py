@@ -406,7 +406,7 @@ def to_html(blocks, title: str) -> str:
 CONTENTS_MARK = "<!--contents-->"
 
 
-LATEX_PACKAGES = ("amsmath", "amssymb", "booktabs", "longtable", "graphicx")
+LATEX_PACKAGES = ("amsmath", "amssymb", "array", "booktabs", "longtable", "graphicx")
 
 
 def to_latex(blocks) -> str:

@@ -8,7 +8,8 @@ Writes, beside the HTML, ``DIR/latex/``:
 - ``figures/*.pdf``: those figures as vector PDFs (written by the sections themselves,
   `verify.figures.pdf_copies`);
 - ``main.tex``: a minimal document that inputs the fragment, so that
-  ``pdflatex main.tex`` in that directory compiles it as it is. The preamble a paper
+  ``pdflatex main.tex`` in that directory compiles it as it is (run it twice: longtable
+  aligns its columns on the second pass). The preamble a paper
   needs is `verify.report.doc.LATEX_PACKAGES`.
 """
 
@@ -51,7 +52,9 @@ def fragment_blocks(run: dict, suite_result, reproductions, tight_rows) -> list:
         short = [[r[0], r[2], r[3], r[4], r[5], r[7], r[8]] for r in rows]
         b += [Heading(3, "Verdicts"),
               Table(["claim", "verdict", "instances", "worst margin", "error", "t",
-                     "relation"], short, latex_columns="lllrrrp{0.33\\linewidth}"),
+                     "relation"], short,
+                    latex_columns=(f"{_ragged(0.17)}{_ragged(0.09)}{_ragged(0.14)}rrr"
+                                   f"{_ragged(0.27)}")),
               Paragraph(mutants_mod.summary_line(suite_result["mutant_score"]) + "."),
               Heading(3, "Findings")]
         found = findings_mod.distinct([findings_mod.Finding.from_dict(d)
@@ -62,7 +65,7 @@ def fragment_blocks(run: dict, suite_result, reproductions, tight_rows) -> list:
         b += [Heading(3, "How tight the constants are"),
               Table(["claim", "constant", "proved", "sharpest observed", "slack", "verdict"],
                     [[r[0], r[1], r[3], r[4], r[5], r[7]] for r in tight_rows],
-                    latex_columns="lp{0.2\\linewidth}lllp{0.2\\linewidth}")]
+                    latex_columns=f"l{_ragged(0.2)}lll{_ragged(0.2)}")]
     figures = [(r, f) for r in reproductions for f in r.figures]
     if figures:
         b.append(Heading(3, "Reproductions"))
@@ -70,6 +73,11 @@ def fragment_blocks(run: dict, suite_result, reproductions, tight_rows) -> list:
             b.append(Figure(Path(FIGURES) / Path(f).with_suffix(".pdf").name,
                             f"{r.experiment}: {r.title}."))
     return b
+
+
+def _ragged(width: float) -> str:
+    """A left-aligned paragraph column of ``width`` times the line (package array)."""
+    return f">{{\\raggedright\\arraybackslash}}p{{{width}\\linewidth}}"
 
 
 def main_document() -> str:
