@@ -144,7 +144,7 @@ def select(choice: str) -> None:
     packs.cache_clear()
     from theory import registry
 
-    registry._index.cache_clear()
+    registry.reset()
 
 
 @cache

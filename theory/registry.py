@@ -85,3 +85,8 @@ def by_heading(heading_id: str) -> tuple[Claim, ...]:
 def _split_heading(heading_id: str) -> tuple[str, ...]:
     paper, _, labels = heading_id.partition("-")
     return tuple(f"{paper}-{label}" for label in labels.split("/"))
+
+
+def reset() -> None:
+    """Forget the claims index (after the set of packs changed, `theory.packs.select`)."""
+    _index.cache_clear()
