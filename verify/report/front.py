@@ -26,6 +26,12 @@ def base_id(row_claim: str) -> str:
     return row_claim.split("[")[0]
 
 
+def suite_findings(suite_result: dict) -> list:
+    """The findings a suite run recorded, one per id (`verify.findings.distinct`)."""
+    return findings_mod.distinct([findings_mod.Finding.from_dict(d)
+                                  for d in suite_result["findings"]])
+
+
 def claim_outcomes(rows: list[dict]) -> dict[str, str]:
     """Each claim's outcome over its verdict rows (see the module docstring)."""
     seen: dict[str, set[str]] = {}
@@ -94,8 +100,7 @@ def summary(suite_result: dict | None, reproductions, run: dict) -> list:
                   '<a href="#verdicts">verdict table</a> has every row).</p>',
                   f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
                   + "".join(body) + "</tbody></table></div>"]
-        found = findings_mod.distinct([findings_mod.Finding.from_dict(d)
-                                       for d in suite_result["findings"]])
+        found = suite_findings(suite_result)
         if found:
             parts.append("<p>Findings (where a paper and the measurements disagree):</p><ul>"
                          + "".join(f'<li><a href="#finding-{html.escape(f.id)}">'

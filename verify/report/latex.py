@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify import findings as findings_mod
 from verify import mutants as mutants_mod
 from verify.report import front, verdict_table
 from verify.report.doc import (
@@ -57,8 +56,7 @@ def fragment_blocks(run: dict, suite_result, reproductions, tight_rows) -> list:
                                    f"{_ragged(0.27)}")),
               Paragraph(mutants_mod.summary_line(suite_result["mutant_score"]) + "."),
               Heading(3, "Findings")]
-        found = findings_mod.distinct([findings_mod.Finding.from_dict(d)
-                                       for d in suite_result["findings"]])
+        found = front.suite_findings(suite_result)
         b.append(Bullets([f.markdown()[2:] for f in found]) if found
                  else Paragraph("The suite recorded no findings."))
     if tight_rows:

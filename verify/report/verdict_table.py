@@ -58,6 +58,15 @@ def relation_latex(claim_id: str, part: str) -> str | None:
     return None
 
 
+def relation_cell(claim_id: str, part: str) -> str:
+    """``part`` as report text: an inline formula in the paper's notation when it is one
+    of the claim's relations, else code; empty when there is none."""
+    if not part:
+        return ""
+    tex = relation_latex(claim_id, part)
+    return f"${tex}$" if tex else f"`{part}`"
+
+
 def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
     """(header, rows, row anchors) of the verdict table: the first row of each claim is
     anchored at the claim's id."""
@@ -65,8 +74,7 @@ def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
     for r in sorted(table, key=lambda r: (natural_key(r["claim"]), r.get("data", ""))):
         cid = base_id(r["claim"])
         instance, t, part = split_where(r)
-        tex = relation_latex(r["claim"], part) if part else None
-        relation = f"${tex}$" if tex else (f"`{part}`" if part else "")
+        relation = relation_cell(r["claim"], part)
         margin = number_text(r["worst_margin"], ".3g", missing="", nonfinite="not finite")
         error = number_text(r["tolerance"], ".1g", missing="", nonfinite="not finite")
         link = f"[{r['claim']}]({catalogue_page}#{cid})"

@@ -28,7 +28,6 @@ from pathlib import Path
 
 import theory
 from numerics.provenance import environment
-from verify import findings as findings_mod
 from verify import limits
 from verify import mutants as mutants_mod
 from verify.claim_figures import claim_figures
@@ -383,8 +382,7 @@ def _suite_blocks(suite_result, others=()) -> list[Block]:
         b += [Paragraph("Why instances were not decided (grouped by reason):"),
               Table(reasons_header, reasons)]
     b.append(Heading(2, "Findings", anchor="findings"))
-    found = findings_mod.distinct([findings_mod.Finding.from_dict(d)
-                                   for d in suite_result["findings"]])
+    found = front.suite_findings(suite_result)
     if found:
         b.append(Paragraph("Measured by this run of the suite (each test asserts that its "
                            "finding reproduces, and builds the text from its own numbers):"))
@@ -401,10 +399,9 @@ def _suite_blocks(suite_result, others=()) -> list[Block]:
 
 def _catalogue_status(r: dict) -> str:
     instance, t, part = verdict_table.split_where(r)
-    tex = verdict_table.relation_latex(r["claim"], part) if part else None
     where = " ".join(x for x in (f"`{instance}`" if instance else "",
                                  f"t = {t}" if t else "",
-                                 f"${tex}$" if tex else (f"`{part}`" if part else "")) if x)
+                                 verdict_table.relation_cell(r["claim"], part)) if x)
     margin = ("" if r["worst_margin"] is None else
               f"; worst margin {r['worst_margin']:.3g}"
               + ("" if r["tolerance"] is None else f" (error {r['tolerance']:.1g})")
