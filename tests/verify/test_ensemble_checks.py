@@ -31,6 +31,16 @@ def test_key_neuron_probability_matches_its_formula():
     assert verdict.outcome is Outcome.HOLDS, str(verdict)
 
 
+def test_an_identitys_error_is_its_spread_over_the_intervals():
+    """An identity that HOLDS has margin -|deviation| at the estimate; its error is how far
+    the difference moves over the confidence box (positive, and covering the deviation),
+    not point - worst, which is negative when the box contains 0."""
+    verdict = check(theory.get("S002-A3"), _key_sample(600, p=4))
+    assert verdict.outcome is Outcome.HOLDS
+    assert verdict.margin <= 0 < verdict.tolerance
+    assert -verdict.margin <= verdict.tolerance < 0.2
+
+
 def test_wrong_probability_formula_is_caught():
     claim = theory.get("S002-A3")
     n_plus, p = theory.symbols.VOCABULARY["n_plus"].obj, theory.symbols.p
