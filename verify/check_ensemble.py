@@ -115,8 +115,8 @@ def check_probability(claim: Claim, sample: Sample) -> Verdict:
     # the error shown with the margin: the distance from the estimate's margin to the box's
     # worst corner, or for an identity the distance its difference moves over the box
     # (point - worst alone is negative when an identity's box contains 0)
-    tolerance = max(point - worst, spread)
-    return Verdict(claim.id, outcome, margin=point, tolerance=tolerance, where=where,
+    error = max(point - worst, spread)
+    return Verdict(claim.id, outcome, margin=point, error=error, where=where,
                    reason=f"{100 * CONFIDENCE:.0f}% simultaneous intervals: {estimate_text}",
                    method="Monte Carlo", figure_data=figure)
 
@@ -242,7 +242,7 @@ def check_scaling(claim: Claim, data: ScalingData) -> Verdict:
         outcome = Outcome.VIOLATED if violated else Outcome.HOLDS
         reason = f"claimed exponent {alpha0:.3g}; fitted {fit_text}"
     figure = _scaling_figure(claim, rel, data, xs, law, shape, alpha, (lo, hi), alpha0)
-    return Verdict(claim.id, outcome, margin=float(margin), tolerance=half_width,
+    return Verdict(claim.id, outcome, margin=float(margin), error=half_width,
                    where=where, reason=reason, observed=alpha, predicted=alpha0,
                    method="power-law fit", figure_data=figure)
 

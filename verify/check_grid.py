@@ -99,7 +99,7 @@ def check_grid(claim: Claim, grid: Grid) -> Verdict:
         picks.append((rank, float(margin[k]), float(error[k]), k, rel, sides, margin, error))
     rank, margin, error, k, rel, sides, margins, errors = min(picks, key=lambda p: p[:2])
     outcome = (Outcome.VIOLATED, Outcome.INCONCLUSIVE, Outcome.HOLDS)[rank]
-    return Verdict(claim.id, outcome, margin=margin, tolerance=error, method=METHOD,
+    return Verdict(claim.id, outcome, margin=margin, error=error, method=METHOD,
                    where=Where(_point(grid, k), part=sp.sstr(rel)),
                    reason=f"{grid.size} points" + (f" ({grid.description})"
                                                    if grid.description else "")

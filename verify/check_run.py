@@ -187,7 +187,7 @@ def check_estimate(claim: Claim, est: Estimate) -> Verdict:
             int(np.argmin(np.abs(times - est.t))), part=part,
             observed_label=f"{est.quantity} as read off the run", bound_label=sp.sstr(rel.rhs))
     return _verdict(claim, tr, (Outcome.VIOLATED, Outcome.INCONCLUSIVE, Outcome.HOLDS)[rank],
-                    margin=float(margin), tolerance=float(error), where=Where(
+                    margin=float(margin), error=float(error), where=Where(
                         tr.problem.content_hash, tr.problem.meta.get("seed"), est.t, part),
                     observed=float(sides[0]), predicted=float(sides[1]),
                     reason=f"{est.quantity} {est.value:.6g} +- {est.error:.2g}"
@@ -317,7 +317,7 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
     _, margin, error, t_at, part, k = pick
     rel, margins, errors = series[part]
     figure = _series_figure(claim, ctx, rel, np.flatnonzero(inside), margins, errors, k)
-    return _verdict(claim, tr, outcome, margin=float(margin), tolerance=float(error),
+    return _verdict(claim, tr, outcome, margin=float(margin), error=float(error),
                     where=_where(tr, float(t_at), part), reason=reason, figure_data=figure,
                     window=window, unresolved=note)
 
@@ -403,7 +403,7 @@ def unresolved_text(tr: Trajectory, times: np.ndarray, mask: np.ndarray, why: st
 def _series_figure(claim: Claim, ctx: RunContext, rel: sp.Basic, rows: np.ndarray,
                    margin: np.ndarray, error: np.ndarray, k: int | None,
                    event: dict | None = None, at_margin: float | None = None,
-                   at_tolerance: float | None = None) -> dict | None:
+                   at_error: float | None = None) -> dict | None:
     """figure_data of a time-series check (see `verify.figure_data`): the relation's two
     sides at the saved times ``rows`` (indices into the run), with the check's own margin
     and error there; ``k`` (an index into ``rows``) is the reported point and is kept.
@@ -417,7 +417,7 @@ def _series_figure(claim: Claim, ctx: RunContext, rel: sp.Basic, rows: np.ndarra
             claim.kind.value, RELATION_TEXT.get(type(rel), sp.sstr(rel.rel_op)),
             ctx.tr.t[rows], observed, bound, error, margin, k,
             observed_label=sp.sstr(rel.lhs), bound_label=sp.sstr(rel.rhs), part=sp.sstr(rel),
-            at_margin=at_margin, at_tolerance=at_tolerance, event=event)
+            at_margin=at_margin, at_error=at_error, event=event)
     except Exception:  # noqa: BLE001  (the figure is optional; the verdict stands)
         return None
 
@@ -556,12 +556,12 @@ def _check_event_time(claim: Claim, ctx: RunContext) -> Verdict:
     figure = _event_figure(claim, ctx, t_fine, bound, error, t_end)
     if math.isinf(t_fine):
         if t_end > bound + error:
-            return _verdict(claim, tr, Outcome.VIOLATED, margin=bound - t_end, tolerance=error,
+            return _verdict(claim, tr, Outcome.VIOLATED, margin=bound - t_end, error=error,
                             where=_where(tr, t_end, "event never reached"),
                             observed=math.inf, predicted=bound, figure_data=figure,
                             reason=f"the event did not happen by t={t_end:.4g} > bound {bound:.4g}")
         return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, t_end),
-                        predicted=bound, tolerance=error, figure_data=figure,
+                        predicted=bound, error=error, figure_data=figure,
                         reason=f"the run ends at t={t_end:.4g}, before the bound {bound:.4g} "
                         "(plus error) and before the event")
     margin = bound - t_fine
@@ -571,7 +571,7 @@ def _check_event_time(claim: Claim, ctx: RunContext) -> Verdict:
         outcome = Outcome.VIOLATED
     else:
         outcome = Outcome.INCONCLUSIVE
-    return _verdict(claim, tr, outcome, margin=margin, tolerance=error,
+    return _verdict(claim, tr, outcome, margin=margin, error=error,
                     where=_where(tr, t_fine, str(claim.event_time)),
                     observed=t_fine, predicted=bound, figure_data=figure,
                     reason=WITHIN_ERROR if outcome is Outcome.INCONCLUSIVE else "")
@@ -586,7 +586,7 @@ def _event_figure(claim: Claim, ctx: RunContext, t_event: float, bound: float, e
     if rows.size == 0:
         return None
     event = {"label": str(claim.event_time), "time": number(t_event), "bound": number(bound),
-             "tolerance": number(error), "run_end": number(t_end)}
+             "error": number(error), "run_end": number(t_end)}
     try:
         best = None
         for rel in claim.event_relations():
@@ -608,4 +608,4 @@ def _event_figure(claim: Claim, ctx: RunContext, t_event: float, bound: float, e
     # the reported point of an event check is the event (or the run's end); its margin is
     # the time margin of the verdict, in time units
     return _series_figure(claim, ctx, rel, rows, margin, err, k, event=event,
-                          at_margin=bound - min(t_event, t_end), at_tolerance=error)
+                          at_margin=bound - min(t_event, t_end), at_error=error)

@@ -7,7 +7,7 @@ each row whose ``"figure"`` is set (the instance the row's ``where`` names; see
 
 - time series (POINTWISE, CONSERVED, TRAPPING, IDENTITY, EVENT_TIME): top, the measured
   side against its bound over t (log scale when both are positive and span decades),
-  with the bound widened by the numerical tolerance shaded; bottom, the check's margin in
+  with the bound widened by the numerical error shaded; bottom, the check's margin in
   units of its numerical error (symlog), with the band |margin| <= error where a point is
   undecided (for an equality: consistent with it). The reported point is
   marked; for an event time, the event time (with its error) and its bound are lines;
@@ -87,8 +87,8 @@ def _title(fig, row: dict, data: dict) -> None:
     detail = ""
     if margin is not None:
         detail = f"worst margin {margin:.3g}"
-        if row.get("tolerance") is not None:
-            detail += f" (numerical error {row['tolerance']:.2g})"
+        if row.get("error") is not None:
+            detail += f" (numerical error {row['error']:.2g})"
     if row.get("where"):
         detail += f" at {row['where']}" if detail else str(row["where"])
     lines = [head] + textwrap.wrap(detail, 95)[:2]
@@ -112,7 +112,7 @@ def _spans_decades(*arrays: np.ndarray) -> bool:
 def _series(row: dict, data: dict):
     plt = pyplot()
     t, obs, bound = _arr(data["t"]), _arr(data["observed"]), _arr(data["bound"])
-    tol, margin = _arr(data.get("tolerance")), _arr(data.get("margin"))
+    tol, margin = _arr(data.get("error")), _arr(data.get("margin"))
     if tol.size != t.size:
         tol = np.full_like(t, np.nan)
     if data.get("event") is None and (t.size == 1 or _constant(obs) and _constant(bound)):
@@ -136,7 +136,7 @@ def _series(row: dict, data: dict):
         top.set_yscale("log")
     if np.any(tol > 0):
         top.fill_between(t, lo, hi, color="C3", alpha=0.12, lw=0,
-                         label="bound +- numerical tolerance")
+                         label="bound +- numerical error")
     at = data.get("at") or {}
     event = data.get("event")
     if event is not None:
@@ -195,8 +195,8 @@ def _ratio_panel(ax, t, margin, tol, at: dict, style: dict) -> None:
     ax.axhline(0, color="k", lw=0.6)
     ax.set_yscale("symlog", linthresh=1.0)
     _symlog_ticks(ax, ratio)
-    if at.get("t") is not None and at.get("margin") is not None and at.get("tolerance"):
-        ax.plot([at["t"]], [at["margin"] / at["tolerance"]], "o", color="k", ms=5, zorder=5)
+    if at.get("t") is not None and at.get("margin") is not None and at.get("error"):
+        ax.plot([at["t"]], [at["margin"] / at["error"]], "o", color="k", ms=5, zorder=5)
     ax.set_ylabel("margin / numerical error")
 
 
@@ -238,7 +238,7 @@ def _deviation_panel(ax, t, margin, tol, at: dict, style: dict) -> None:
 def _event_lines(ax, event: dict, labels: bool = True) -> None:
     name = event.get("label", "event")
     if event.get("time") is not None:
-        te, err = event["time"], event.get("tolerance") or 0.0
+        te, err = event["time"], event.get("error") or 0.0
         ax.axvline(te, color="C2", lw=1.2, label=f"{name} = {te:.4g}" if labels else None)
         if err and math.isfinite(err):
             ax.axvspan(te - err, te + err, color="C2", alpha=0.15, lw=0,

@@ -9,18 +9,18 @@ the very numbers its margin came from. Plain JSON: dicts, strings, lists of floa
 the binding relation of the event up to the run's end), decimated to about
 `MAX_POINTS` points that always include the point the verdict reports:
 
-    t, observed, bound, tolerance, margin   equal-length lists (t is the abscissa, named
+    t, observed, bound, error, margin   equal-length lists (t is the abscissa, named
                     by ``x_label`` when it is not time)
     relation        "<=", "<", ">=", ">" or "=="
     observed_label, bound_label, part       the sides and the relation as text
     margin          the check's own margin of the relation at t[i]: bound - observed
                     for <=, observed - bound for >=, -|observed - bound| for ==, up to
-                    round-off (the check evaluates lhs - rhs as one expression); tolerance
+                    round-off (the check evaluates lhs - rhs as one expression); error
                     is the numerical error it is compared with
-    at              {"t", "margin", "tolerance"}: the reported point, with the verdict's
-                    margin and tolerance (for a window check, margin[i] and tolerance[i]
+    at              {"t", "margin", "error"}: the reported point, with the verdict's
+                    margin and error (for a window check, margin[i] and error[i]
                     at the i where t[i] == at["t"])
-    event           EVENT_TIME only: {"label", "time", "bound", "tolerance", "run_end"}.
+    event           EVENT_TIME only: {"label", "time", "bound", "error", "run_end"}.
                     The series is the event's condition (margin >= 0 where it holds); the
                     verdict's margin (at["margin"]) is the time margin bound - time, or
                     bound - run_end if the event never happened ("time" is then None)
@@ -84,18 +84,18 @@ def decimate(n: int, score=None, keep=(), max_points: int = MAX_POINTS) -> np.nd
     return np.array(sorted(chosen), dtype=int)
 
 
-def series(kind: str, relation: str, t, observed, bound, tolerance, margin, at: int | None,
+def series(kind: str, relation: str, t, observed, bound, error, margin, at: int | None,
            *, observed_label: str = "observed", bound_label: str = "bound", part: str = "",
            x_label: str = "t", at_margin: float | None = None,
-           at_tolerance: float | None = None, event: dict | None = None) -> dict:
+           at_error: float | None = None, event: dict | None = None) -> dict:
     """A ``"series"`` figure_data from full-length arrays (a scalar ``bound`` or
-    ``tolerance`` is broadcast), decimated to about `MAX_POINTS` points keeping index
-    ``at`` (the reported point). ``at_margin``/``at_tolerance`` default to margin[at] and
-    tolerance[at]; ``x_label`` names the abscissa when it is not time."""
+    ``error`` is broadcast), decimated to about `MAX_POINTS` points keeping index
+    ``at`` (the reported point). ``at_margin``/``at_error`` default to margin[at] and
+    error[at]; ``x_label`` names the abscissa when it is not time."""
     t = np.asarray(t, dtype=float)
     n = t.size
     full = [np.broadcast_to(np.asarray(a, dtype=float), (n,))
-            for a in (observed, bound, tolerance, margin)]
+            for a in (observed, bound, error, margin)]
     keep = decimate(n, score=full[3], keep=() if at is None else (at,))
     out = {
         "type": "series",
@@ -107,12 +107,12 @@ def series(kind: str, relation: str, t, observed, bound, tolerance, margin, at: 
         "t": floats(t[keep]),
         "observed": floats(full[0][keep]),
         "bound": floats(full[1][keep]),
-        "tolerance": floats(full[2][keep]),
+        "error": floats(full[2][keep]),
         "margin": floats(full[3][keep]),
         "at": None if at is None else {
             "t": number(t[at]),
             "margin": number(full[3][at] if at_margin is None else at_margin),
-            "tolerance": number(full[2][at] if at_tolerance is None else at_tolerance)},
+            "error": number(full[2][at] if at_error is None else at_error)},
     }
     if x_label != "t":
         out["x_label"] = x_label

@@ -40,7 +40,7 @@ class VerdictLog:
         import html
 
         header = ("claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "INAPPLICABLE",
-                  "INCONCLUSIVE", "verdict", "worst_margin", "tolerance", "where")
+                  "INCONCLUSIVE", "verdict", "worst_margin", "error", "where")
         head = "".join(f"<th>{h}</th>" for h in header)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(row.get(h)))}</td>"
                                         for h in header) + "</tr>" for row in self.table())
@@ -117,7 +117,7 @@ class VerdictLog:
             **counts,
             "verdict": _overall(counts),
             "worst_margin": worst["margin"] if worst else None,
-            "tolerance": worst["tolerance"] if worst else None,
+            "error": worst["error"] if worst else None,
             "where": worst["where"] if worst else "",
             "where_parts": worst.get("where_parts") if worst else None,
             "reasons": _reasons(rows),
@@ -129,7 +129,7 @@ def _row(v: Verdict) -> dict:
     return {
         "outcome": v.outcome.value,
         "margin": None if math.isnan(v.margin) else float(v.margin),
-        "tolerance": None if math.isnan(v.tolerance) else float(v.tolerance),
+        "error": None if math.isnan(v.error) else float(v.error),
         "where": str(v.where),
         "where_parts": _where_parts(v.where),
         "reason": v.reason,
@@ -192,8 +192,8 @@ def format_table(table: list[dict]) -> list[str]:
     lines = [head]
     for r in table:
         margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
-        if r["tolerance"] is not None and margin:
-            margin += f" (err {r['tolerance']:.1g})"
+        if r["error"] is not None and margin:
+            margin += f" (err {r['error']:.1g})"
         lines.append((r["claim"], r["kind"], _data_cell(r), str(r["instances"]), str(r["HOLDS"]),
                       str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
                       r["verdict"], margin, r["where"]))
@@ -207,8 +207,8 @@ def markdown_table(table: list[dict]) -> str:
             "INCONCLUSIVE | verdict | worst margin | where |", "|" + "---|" * 11]
     for r in table:
         margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
-        if r["tolerance"] is not None and margin:
-            margin += f" (err {r['tolerance']:.1g})"
+        if r["error"] is not None and margin:
+            margin += f" (err {r['error']:.1g})"
         rows.append(f"| {r['claim']} | {r['kind']} | {_data_cell(r)} | {r['instances']} | "
                     f"{r['HOLDS']} | "
                     f"{r['VIOLATED']} | {r['INAPPLICABLE']} | {r['INCONCLUSIVE']} | "
@@ -247,8 +247,8 @@ def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
     rows = []
     for r in table:
         margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
-        if r["tolerance"] is not None and margin:
-            margin += f" (err {r['tolerance']:.1g})"
+        if r["error"] is not None and margin:
+            margin += f" (err {r['error']:.1g})"
         data = "published" if r.get("data") == "published" else "sim"
         rows.append([r["claim"], r["kind"], data, str(r["instances"]), str(r["HOLDS"]),
                      str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),

@@ -13,11 +13,26 @@ class CheckError(InputError):
     """The claim cannot be evaluated on this evidence (bad input, not a verdict)."""
 
 
-class Outcome(enum.Enum):
+class Outcome(enum.StrEnum):
+    """The four outcomes of checking a claim on evidence.
+
+    A string enum: ``Outcome.HOLDS == "HOLDS"``, so a `Verdict.counts` keyed by outcome can
+    also be read with the outcome's name.
+
+    HOLDS
+        The relation holds with a margin larger than its numerical error.
+    VIOLATED
+        The relation fails by more than its numerical error.
+    INAPPLICABLE
+        An assumption of the claim fails on this instance: the claim says nothing here.
+    INCONCLUSIVE
+        The margin is within the numerical error, or the run is not trusted: no decision.
+    """
+
     HOLDS = "HOLDS"
     VIOLATED = "VIOLATED"
-    INAPPLICABLE = "INAPPLICABLE"  # an assumption of the claim fails on this instance
-    INCONCLUSIVE = "INCONCLUSIVE"  # the slack is within numerical error, or the run is untrusted
+    INAPPLICABLE = "INAPPLICABLE"
+    INCONCLUSIVE = "INCONCLUSIVE"
 
 
 # Reasons of an INCONCLUSIVE verdict that a more accurate run can decide
@@ -42,7 +57,20 @@ _SEVERITY = {
 
 @dataclass(frozen=True)
 class Where:
-    """Where a margin was attained: which instance, which seed, which time."""
+    """Where a margin was attained: which instance, which seed, which time.
+
+    Attributes
+    ----------
+    instance
+        The instance's name: its family, parameters and a short hash of them ("" if none).
+    seed
+        The random seed of the instance's initialisation (None when not seeded).
+    t
+        The time (flow time, or the abscissa of a scaling fit) of the reported point; None
+        for a check without one.
+    part
+        Which part of a composite relation (e.g. one side of a conjunction) was binding.
+    """
 
     instance: str = ""
     seed: int | None = None
@@ -64,29 +92,56 @@ class Where:
 class Verdict:
     """One claim on one instance (or, with ``instances``, on several).
 
-    ``margin`` is signed: positive means the claim holds with that much room
-    (in the units of the checked relation; for event times, time units), and
-    ``tolerance`` is the numerical error it was compared with.
+    A verdict is data: compare, hash and serialise it (`to_dict`); ``str(verdict)`` is its
+    one-line summary.
 
-    ``window`` is the range of times the verdict covers ((first, last) saved time checked;
-    None for checks without a time window). ``unresolved`` names the saved times inside it
-    that no run decided (`verify.check_run`: below the rounding of the relation's formula,
-    within the error of the finest float64 run where the run finds the relation holding, or
-    at an exactly zero loss), and times a loss floor left out of the window: a HOLDS with
-    ``unresolved`` holds at every other time of the window.
-    ``accuracy`` says how the deciding run was made when the check re-ran the instance more
-    accurately (`verify.escalation`), else "".
-
-    ``figure_data`` (optional, plain JSON, see `verify.figure_data`) is the compact
-    evidence a figure of the verdict needs: the measured quantity and its bound over
-    time around the reported point, a scaling fit, or probability estimates. It is not
-    part of equality or hashing.
+    Attributes
+    ----------
+    claim_id
+        The catalogue id of the claim checked (``"S002-T1"``).
+    outcome
+        The `Outcome`: HOLDS, VIOLATED, INAPPLICABLE or INCONCLUSIVE.
+    margin
+        Signed room of the relation: positive means the claim holds with that much to spare,
+        in the units of the checked relation (for event times, time units). NaN when there
+        is none (e.g. INAPPLICABLE).
+    error
+        The numerical error the margin was compared with: an upper bound of the evidence's
+        error in the relation's units (NaN when none applies). A verdict whose ``|margin|``
+        is within ``error`` is INCONCLUSIVE.
+    where
+        The `Where` the worst margin was attained.
+    reason
+        Why the outcome is what it is, in words (the failing assumption, the undecided
+        times, the fitted exponent ...).
+    observed, predicted
+        For scaling and event-time checks: the measured and the claimed value (the fitted
+        exponent against the claimed one; the event time against its bound), else None.
+    method
+        How the evidence was made or judged ("exact_flow", "Monte Carlo", "power-law fit").
+    instances
+        For a verdict combined over several instances, the per-instance verdicts (the
+        combined outcome is the most severe, its margin the worst among those); else ().
+    window
+        The range (first, last) of saved times the verdict covers; None for checks without
+        a time window.
+    unresolved
+        The saved times inside the window that no run decided (below the rounding of the
+        relation's formula, within the error of the finest float64 run, or at an exactly
+        zero loss), and times a loss floor left out: a HOLDS with ``unresolved`` holds at
+        every other time of the window.
+    accuracy
+        How the deciding run was made when the check re-ran the instance more accurately
+        (`verify.escalation`), else "".
+    figure_data
+        Optional plain-JSON evidence a figure of the verdict needs (see
+        `verify.figure_data`); not part of equality or hashing.
     """
 
     claim_id: str
     outcome: Outcome
     margin: float = float("nan")
-    tolerance: float = float("nan")
+    error: float = float("nan")
     where: Where = field(default_factory=Where)
     reason: str = ""
     observed: float | None = None
@@ -99,14 +154,26 @@ class Verdict:
     figure_data: dict | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> dict[Outcome, int]:
+        """How many instances came out each way, keyed by `Outcome` (every outcome
+        present, zeros included); a verdict on one instance counts itself."""
         members = self.instances or (self,)
-        out = {o.value: 0 for o in Outcome}
+        out = {o: 0 for o in Outcome}
         for v in members:
-            out[v.outcome.value] += 1
+            out[v.outcome] += 1
         return out
 
+    @property
+    def tolerance(self) -> float:
+        """Deprecated name of `error` (kept for packs written before 0.1.0's rename)."""
+        import warnings
+
+        warnings.warn("Verdict.tolerance is deprecated: use Verdict.error (the same number)",
+                      DeprecationWarning, stacklevel=2)
+        return self.error
+
     def to_dict(self) -> dict:
+        """Plain JSON: every field, the outcome as its name, instances as dicts."""
         d = asdict(self)
         d["outcome"] = self.outcome.value
         d["instances"] = [v.to_dict() for v in self.instances]
@@ -119,7 +186,7 @@ class Verdict:
         cells = [("claim", self.claim_id), ("verdict", self.outcome.value),
                  ("instances", str(len(self.instances) or 1)),
                  ("worst margin", f"{self.margin:.4g}"),
-                 ("numerical error", f"{self.tolerance:.2g}"), ("where", str(self.where)),
+                 ("numerical error", f"{self.error:.2g}"), ("where", str(self.where)),
                  ("reason", self.reason), ("method", self.method)]
         rows = "".join(f"<tr><th style='text-align:left'>{k}</th><td>{html.escape(v)}</td>"
                        "</tr>" for k, v in cells if v)
@@ -128,7 +195,7 @@ class Verdict:
     def __str__(self) -> str:
         n = len(self.instances) or 1
         margin = "" if math.isnan(self.margin) else f", worst margin {self.margin:.3g}"
-        tol = "" if math.isnan(self.tolerance) else f" (numerical error {self.tolerance:.2g})"
+        tol = "" if math.isnan(self.error) else f" (numerical error {self.error:.2g})"
         where = f" at {self.where}" if str(self.where) else ""
         reason = f": {self.reason}" if self.reason else ""
         head = f"{self.claim_id} {self.outcome.value} on {n} instance(s)"
@@ -154,7 +221,7 @@ def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:
         claim_id=claim_id,
         outcome=worst_outcome,
         margin=pick.margin,
-        tolerance=pick.tolerance,
+        error=pick.error,
         where=pick.where,
         reason=pick.reason,
         observed=pick.observed,

@@ -74,7 +74,7 @@ def run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,
             for claim in claims:
                 v = log.record(check(claim, traj), claim.kind.value)
                 rows.append([label, claim.id, v.outcome.value, _number(v.observed),
-                             _number(v.predicted), _number(v.margin), _number(v.tolerance),
+                             _number(v.predicted), _number(v.margin), _number(v.error),
                              v.reason])
             bar.advance()
         for prob in family:

@@ -31,7 +31,7 @@ def test_stores_and_tables_load_as_dataframes(tmp_path, monkeypatch):
     from verify.verdict import Outcome, Verdict
 
     log = VerdictLog()
-    log.record(Verdict("S002-L1", Outcome.HOLDS, margin=0.5, tolerance=1e-9), "conserved")
+    log.record(Verdict("S002-L1", Outcome.HOLDS, margin=0.5, error=1e-9), "conserved")
     frame = log.to_dataframe()
     assert list(frame["claim"]) == ["S002-L1"] and frame["verdict"][0] == "HOLDS"
     assert "<table>" in log._repr_html_() and "S002-L1" in log._repr_html_()

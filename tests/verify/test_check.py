@@ -112,8 +112,14 @@ def test_list_evidence_combines_worst_first(toy):
     short = simulate(generators.two_point(seed=0), ExactFlow(), np.linspace(0, 10, 101))
     combined = check(theory.get("S002-T1"), [toy, short])
     assert combined.outcome is Outcome.INCONCLUSIVE
-    assert combined.counts == {"HOLDS": 1, "VIOLATED": 0, "INAPPLICABLE": 0,
-                               "INCONCLUSIVE": 1}
+    assert combined.counts == {Outcome.HOLDS: 1, Outcome.VIOLATED: 0,
+                               Outcome.INAPPLICABLE: 0, Outcome.INCONCLUSIVE: 1}
+    assert all(type(k) is Outcome for k in combined.counts)
+    # a string enum: the outcome's name reads the same count
+    assert combined.counts["HOLDS"] == combined.counts[Outcome.HOLDS] == 1
+    # the numerical error is `error`; the old name still reads it, with a warning
+    with pytest.warns(DeprecationWarning, match="Verdict.error"):
+        assert combined.tolerance == combined.error
 
 
 def test_bad_evidence_is_an_error():
@@ -169,7 +175,7 @@ def test_grid_decides_and_measures_the_error_of_float64():
     # measured error (float64 against 40 digits) covers that, so the identity is not refuted
     far = Grid({"x": [20.0, 21.0]})
     eq = check(_identity(sp.Eq(sp.cosh(x_) ** 2 - sp.sinh(x_) ** 2, 1)), far)
-    assert eq.outcome is Outcome.HOLDS and eq.tolerance >= 1.0
+    assert eq.outcome is Outcome.HOLDS and eq.error >= 1.0
 
 
 def test_grid_assumption_failing_at_a_point_is_inapplicable():
@@ -184,7 +190,7 @@ def test_grid_assumption_failing_at_a_point_is_inapplicable():
 def test_estimate_error_decides_between_holds_and_violated(toy):
     claim = _identity(sp.Eq(sp.Symbol("MuInf", nonnegative=True), 1))
     near = check(claim, Estimate(toy, "MuInf", 1.01, 0.02, t=1.0))
-    assert near.outcome is Outcome.HOLDS and near.tolerance == pytest.approx(0.02)
+    assert near.outcome is Outcome.HOLDS and near.error == pytest.approx(0.02)
     far = check(claim, Estimate(toy, "MuInf", 1.01, 0.001, t=1.0))
     assert far.outcome is Outcome.VIOLATED and far.margin == pytest.approx(-0.01)
     lower = _identity(sp.Ge(sp.Symbol("MuInf", nonnegative=True), 1))

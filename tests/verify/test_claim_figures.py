@@ -27,7 +27,7 @@ from verify.table import VerdictLog
 from verify.verdict import Outcome
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-SERIES_KEYS = ("t", "observed", "bound", "tolerance", "margin")
+SERIES_KEYS = ("t", "observed", "bound", "error", "margin")
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +55,13 @@ def _assert_series_is_the_check(claim, tr, verdict):
     lengths = {len(fd[k]) for k in SERIES_KEYS}
     assert len(lengths) == 1, lengths
     assert 1 <= lengths.pop() <= MAX_POINTS + 3
-    # the reported point is in the series, with the verdict's margin and tolerance
+    # the reported point is in the series, with the verdict's margin and error
     assert fd["at"]["t"] == verdict.where.t
     i = _index(fd, fd["at"]["t"])
     assert fd["margin"][i] == verdict.margin
-    assert fd["tolerance"][i] == verdict.tolerance
+    assert fd["error"][i] == verdict.error
     assert fd["at"]["margin"] == verdict.margin
-    # margin and tolerance are verify.check's own definition (relation_margins), and the
+    # margin and error are verify.check's own definition (relation_margins), and the
     # two sides are what evaluate() gives for the relation's lhs and rhs
     rel = next(r for r in claim.relations() if sp.sstr(r) == fd["part"])
     margin, error = next((m, e) for r, m, e in relation_margins(claim, tr) if r == rel)
@@ -70,7 +70,7 @@ def _assert_series_is_the_check(claim, tr, verdict):
     rows = np.searchsorted(tr.t, fd["t"])
     np.testing.assert_array_equal(tr.t[rows], fd["t"])
     np.testing.assert_array_equal(margin[rows], fd["margin"])
-    np.testing.assert_array_equal(error[rows], fd["tolerance"])
+    np.testing.assert_array_equal(error[rows], fd["error"])
     np.testing.assert_array_equal(lhs[rows], fd["observed"])
     np.testing.assert_array_equal(np.broadcast_to(rhs, tr.t.shape)[rows], fd["bound"])
     # and margin is bound - observed (<=), observed - bound (>=), -|observed - bound| (==)
@@ -90,7 +90,7 @@ def test_pointwise_figure_data_is_what_the_margin_came_from(traj):
     assert len(fd["t"]) <= MAX_POINTS + 3 < len(traj.t)  # decimated from 801 saved times
     # the reported point of a HOLDS verdict is the one closest to its error band
     # (verify.check: argmin of (margin + error) / (|margin| + error))
-    m, e = np.array(fd["margin"]), np.array(fd["tolerance"])
+    m, e = np.array(fd["margin"]), np.array(fd["error"])
     with np.errstate(divide="ignore", invalid="ignore"):
         closeness = np.where(np.abs(m) + e > 0, (m + e) / (np.abs(m) + e), 1.0)
     assert closeness[_index(fd, fd["at"]["t"])] == closeness.min()
@@ -107,7 +107,7 @@ def test_conserved_figure_data(traj):
     fd = _assert_series_is_the_check(claim, traj, v)
     assert fd["relation"] == "=="
     # an equality holds where the deviation is within the error, at every kept time
-    assert all(-m <= e for m, e in zip(fd["margin"], fd["tolerance"], strict=True))
+    assert all(-m <= e for m, e in zip(fd["margin"], fd["error"], strict=True))
 
 
 def test_event_time_figure_data(traj):
@@ -119,7 +119,7 @@ def test_event_time_figure_data(traj):
     ev = fd["event"]
     assert ev["time"] == v.observed and ev["bound"] == v.predicted
     assert ev["bound"] - ev["time"] == v.margin == fd["at"]["margin"]
-    assert ev["tolerance"] == v.tolerance
+    assert ev["error"] == v.error
     # the series is the event's condition L(t) <= delta L(0): it first holds at the event
     i = _index(fd, ev["time"])
     assert fd["margin"][i] >= 0

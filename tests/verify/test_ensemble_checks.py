@@ -37,8 +37,8 @@ def test_an_identitys_error_is_its_spread_over_the_intervals():
     not point - worst, which is negative when the box contains 0."""
     verdict = check(theory.get("S002-A3"), _key_sample(600, p=4))
     assert verdict.outcome is Outcome.HOLDS
-    assert verdict.margin <= 0 < verdict.tolerance
-    assert -verdict.margin <= verdict.tolerance < 0.2
+    assert verdict.margin <= 0 < verdict.error
+    assert -verdict.margin <= verdict.error < 0.2
 
 
 def test_wrong_probability_formula_is_caught():

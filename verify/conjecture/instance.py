@@ -281,10 +281,10 @@ def _tightest(claim: Claim, tr: Trajectory, verdict: Verdict):
         lhs, rhs = verdict.observed, verdict.predicted
         scale = abs(rhs) if rhs is not None else nan
         rel = verdict.margin / max(scale, TINY) if math.isfinite(scale) else nan
-        return verdict.where.t, lhs, rhs, verdict.margin, verdict.tolerance, rel
+        return verdict.where.t, lhs, rhs, verdict.margin, verdict.error, rel
     t_v = verdict.where.t
     if t_v is None or not math.isfinite(t_v) or not len(tr.t) or math.isnan(verdict.margin):
-        return t_v, None, None, verdict.margin, verdict.tolerance, nan
+        return t_v, None, None, verdict.margin, verdict.error, nan
     lo = float(claim.window[0])
     hi = math.inf if claim.window[1] == sp.oo else float(claim.window[1])
     inside = (tr.t >= lo) & (tr.t <= hi)
@@ -306,7 +306,7 @@ def _tightest(claim: Claim, tr: Trajectory, verdict: Verdict):
         if best is None or cand[0] < best[0]:
             best = cand
     if best is None:
-        return t_v, None, None, verdict.margin, verdict.tolerance, nan
+        return t_v, None, None, verdict.margin, verdict.error, nan
     rel, t, lhs, rhs, margin, error = best
     return t, lhs, rhs, margin, error, rel
 

@@ -76,7 +76,7 @@ def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
         instance, t, part = split_where(r)
         relation = relation_cell(r["claim"], part)
         margin = number_text(r["worst_margin"], ".3g", missing="", nonfinite="not finite")
-        error = number_text(r["tolerance"], ".1g", missing="", nonfinite="not finite")
+        error = number_text(r["error"], ".1g", missing="", nonfinite="not finite")
         link = f"[{r['claim']}]({catalogue_page}#{cid})"
         if r.get("data") == "published":
             link += " (published data)"

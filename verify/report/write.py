@@ -404,7 +404,7 @@ def _catalogue_status(r: dict) -> str:
                                  verdict_table.relation_cell(r["claim"], part)) if x)
     margin = ("" if r["worst_margin"] is None else
               f"; worst margin {r['worst_margin']:.3g}"
-              + ("" if r["tolerance"] is None else f" (error {r['tolerance']:.1g})")
+              + ("" if r["error"] is None else f" (error {r['error']:.1g})")
               + (f" at {where}" if where else ""))
     data = " of published data" if r.get("data") == "published" else ""
     return (f"verdict {r['verdict']} on {r['instances']} instances{data} (HOLDS "

@@ -226,7 +226,7 @@ def instance_extreme(tight: Tightenable, claim: Claim, tr: Trajectory,
     the statement's assumptions and the run's trustworthiness are checked first."""
     if not tr.status.ok or not tr.finite:
         return Extreme(UNDECIDED, note=f"simulation not trustworthy: {tr.status.name}")
-    tolerance = 0.0
+    error = 0.0
     if tight.claim is not None or tight.event_time:  # assumptions, the event's error
         at_ref = replace(claim, statement=substitute(claim.statement,
                                                      {tight.free: sp.sympify(reference)}))
@@ -236,11 +236,11 @@ def instance_extreme(tight: Tightenable, claim: Claim, tr: Trajectory,
             raise TightenError(f"{tight.text}: {exc}") from None
         if verdict.outcome is Outcome.INAPPLICABLE:
             return Extreme(INAPPLICABLE, note=verdict.reason or "an assumption is not met")
-        tolerance = float(verdict.tolerance)
+        error = float(verdict.error)
     try:
         scale = reference_value(claim, tr, tight.proved) if tight.proved is not None else None
         if tight.event_time:
-            return _event(tight, claim, tr, tolerance, scale)
+            return _event(tight, claim, tr, error, scale)
         return _pointwise(tight, claim, tr, scale)
     except CheckError as exc:
         raise TightenError(f"{tight.text}: {exc}") from None

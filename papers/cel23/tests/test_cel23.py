@@ -79,7 +79,7 @@ def _relaxed_finding(claim, verdict, lam: float, seed: int, verdicts) -> None:
         RELAXED_FINDING, "Outside Assumption 2 (which no float64 lam meets), some of CEL23's "
         "lemmas fail on runs of the pi/4 family",
         f"{claim.id} at lam = {lam:.3g} on cel23-correlated d=3 m=6 seed={seed}: VIOLATED, "
-        f"margin {verdict.margin:.3g} (error {verdict.tolerance:.2g}){at}.",
+        f"margin {verdict.margin:.3g} (error {verdict.error:.2g}){at}.",
         claims=(claim.id.split("[")[0],),
         evidence={"claim": claim.id, "lam": lam, "seed": seed, "margin": verdict.margin,
                   "t": verdict.where.t}), kind=claim.kind.value)

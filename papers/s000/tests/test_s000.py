@@ -454,7 +454,7 @@ def _fit_text(v: Verdict) -> str:
 def _fit_evidence(v: Verdict) -> dict:
     fd = v.figure_data or {}
     return {k: fd.get(k) for k in ("slope", "ci", "claimed_slope", "points", "method")} | {
-        "outcome": v.outcome.value, "margin": v.margin, "error": v.tolerance}
+        "outcome": v.outcome.value, "margin": v.margin, "error": v.error}
 
 
 def _r_exp2_dims() -> str:
@@ -471,7 +471,7 @@ def test_c2_sqrt_n_conjecture_on_published_data(verdicts):
     verdicts.finding(Finding(
         "E-000-4", "The 1/sqrt(n) conjecture (S000-C2) is not what R's exp-2 data show",
         f"The final rate mu(t_inf) of R's exp-2 CSV (d = {_r_exp2_dims()}): "
-        f"{_fit_text(v)} (VIOLATED, margin {v.margin:.3g}, error {v.tolerance:.2g}).",
+        f"{_fit_text(v)} (VIOLATED, margin {v.margin:.3g}, error {v.error:.2g}).",
         claims=(claim.id,), evidence=_fit_evidence(v), data="published"),
         verdict=v, kind=claim.kind.value)
 
@@ -602,7 +602,7 @@ def test_c1_dimension_needed(verdicts, verify_profile):
         "surrogate at these sizes",
         f"d_needed (G-000-iso, gamma_0 = 1/2) at n = "
         f"{', '.join(f'{x:g}' for x in sorted(set(data.x)))}"
-        f": {_fit_text(v)} (VIOLATED, margin {v.margin:.3g}, error {v.tolerance:.2g}). "
+        f": {_fit_text(v)} (VIOLATED, margin {v.margin:.3g}, error {v.error:.2g}). "
         f"Corollary 1 is a statement for large n; a pre-asymptotic excess, not a rebuttal.",
         claims=(claim.id,), evidence=_fit_evidence(v)), verdict=v, kind=claim.kind.value)
 

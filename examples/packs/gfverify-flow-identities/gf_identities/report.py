@@ -25,9 +25,9 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
     for claim in CLAIMS:
         v = check(claim, runs)
         data[claim.id] = {"outcome": v.outcome.value, "margin": v.margin,
-                          "error": v.tolerance}
+                          "error": v.error}
         rows.append([claim.id, claim.title, v.outcome.value, f"{v.margin:.3g}",
-                     f"{v.tolerance:.2g}"])
+                     f"{v.error:.2g}"])
     decided = sum(d["outcome"] == "HOLDS" for d in data.values())
     first = runs[0].problem
     blocks = [
