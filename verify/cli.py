@@ -163,9 +163,9 @@ def _findings_command(args) -> int:
 
     try:
         run = F.load_run(args.verdicts)
-        if args.readme:
-            changed = F.update_readme(args.readme, run)
-            print(f"{args.readme}: generated block {'rewritten' if changed else 'unchanged'} "
+        if args.page:
+            changed = F.update_readme(args.page, run)
+            print(f"{args.page}: generated block {'rewritten' if changed else 'unchanged'} "
                   f"({len(F.distinct(run['findings']))} findings, profile "
                   f"{run['profile'] or '?'})")
         else:
@@ -175,7 +175,7 @@ def _findings_command(args) -> int:
     except F.FindingError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"--readme {args.readme}: {exc.strerror or exc}") from None
+        raise UsageError(f"--page {args.page}: {exc.strerror or exc}") from None
     return EXIT_OK
 
 
@@ -215,11 +215,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(run=_report_command)
 
     fi = sub.add_parser("findings", help="the findings a suite run measured (from its "
-                                         "verdicts.json), or rewrite the README's block")
+                                         "verdicts.json), or rewrite the findings page's "
+                                         "generated block")
     fi.add_argument("verdicts", help="verdicts.json of `gfverify report` or of "
                                      "`pytest verify --verify-json PATH`")
-    fi.add_argument("--readme", default=None, metavar="PATH",
-                    help="rewrite the generated findings block of this README")
+    fi.add_argument("--page", "--readme", dest="page", default=None, metavar="PATH",
+                    help="rewrite the generated findings block of this Markdown page "
+                         "(docs/findings.md; --readme is its former name)")
     fi.set_defaults(run=_findings_command)
 
     cl = sub.add_parser("claims", help="list the catalogue's claims")

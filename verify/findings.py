@@ -122,8 +122,11 @@ def load_run(verdicts_json: str | Path) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("findings"), list):
         raise FindingError(f"{path}: has no list of findings (written by gfverify >= the "
                            f"version with `gfverify findings`?)")
+    # rows written before the numerical error's column was renamed "error" (0.1.0)
+    claims = [{("error" if k == "tolerance" else k): v for k, v in row.items()}
+              if isinstance(row, dict) else row for row in data.get("claims") or []]
     return {**data, "findings": [Finding.from_dict(d) for d in data["findings"]],
-            "profile": str(data.get("profile", ""))}
+            "profile": str(data.get("profile", "")), "claims": claims}
 
 
 def run_summary(run: dict) -> str:

@@ -4,7 +4,7 @@ Run by ``tests/verify/test_cli.py::test_report_with_suite_covers_every_checkable
 (opt in: ``pytest -m slow``) and, on the report the installed wheel writes, by CI's
 ``.ci/wheel_check``:
 
-    python tests/verify/quick_report_checks.py REPORT_DIR README.md
+    python tests/verify/quick_report_checks.py REPORT_DIR docs/findings.md
 
 Everything is computed again here from ``verdicts.json`` and compared with what the pages
 show, so a report that miscounts, loses an anchor or shows raw markup fails.
@@ -52,7 +52,7 @@ def claim_outcomes(rows: list[dict]) -> dict[str, str]:
             for cid, seen in by_claim.items()}
 
 
-def check(out: Path, readme: Path) -> None:
+def check(out: Path, findings_page: Path) -> None:
     import theory
     from theory import packs, registry
     from verify import findings
@@ -112,10 +112,11 @@ def check(out: Path, readme: Path) -> None:
                  if p.name.endswith(("-wal", "-shm", ".partial")) or ".partial." in p.name]
     assert not leftovers, leftovers
 
-    # the README's generated block is this run's: same counts, same findings, word for word
-    differ = findings.readme_disagreements(readme, findings.load_run(out / "verdicts.json"))
-    assert not differ, (f"the README's generated block is not this run's ({differ}): run "
-                        "`gfverify findings VERDICTS_JSON --readme README.md`")
+    # the findings page's generated block is this run's: same counts and findings, word for
+    # word
+    differ = findings.readme_disagreements(findings_page, findings.load_run(out / "verdicts.json"))
+    assert not differ, (f"the findings page's generated block is not this run's ({differ}): run "
+                        "`gfverify findings VERDICTS_JSON --page docs/findings.md`")
     # every reproduction section, headed by its experiment ID, with its figures
     md = (out / "index.md").read_text()
     for exp in EXPERIMENTS:
@@ -130,6 +131,6 @@ def check(out: Path, readme: Path) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: python quick_report_checks.py REPORT_DIR README.md")
+        sys.exit("usage: python quick_report_checks.py REPORT_DIR docs/findings.md")
     check(Path(sys.argv[1]), Path(sys.argv[2]))
     print("the quick report passes tests/verify/quick_report_checks.py")

@@ -14,7 +14,7 @@ import quick_report_checks
 
 from verify.cli import main
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+FINDINGS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "findings.md"
 
 
 def test_report_writes_index_figure_and_json(tmp_path, capsys):
@@ -68,14 +68,14 @@ def test_report_writes_index_figure_and_json(tmp_path, capsys):
 def test_report_with_suite_covers_every_checkable_claim(tmp_path, monkeypatch):
     """The whole quick report (opt in: ``pytest -m slow``; CI's wheel check writes the same
     report from the installed wheel and runs the same checks, `quick_report_checks`). The
-    built-in packs only, whatever else is installed: the README's block is theirs."""
+    built-in packs only, whatever else is installed: the findings page's block is theirs."""
     from theory import packs
 
     monkeypatch.setenv(packs.SELECT_ENV, "builtin")
     packs.select("builtin")
     out = tmp_path / "rep"
     assert main(["report", "--out", str(out), "--quiet"]) == 0
-    quick_report_checks.check(out, README)
+    quick_report_checks.check(out, FINDINGS_PAGE)
 
 
 def test_claims_json_lists_ids():

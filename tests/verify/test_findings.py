@@ -108,3 +108,17 @@ def test_a_crashed_suite_is_reported_as_crashed_with_the_roster_unmet():
     total = len(mutants.roster())
     assert f"mutants caught 0/{total}" in text and f"not run: {total}" in text
     assert np.isfinite(suite["wall_time"])
+
+
+def test_a_verdicts_json_from_before_the_error_rename_still_renders(tmp_path):
+    """Rows written with the numerical error under its former key, "tolerance", render
+    with their error on the findings page (`--page`; `--readme` is the former name)."""
+    row = {"claim": "S002-T1", "kind": "event time bound", "data": "sim", "instances": 1,
+           "HOLDS": 1, "VIOLATED": 0, "INAPPLICABLE": 0, "INCONCLUSIVE": 0,
+           "verdict": "HOLDS", "worst_margin": 51.2, "tolerance": 0.1, "where": "t=33.9"}
+    verdicts = tmp_path / "verdicts.json"
+    verdicts.write_text(json.dumps({"profile": "quick", "findings": [], "claims": [row]}))
+    page = tmp_path / "findings.md"
+    page.write_text(f"# x\n\n{F.README_BEGIN}\n{F.README_END}\n")
+    assert main(["findings", str(verdicts), "--page", str(page)]) == 0
+    assert "51.2 (err 0.1)" in F.readme_findings(page)
