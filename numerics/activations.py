@@ -36,7 +36,16 @@ SPELLINGS = "'relu', 'leaky:SLOPE' (0 <= SLOPE < 1) or 'power:BETA' (BETA > 1)"
 
 @dataclass(frozen=True)
 class LeakyReLU:
-    """sigma(z) = z (z > 0), slope * z (z <= 0), with slope in [0, 1)."""
+    """sigma(z) = z (z > 0), slope * z (z <= 0), with slope in [0, 1).
+
+    Positively homogeneous of degree 1 (``degree``) and piecewise linear
+    (``piecewise_linear``); its Clarke derivative at 0 is the interval [slope, 1].
+
+    Attributes
+    ----------
+    slope
+        The slope on the negative side, in [0, 1) (default 0.01); 0 is the ReLU.
+    """
 
     slope: float = 0.01
 
@@ -52,23 +61,25 @@ class LeakyReLU:
 
     @property
     def spec(self) -> str:
+        """The spelling `parse` reads back (``"leaky:0.1"``), as the command line takes it."""
         return f"leaky:{self.slope:g}"
 
     @property
     def is_relu(self) -> bool:
-        """Numerically the ReLU (slope 0): claims stated for ReLU networks apply."""
+        """Whether it is numerically the ReLU (slope 0); claims stated for ReLU networks then
+        apply."""
         return self.slope == 0.0
 
     @property
     def leak_ratio(self) -> float:
-        """slope / (1 - slope): the kink's Clarke coefficient alpha in [0, 1] gives the
+        """``slope / (1 - slope)``; the kink's Clarke coefficient alpha in [0, 1] gives the
         derivative slope + (1 - slope) alpha; the sliding solve works in units of
         (1 - slope), where the always-on part weighs this ratio (`numerics.sliding`)."""
         return self.slope / (1.0 - self.slope)
 
     @property
     def kink_share(self) -> float:
-        """1 - slope: how much of the derivative the Clarke coefficient alpha carries."""
+        """``1 - slope``, how much of the derivative the Clarke coefficient alpha carries."""
         return 1.0 - self.slope
 
     def derivative(self, Z, A):
@@ -82,21 +93,30 @@ class LeakyReLU:
         return self.derivative(Z, A) * Z
 
     def torch_value(self, Z):
+        """sigma(Z) on a torch tensor (gradient descent's forward pass)."""
         import torch
 
         return torch.nn.functional.leaky_relu(Z, self.slope)
 
     def torch_derivative(self, Z):
+        """sigma'(Z) on a torch tensor, with sigma'(0) = slope (the strict mask z > 0)."""
         return (Z > 0).to(Z.dtype).mul_(self.kink_share).add_(self.slope)
 
     def describe(self) -> str:
+        """The activation in words, for reports."""
         return f"leaky ReLU with slope {self.slope:g}"
 
 
 @dataclass(frozen=True)
 class ReLU(LeakyReLU):
     """max(z, 0), relu'(0) = 0: the default, and the toolkit's numbers before activations
-    were objects."""
+    were objects.
+
+    Attributes
+    ----------
+    slope
+        Always 0.0 (a LeakyReLU of slope 0); another value is refused.
+    """
 
     slope: float = 0.0
 
@@ -107,15 +127,25 @@ class ReLU(LeakyReLU):
 
     @property
     def spec(self) -> str:
+        """``"relu"``."""
         return "relu"
 
     def describe(self) -> str:
+        """``"ReLU"``."""
         return "ReLU"
 
 
 @dataclass(frozen=True)
 class ReLUPower:
-    """sigma(z) = max(z, 0)^beta, beta > 1: positively homogeneous of degree beta, C^1."""
+    """sigma(z) = max(z, 0)^beta, beta > 1: positively homogeneous of degree beta, C^1.
+
+    Its field is continuous, so the flow's pairs cross their surfaces and never slide.
+
+    Attributes
+    ----------
+    beta
+        The power, > 1 (default 2.0, the squared ReLU); also the degree of homogeneity.
+    """
 
     beta: float = 2.0
 
@@ -131,10 +161,12 @@ class ReLUPower:
 
     @property
     def degree(self) -> float:
+        """The degree of homogeneity k = beta (k a_j^2 - ||w_j||^2 is conserved, CF-13)."""
         return self.beta
 
     @property
     def spec(self) -> str:
+        """The spelling `parse` reads back (``"power:2"``)."""
         return f"power:{self.beta:g}"
 
     @property
@@ -148,18 +180,23 @@ class ReLUPower:
         return np.sign(Z) * np.abs(Z) ** exponent
 
     def value(self, Z, A):
+        """sigma(z) with the held pattern A: A z^beta, continued smoothly through 0."""
         return A * self._power(Z, self.beta)
 
     def derivative(self, Z, A):
+        """sigma'(z) with the held pattern A: A beta abs(z)^(beta - 1)."""
         return A * (self.beta * np.abs(Z) ** (self.beta - 1.0))
 
     def torch_value(self, Z):
+        """sigma(Z) on a torch tensor (gradient descent's forward pass)."""
         return Z.clamp_min(0.0).pow_(self.beta)
 
     def torch_derivative(self, Z):
+        """sigma'(Z) on a torch tensor."""
         return Z.clamp_min(0.0).pow_(self.beta - 1.0).mul_(self.beta)
 
     def describe(self) -> str:
+        """The activation in words, for reports."""
         return f"ReLU to the power {self.beta:g}"
 
 

@@ -87,12 +87,18 @@ class _Group:
 class ClosedForm:
     """Exact trajectory for group initialisations on orthogonal data (CF-7, CF-8).
 
-    Options:
-        tol: relative tolerance of the setting checks (orthogonality, balance,
-            support in the group's span, equal norms in a group, alignment).
-        companion_digits: the companion evaluates the same formulas in mpmath at
-            this precision; the error estimate is the float64 evaluation's
-            relative difference from it. ``None`` skips it.
+    A Problem outside the setting (the module docstring) is refused with a
+    `ClosedFormError` naming the condition that fails.
+
+    Attributes
+    ----------
+    tol
+        Relative tolerance of the setting checks (orthogonality, balance, support in the
+        group's span, equal norms in a group, alignment), in (0, 1e-3) (default 1e-12).
+    companion_digits
+        The companion evaluates the same formulas in mpmath at this precision (>= 20;
+        default 30); the error estimate is the float64 evaluation's relative difference
+        from it. ``None`` skips it (error estimate inf).
     """
 
     tol: float = 1e-12
@@ -109,9 +115,11 @@ class ClosedForm:
             )
 
     def options(self) -> dict:
+        """The options as a dict (stored in ``Trajectory.options``)."""
         return {"tol": self.tol, "companion_digits": self.companion_digits}
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
+        """Evaluate the closed form at ``t_eval`` (call it through `numerics.simulate`)."""
         start = time.perf_counter()
         groups = decompose(problem, self.tol)
         t_eval = np.asarray(t_eval, dtype=float)

@@ -84,27 +84,37 @@ _WHOLE_STEP_RTOL = 1e-9
 class GradientDescent:
     """Full-batch gradient descent with step ``lr`` in flow time (t = steps * lr).
 
-    Options:
-        lr: the step; each step moves theta by -lr * kappa * grad L.
-        dtype: ``"float64"`` (default) or ``"float32"``.
-        stop_loss: stop a replicate once its loss L (the Problem's L, not
-            kappa * L) falls below this; ``None`` runs to the last saved time.
-            The published protocol's threshold p/(2n) on p * L is
-            stop_loss = 1/(2n).
-        error_check: the companion runs with step lr / error_check (an integer
-            >= 2, so the saved times stay whole steps); ``None`` skips it
-            (error estimate = inf).
-        space: ``"full"`` (W itself), ``"span"`` (W = W0 + C X) or ``"auto"``
-            (span when n < d or when every sample is a multiple of its own canonical
-            vector).
-        gemm: the library of a full-space step's two products (W X^T and (A g) X):
-            ``"blas"`` (torch's batched matmul), ``"onednn"`` (oneDNN, one call per
-            replicate on prepacked samples; float32 only) or ``"auto"`` (oneDNN for
-            float32 when n d p >= `numerics.torch_network.ONEDNN_MIN_NDP`, where it
-            is faster). The library used is in each Trajectory's ``provenance["gemm"]``.
-        batch_size: minibatch SGD with batches of this many samples (see the module
-            docstring); ``None`` (default) is full-batch descent.
-        sgd_seed: the seed of the minibatches' permutations.
+    Every saved time must be a whole number of steps. The error estimate halves the step
+    (Richardson; the module docstring); a minibatch SGD run's companion is the same run in
+    float32.
+
+    Attributes
+    ----------
+    lr
+        The step, in flow time: each step moves theta by -lr * kappa * grad L (required).
+    dtype
+        ``"float64"`` (default) or ``"float32"``.
+    stop_loss
+        Stop a replicate once its loss L (the Problem's L, not kappa * L) falls below this;
+        ``None`` (default) runs to the last saved time. The published protocol's threshold
+        p/(2n) on p * L is stop_loss = 1/(2n).
+    error_check
+        The companion runs with step lr / error_check (an integer >= 2, so the saved times
+        stay whole steps; default 2); ``None`` skips it (error estimate inf).
+    space
+        ``"full"`` (W itself), ``"span"`` (W = W0 + C X) or ``"auto"`` (default: span when
+        n < d or when every sample is a multiple of its own canonical vector).
+    gemm
+        The library of a full-space step's two products (W X^T and (A g) X): ``"blas"``
+        (torch's batched matmul), ``"onednn"`` (oneDNN, one call per replicate on prepacked
+        samples; float32 only) or ``"auto"`` (default: oneDNN for float32 when n d p >=
+        `numerics.torch_network.ONEDNN_MIN_NDP`, where it is faster). The library used is
+        in each Trajectory's ``provenance["gemm"]``.
+    batch_size
+        Minibatch SGD with batches of this many samples, one permutation per epoch (the
+        module docstring); ``None`` (default) is full-batch descent.
+    sgd_seed
+        The seed of the minibatches' permutations (default 0), per replicate.
     """
 
     lr: float
@@ -120,7 +130,7 @@ class GradientDescent:
 
     @property
     def method_name(self) -> str:
-        """What its Trajectories are called: ``minibatch_sgd`` with a batch size."""
+        """What its Trajectories are called (``minibatch_sgd`` with a batch size)."""
         return self.name if self.batch_size is None else "minibatch_sgd"
 
     def __post_init__(self) -> None:
@@ -162,6 +172,8 @@ class GradientDescent:
                               "or gemm='auto'.")
 
     def options(self) -> dict:
+        """The options as a dict (stored in ``Trajectory.options``; the SGD ones only with
+        a batch size)."""
         return {
             "lr": self.lr,
             "dtype": self.dtype,
@@ -174,6 +186,7 @@ class GradientDescent:
         }
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
+        """One Problem: `run_batch` with a batch of one."""
         return self.run_batch([problem], t_eval)[0]
 
     def run_batch(self, problems: Sequence[Problem], t_eval: np.ndarray) -> list[Trajectory]:

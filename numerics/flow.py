@@ -76,22 +76,33 @@ class MethodError(ValueError):
 class ExactFlow:
     """Gradient flow integrated exactly across activation changes.
 
-    Options:
-        rtol: relative tolerance of the Runge-Kutta error control.
-        atol_fraction: absolute floor per neuron, as a fraction of rtol times the
-            neuron's initial norm (keeps tiny initialisations relative).
-        error_check: the companion run for the error estimate uses
-            ``rtol * error_check``; ``None`` skips it (error estimate = inf).
-        max_steps: cap on accepted steps (per run).
-        chatter_limit: a single pair (i, j) changing side (active, inactive,
-            sliding) more often than this marks the run CHATTERING (switching that
-            the sliding-mode solve did not resolve).
-        sliding: integrate through sliding modes (default); ``False`` switches a
-            pair at every crossing, as earlier versions did.
-        coordinates: ``"auto"`` (default: ``"span"`` when n < d, else
-            ``"cartesian"``), ``"cartesian"``, ``"span"`` (W = W0 + C X, cost per
-            step independent of d) or ``"lognorm"`` (per-neuron ln||w_j||,
-            direction, a_j/||w_j||; for tiny initialisation scales).
+    DOP853 inside each region of fixed activation pattern, crossings located on the dense
+    output, sliding modes integrated with the Filippov velocity (the module docstring).
+
+    Attributes
+    ----------
+    rtol
+        Relative tolerance of the Runge-Kutta error control, in (0, 1e-2) (default 1e-10).
+    atol_fraction
+        Absolute floor per neuron, as a fraction of rtol times the neuron's initial norm
+        (keeps tiny initialisations relative; default 1e-6).
+    error_check
+        The companion run for the error estimate uses ``rtol * error_check`` (default 10,
+        must be > 1); ``None`` skips it (error estimate inf).
+    max_steps
+        Cap on accepted steps per run (default 2,000,000); the run ends MAX_STEPS there.
+    chatter_limit
+        A single pair (i, j) changing side (active, inactive, sliding) more often than this
+        marks the run CHATTERING: switching the sliding-mode solve did not resolve
+        (default 200).
+    coordinates
+        ``"auto"`` (default: ``"span"`` when n < d, else ``"cartesian"``),
+        ``"cartesian"``, ``"span"`` (W = W0 + C X, cost per step independent of d) or
+        ``"lognorm"`` (per-neuron ln ||w_j||, direction, a_j / ||w_j||: for tiny
+        initialisation scales, ReLU networks with both layers trained only).
+    sliding
+        Integrate through sliding modes (default True); False switches a pair at every
+        crossing, as earlier versions did.
     """
 
     rtol: float = 1e-10
@@ -120,6 +131,7 @@ class ExactFlow:
             )
 
     def options(self) -> dict:
+        """The options as a dict (stored in ``Trajectory.options``)."""
         return {
             "rtol": self.rtol,
             "atol_fraction": self.atol_fraction,
@@ -131,6 +143,9 @@ class ExactFlow:
         }
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
+        """Integrate ``problem`` from t = 0, saving at ``t_eval`` (validated times: call it
+        through `numerics.simulate`), with the companion run unless ``error_check`` is None.
+        """
         if problem.model_spec and resolve(self.coordinates, problem) == "lognorm":
             raise MethodError(
                 "coordinates: 'lognorm' integrates the ReLU network with both layers trained; "

@@ -40,7 +40,7 @@ def two_point(p: int = 60, lam: float | None = None, seed: int = 0,
 
 
 def orthonormal_labels(n: int, rng: np.random.Generator) -> np.ndarray:
-    """Labels with |y_k| ~ U[0.5, 1.5], both signs present, ||y_+|| > ||y_-|| (r > 1).
+    """Labels with ``|y_k| ~ U[0.5, 1.5]``, both signs present, ``||y_+|| > ||y_-||`` (r > 1).
 
     S002 assumes r = ||D_+|| / ||D_-|| > 1 without loss of generality; when the
     draw has r < 1 the labels are negated (the problem with -y and -a is the
@@ -107,9 +107,9 @@ def orthogonal_scaled(n: int, d: int, p: int, seed: int, norms=(1.0, 2.0),
     """S000's orthogonal data (G-000-orth) with R's asymmetric init (I-000-repo).
 
     x_i = c_i e_i (first n canonical vectors of R^d: exact zeros, N-3),
-    c_i ~ U[norms]; labels y_i = xi_i |y_i|, |y_i| ~ U[1, 2]; mean-field network,
+    c_i ~ U[norms]; labels ``y_i = xi_i |y_i|``, ``|y_i| ~ U[1, 2]``; mean-field network,
     square loss. With ``repo_orth`` (I-000-repo-orth) the first layer is
-    multiplied by ``w_factor`` after a is drawn (so |a_j| >= ||w_j|| / w_factor),
+    multiplied by ``w_factor`` after a is drawn (so ``|a_j| >= ||w_j|| / w_factor``),
     and data and initialisation are redrawn from the same generator until Q-good
     holds; ``meta['redraws']`` counts the rejected draws (N-8: the law is then
     conditioned on Q-good).
@@ -203,11 +203,11 @@ def group(n: int, groups, seed: int, d: int | None = None, scale: float = 0.1,
     Data x_i = e_i in R^d (d >= n, default n). ``groups`` is the number of
     contiguous, near-equal groups or a sequence of group sizes summing to n;
     neuron j belongs to group G_j (p = number of groups). Labels: one
-    Rademacher sign per group, |y_i| ~ U[1, 2], rescaled so that
+    Rademacher sign per group, ``|y_i| ~ U[1, 2]``, rescaled so that
     ||y_{G_j}|| = group_norms[j] when given. Neuron j is supported exactly on
     the coordinates of G_j with strictly positive entries there, so it is
     active exactly on G_j (pre-activations elsewhere are exact zeros), and
-    ||w_j(0)|| = scale; entries |g|, g ~ N(0, 1), or proportional to |y_{G_j}|
+    ||w_j(0)|| = scale; entries ``|g|``, g ~ N(0, 1), or proportional to ``|y_{G_j}|``
     with ``aligned`` (cosine 1). Balanced: a_j = sign(y_{G_j}) ||w_j||.
     """
     d = n if d is None else d
@@ -255,6 +255,8 @@ def _group_sizes(n: int, groups) -> list[int]:
 
 # -- S001 (standard network, sum losses, labels +-1) -----------------------------------
 
+#: The loss_scale of S001's two losses (the exponential loss as a plain sum, the
+#: logistic loss with S001's appendix prefactor 2).
 S001_LOSS_SCALES = {"exponential": 1.0, "logistic": 2.0}
 
 

@@ -53,14 +53,25 @@ _to_float = np.vectorize(float, otypes=[float])
 class HighPrecisionFlow:
     """Gradient flow in mpmath at ``digits`` digits (small problems only).
 
-    Options:
-        digits: target accuracy (significant digits); working precision adds 10.
-        companion_digits: accuracy of the companion run for the error estimate
-            (``None``: ``digits - 15``, at least 16).
-        error_check: run the companion (error estimate = inf without it).
-        max_size: largest p * (n + d) accepted.
-        max_steps: cap on Taylor steps per run.
-        chatter_limit: a pair switching more often marks the run CHATTERING.
+    Taylor series between located switches (the module docstring); piecewise-linear
+    activations and integer ReLU powers only.
+
+    Attributes
+    ----------
+    digits
+        Target accuracy in significant digits, in [16, 1000] (default 50); the working
+        precision adds 10.
+    companion_digits
+        Accuracy of the companion run for the error estimate, in [8, digits) (``None``,
+        the default: ``digits - 15``, at least 16).
+    error_check
+        Run the companion (default True); without it the error estimate is inf.
+    max_size
+        Largest p * (n + d) accepted (default 64); a larger Problem is refused.
+    max_steps
+        Cap on Taylor steps per run (default 100,000).
+    chatter_limit
+        A pair switching side more often than this marks the run CHATTERING (default 200).
     """
 
     digits: int = 50
@@ -82,6 +93,8 @@ class HighPrecisionFlow:
             )
 
     def options(self) -> dict:
+        """The options as a dict (stored in ``Trajectory.options``), companion digits
+        resolved."""
         return {"digits": self.digits, "companion_digits": self._companion_digits(),
                 "error_check": self.error_check, "max_size": self.max_size,
                 "max_steps": self.max_steps, "chatter_limit": self.chatter_limit}
@@ -92,6 +105,8 @@ class HighPrecisionFlow:
         return max(16, self.digits - 15) if self.digits > 16 else 8
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
+        """Integrate ``problem`` in mpmath, saving at ``t_eval`` (call it through
+        `numerics.simulate`); a MethodError for an activation or a size it does not take."""
         act = problem.activation
         if not act.piecewise_linear and act.integer_power is None:
             raise MethodError(

@@ -65,6 +65,36 @@ class Problem:
     ``init_scale`` (lambda) records the initialisation scale when the
     initialisation has one (claims of small-initialisation papers need it);
     ``meta`` records how the Problem was produced (generator, parameters, seed).
+
+    Attributes
+    ----------
+    X
+        The inputs, one row x_i per sample: shape (n, d), float64, read-only.
+    y
+        The labels, shape (n,); in {-1, +1} for the exponential and logistic losses.
+    W0
+        The initial first layer, one row w_j per neuron: shape (p, d).
+    a0
+        The initial output weights, shape (p,).
+    parametrization
+        ``"standard"`` (s = 1, kappa = 1, the default) or ``"mean_field"`` (s = 1/p,
+        kappa = p).
+    loss
+        ``"square"`` (default), ``"exponential"`` or ``"logistic"``.
+    loss_scale
+        The loss's positive prefactor c (default 1.0; see the losses above).
+    init_scale
+        The initialisation scale lambda, or None when the initialisation has none; recorded
+        for the claims (``lam``), never used by the dynamics.
+    meta
+        How the Problem was made (``generator``, its parameters, ``seed``, ``family``,
+        ``hidden_bias``, ...); not part of `content_hash` or equality.
+    activation
+        The hidden activation (`numerics.activations`; default ``ReLU()``); a spelling such
+        as ``"leaky:0.1"`` is parsed on construction.
+    train
+        Which layers the flow moves: ``"both"`` (default), ``"first"`` (a fixed) or
+        ``"second"`` (W fixed).
     """
 
     X: np.ndarray
@@ -132,14 +162,17 @@ class Problem:
     # -- sizes and conventions -------------------------------------------------
     @property
     def n(self) -> int:
+        """The number of samples (rows of X)."""
         return self.X.shape[0]
 
     @property
     def d(self) -> int:
+        """The input dimension (columns of X)."""
         return self.X.shape[1]
 
     @property
     def p(self) -> int:
+        """The width, the number of hidden neurons (rows of W0)."""
         return self.W0.shape[0]
 
     @property
@@ -154,15 +187,17 @@ class Problem:
 
     @property
     def trains_first_layer(self) -> bool:
+        """Whether W moves (``train`` is ``"both"`` or ``"first"``)."""
         return self.train in ("both", "first")
 
     @property
     def trains_second_layer(self) -> bool:
+        """Whether a moves (``train`` is ``"both"`` or ``"second"``)."""
         return self.train in ("both", "second")
 
     @property
     def model_spec(self) -> str:
-        """The model where it is not the default: e.g. ``"leaky:0.1, first layer"``; ""
+        """The model where it is not the default, e.g. ``"leaky:0.1, first layer"``; ""
         for a ReLU network with both layers trained."""
         parts = [] if self.activation.spec == "relu" else [self.activation.spec]
         if self.train != "both":

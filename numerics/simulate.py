@@ -20,13 +20,26 @@ _BATCH_SHARED = ("n", "d", "p", "parametrization", "loss", "activation", "train"
 
 
 class Method(Protocol):
-    """A simulation method: a frozen options object with a name and ``run``."""
+    """A simulation method: a frozen options object with a name and ``run``.
+
+    What `simulate` needs of a method object; `simulate_batch` also uses ``run_batch``
+    (problems, t_eval) -> list of Trajectory when the method has one.
+
+    Attributes
+    ----------
+    name
+        The method's name, recorded in ``Trajectory.method`` (``"exact_flow"``, ...).
+    """
 
     name: str
 
-    def options(self) -> dict: ...
+    def options(self) -> dict:
+        """The method's options as a plain dict (stored in ``Trajectory.options``)."""
+        ...
 
-    def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory: ...
+    def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
+        """Simulate ``problem`` from t = 0, saving at ``t_eval`` (already validated)."""
+        ...
 
 
 def simulate(problem: Problem, method: Method, t_eval) -> Trajectory:

@@ -20,9 +20,14 @@ CONE_PLUS, CONE_MINUS, CONE_DEAD, CONE_OTHER = 1, -1, 0, 2
 class Status(enum.Enum):
     """How a simulation ended. Failure members say what to try."""
 
+    #: The run reached its last saved time (or stopped on purpose, ``Trajectory.stop_time``).
     SUCCESS = "success"
+    #: The method's step cap was reached before the last saved time.
     MAX_STEPS = "maximum number of steps reached; raise max_steps or shorten t_eval"
+    #: The state became NaN or infinite.
     NONFINITE = "the state became NaN or infinite; lower the tolerance or the step"
+    #: A pair kept switching side faster than the sliding-mode solve resolves (or, in
+    #: coordinates that do not integrate sliding modes, a sliding mode was met).
     CHATTERING = (
         "a pre-activation kept switching sign (sliding mode); the flow is not "
         "regular here and the trajectory after that time is not trustworthy"
@@ -30,13 +35,26 @@ class Status(enum.Enum):
 
     @property
     def ok(self) -> bool:
+        """Whether the run ended normally (SUCCESS)."""
         return self is Status.SUCCESS
 
 
 @dataclass(frozen=True)
 class ActivationEvent:
     """Pair (neuron j, sample i) changed side at time t: ``direction`` is its new side,
-    ``+1`` active, ``-1`` inactive, ``0`` held on z_ij = 0 (a sliding mode)."""
+    ``+1`` active, ``-1`` inactive, ``0`` held on z_ij = 0 (a sliding mode).
+
+    Attributes
+    ----------
+    t
+        The time of the change (located to a few ulps on the dense output).
+    neuron
+        The neuron j (row of W).
+    sample
+        The sample i (row of X).
+    direction
+        The pair's new side: +1 active, -1 inactive, 0 held on its surface (sliding).
+    """
 
     t: float
     neuron: int
@@ -57,6 +75,65 @@ class Trajectory:
     ``stop_time`` is set when the run stopped early on purpose (gradient
     descent's ``stop_loss``): the state is frozen from that time on, so saved
     states after it repeat the stopped state and are not states of the flow.
+
+    The per-time quantities (``loss``, ``pl``, ``neuron_norms``, ...) are computed on
+    first use and cached; each is one value (or one row) per saved time.
+
+    Attributes
+    ----------
+    problem
+        The `Problem` simulated.
+    t
+        The saved times, shape (T,), increasing (gradient descent: snapped to whole steps).
+    W
+        The first layer at the saved times, shape (T, p, d).
+    a
+        The output weights at the saved times, shape (T, p).
+    method
+        The method's name: ``"exact_flow"``, ``"gradient_descent"``, ``"minibatch_sgd"``,
+        ``"high_precision_flow"`` or ``"closed_form"``.
+    options
+        The method's options as it ran (``method.options()``).
+    status
+        How the run ended (`Status`); anything but SUCCESS means the run stopped short.
+    message
+        The method's explanation when the run did not succeed ("" otherwise).
+    error_estimate
+        The largest relative per-neuron difference from ``companion`` over the saved times;
+        inf when there is no companion (the error is unknown).
+    companion
+        The independent run the error is estimated from (a looser tolerance, a finer step,
+        fewer digits; its own companion is None), or None.
+    events
+        The activation changes (`ActivationEvent`) in time order; () for methods that do
+        not locate them (gradient descent, the closed form).
+    stop_time
+        The time the run stopped on purpose (gradient descent's ``stop_loss``), after which
+        the state is frozen; None when it ran to the last saved time.
+    n_steps
+        Accepted integration steps (Taylor steps, descent steps) of this run.
+    wall_time
+        Seconds the run took with its companion (in a batch, its share of the batch).
+    provenance
+        Versions of the packages and platform that made the numbers (and, for gradient
+        descent, the matrix-product library, ``"gemm"``).
+    log_norms
+        ln ||w_j(t)||, shape (T, p), when the method integrated log-norms (tiny scales:
+        W may underflow to 0 while these stay exact; -inf for a zero neuron); else None.
+    step_loss
+        The loss at every descent step k = 0 .. n_steps, shape (n_steps + 1,), whatever the
+        saved times (gradient descent); None for the flows.
+    high_precision
+        (W, a) at every saved time as mpmath numbers (object arrays) when the method
+        computed them at high precision (`numerics.HighPrecisionFlow`); else None.
+    filippov_mask
+        The activation the flow moved with, shape (T, p, n): 1 active, 0 inactive, alpha_ij
+        in [0, 1] on pairs held on z_ij = 0 (the Filippov velocity); None for methods that
+        use the strict mask 1{z > 0}.
+    choices
+        Where the continuation was not unique (a pair repelled from both sides of its
+        surface) and relu'(0) = 0 chose the inactive side: records with ``t``,
+        ``neuron``, ``sample``.
     """
 
     problem: Problem
@@ -74,22 +151,10 @@ class Trajectory:
     n_steps: int = 0
     wall_time: float = 0.0
     provenance: dict = field(default_factory=dict)
-    # ln||w_j(t)||, shape (T, p), when the method integrates log-norms (tiny
-    # initialisation scales, THEORY N-4): W may underflow to 0 in float64 while
-    # these stay exact; -inf for a neuron that is exactly zero.
     log_norms: np.ndarray | None = None
-    # L(theta_k) at every step k = 0 .. n_steps (gradient descent: the training
-    # curve, whatever the saved times), shape (n_steps + 1,); None for the flows.
     step_loss: np.ndarray | None = None
-    # (W, a) at every saved time as mpmath numbers, when the method computed them
-    # at high precision (HighPrecisionFlow): a tuple of (W, a) object arrays.
     high_precision: tuple | None = None
-    # The activation the flow moved with at each saved time, shape (T, p, n): 1 active,
-    # 0 inactive, alpha_ij in [0, 1] on pairs held on z_ij = 0 (sliding modes; the
-    # Filippov velocity). None for methods that use the strict mask 1{z > 0}.
     filippov_mask: np.ndarray | None = None
-    # Where the continuation was not unique (a pair repelled from both sides of its
-    # surface) and the convention relu'(0) = 0 chose the inactive side.
     choices: tuple = ()
 
     def first(self, k: int) -> Trajectory:
@@ -116,15 +181,16 @@ class Trajectory:
 
     @cached_property
     def activation(self) -> np.ndarray:
-        """Boolean (T, p, n): sample i activates neuron j at t_k (z_ij > 0; a pair held on
-        z_ij = 0 by a sliding mode is not active)."""
+        """Whether sample i activates neuron j at t_k, boolean of shape (T, p, n).
+
+        Active means z_ij > 0; a pair held on z_ij = 0 by a sliding mode is not active."""
         if self.filippov_mask is not None:
             return self.filippov_mask == 1.0
         return self.preactivations > 0
 
     @cached_property
     def sliding(self) -> np.ndarray:
-        """Boolean (T, p, n): the pair is held on z_ij = 0 (a sliding mode) at t_k."""
+        """Whether the pair is held on z_ij = 0 (a sliding mode) at t_k, boolean (T, p, n)."""
         if self.filippov_mask is None:
             return np.zeros(self.preactivations.shape, dtype=bool)
         events = sorted(self.events, key=lambda e: e.t)
@@ -141,7 +207,7 @@ class Trajectory:
 
     @cached_property
     def velocity(self) -> tuple[np.ndarray, np.ndarray]:
-        """(dW/dt, da/dt) at each saved time: -kappa times the gradient with the mask the
+        """``(dW/dt, da/dt)`` at each saved time, -kappa times the gradient with the mask the
         flow moved with (the minimal-norm element of the subdifferential on sliding modes),
         the strict mask 1{z > 0} otherwise."""
         return network.trained_velocity(
@@ -149,6 +215,7 @@ class Trajectory:
 
     @cached_property
     def outputs(self) -> np.ndarray:
+        """h(x_i) at each saved time, shape (T, n)."""
         return network.outputs(self.problem, self.W, self.a)
 
     @cached_property
@@ -158,12 +225,15 @@ class Trajectory:
 
     @cached_property
     def loss(self) -> np.ndarray:
+        """The loss L(t) at each saved time, shape (T,) (the Problem's loss, loss_scale
+        included)."""
         return network.loss_from_outputs(self.problem, self.outputs)
 
     @cached_property
     def pl(self) -> np.ndarray:
-        """Local PL curvature -(dL/dt)/L = |dtheta/dt|^2 / (kappa L), from exact gradients
-        (the Filippov velocity on sliding modes: `velocity`)."""
+        """Local PL curvature ``-(dL/dt)/L = |dtheta/dt|^2 / (kappa L)``, shape (T,).
+
+        From exact gradients (the Filippov velocity on sliding modes, `velocity`)."""
         vW, va = self.velocity
         sq = np.sum(vW**2, axis=(-2, -1)) + np.sum(va**2, axis=-1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -176,7 +246,7 @@ class Trajectory:
 
     @cached_property
     def log_neuron_norms(self) -> np.ndarray:
-        """ln||w_j(t)||, shape (T, p): the stored log-norms when present (no underflow)."""
+        """``ln||w_j(t)||``, shape (T, p); the stored log-norms when present (no underflow)."""
         if self.log_norms is not None:
             return self.log_norms
         with np.errstate(divide="ignore"):
@@ -192,8 +262,8 @@ class Trajectory:
 
     @cached_property
     def conservation_drift(self) -> float:
-        """max_j |c_j(t_last) - c_j(0)|, c_j = k a_j^2 - ||w_j||^2 (`balancedness`; THEORY
-        CF-2, S000-L1).
+        """``max_j |c_j(t_last) - c_j(0)|``, c_j = k a_j^2 - ||w_j||^2 (`balancedness`;
+        THEORY CF-2, S000-L1).
 
         Zero for the flow up to integration error; gradient descent erodes it
         by O(lr) per unit time. c_j(0) is taken from the Problem's (W0, a0);
@@ -221,8 +291,8 @@ class Trajectory:
     def cones(self) -> np.ndarray:
         """S001-D2 cone of each neuron at each time, shape (T, p), as integer codes.
 
-        CONE_PLUS: active exactly on the positive samples (S_+); CONE_MINUS: exactly
-        on the negative ones (S_-); CONE_DEAD: on none (S_dead); CONE_OTHER: else.
+        CONE_PLUS: active exactly on the positive samples (``S_+``); CONE_MINUS: exactly
+        on the negative ones (``S_-``); CONE_DEAD: on none (``S_dead``); CONE_OTHER: else.
         """
         act = self.activation  # (T, p, n)
         pos = self.problem.y > 0
@@ -268,7 +338,7 @@ class Trajectory:
     # -- numerical error -----------------------------------------------------------
     @property
     def nominal_error(self) -> float:
-        """A relative accuracy the method itself guarantees at most: rtol per step,
+        """A relative accuracy the method itself guarantees at most, rtol per step
         accumulated linearly over the accepted steps (0 for methods without an rtol).
 
         A floor under `state_error`: the companion run can share an error with this
@@ -279,7 +349,7 @@ class Trajectory:
 
     @cached_property
     def state_error(self) -> np.ndarray:
-        """Per saved time, max_j |theta_j - theta'_j| / |theta_j| against the companion.
+        """Per saved time, ``max_j |theta_j - theta'_j| / |theta_j|`` against the companion.
 
         theta_j = (w_j, a_j), or its trained part when a layer is frozen; a neuron that is
         exactly zero in both runs counts 0.
@@ -308,7 +378,7 @@ class Trajectory:
         return np.concatenate([run.W, run.a[..., None]], axis=-1)
 
     def error_of(self, quantity: Callable[[Trajectory], np.ndarray]) -> np.ndarray:
-        """|quantity(self) - quantity(companion)|: the numerical error of a diagnostic.
+        """``|quantity(self) - quantity(companion)|``: the numerical error of a diagnostic.
 
         Without a companion the error is unknown and reported as infinite, so
         any verdict that depends on it is INCONCLUSIVE rather than a silent pass.
@@ -323,6 +393,7 @@ class Trajectory:
 
     @property
     def finite(self) -> bool:
+        """Whether every saved W and a is finite (no NaN, no infinity)."""
         return bool(np.all(np.isfinite(self.W)) and np.all(np.isfinite(self.a)))
 
     def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis/IPython: the short repr
@@ -354,6 +425,8 @@ class Trajectory:
         return ax
 
     def summary(self) -> str:
+        """One line of text: method, problem, status, saved times, steps, events, sliding
+        pairs, error estimate and wall time."""
         held = ""
         if self.filippov_mask is not None and len(self.t):
             held = (f", {int(self.sliding.any(axis=0).sum())} pairs slid "

@@ -37,6 +37,31 @@ from theory.symbols import UnknownName, latex_names, latex_names_for
 
 
 class Kind(enum.Enum):
+    """How a claim's statement is read and checked (the value is its name in tables and JSON).
+
+    POINTWISE
+        The relation holds at every saved time of the claim's ``window`` (at one time for a
+        window ``(a, a)``; an instance property, no time, for the window ``(0, 0)``).
+    CONSERVED
+        A drift quantity equals 0 at every time of the window (up to its numerical error).
+    EVENT_TIME
+        ``event_time`` is the first time ``event`` holds; the statement bounds it.
+    TRAPPING
+        A set, once entered, is never left, or a quantity is monotone; stated on a counter
+        (exits, wrong-way crossings) or a derivative and checked like POINTWISE.
+    IDENTITY
+        An exact equation, between instance quantities or along a run; confirmed only where
+        it is known finely enough.
+    SCALING
+        A measured quantity against a power (or log) law in a size, fitted over a series of
+        runs (`verify.evidence.ScalingData`); prefactors hidden by the paper are fitted.
+    PROBABILITY
+        A frequency over random instances (`verify.evidence.Sample`), with exact binomial
+        intervals.
+    QUALITATIVE
+        Listed with its formula, not checked (``checkable=False`` with the reason).
+    """
+
     POINTWISE = "pointwise bound"
     CONSERVED = "conserved quantity"
     EVENT_TIME = "event time bound"
@@ -48,7 +73,19 @@ class Kind(enum.Enum):
 
 
 class Provenance(enum.Enum):
-    """How faithfully the statement follows the seed text (THEORY.md's tags)."""
+    """How faithfully the statement follows the seed text (THEORY.md's tags).
+
+    VERBATIM
+        As printed in the paper (tag ``seed``).
+    OCR
+        Read through OCR of the paper (``seed-OCR``).
+    REPO
+        From the authors' code rather than the text (``repo``).
+    DERIVED
+        Derived here from the paper's statements (``derived``).
+    INFERRED
+        The paper's meaning, inferred where the text is ambiguous (``inferred``).
+    """
 
     VERBATIM = "seed"
     OCR = "seed-OCR"
@@ -66,12 +103,25 @@ SEEDS = {
 
 @dataclass(frozen=True)
 class Source:
+    """Where a claim comes from: the paper, the place in it and how faithfully it is read.
+
+    Attributes
+    ----------
+    paper
+        The pack (paper) name, e.g. ``"S002"``; a claim's ``paper`` and the start of its id.
+    reference
+        The place in the paper: ``"Lemma 3"``, ``"Section 5"``, ...
+    provenance
+        How faithfully the statement follows the text (`Provenance`).
+    """
+
     paper: str  # "S002"
     reference: str  # "Lemma 3", "Section 5", ...
     provenance: Provenance
 
     @property
     def seed_file(self) -> str:
+        """The seed text file of a built-in paper ("" for any other pack)."""
         return SEEDS.get(self.paper, "")
 
     def __str__(self) -> str:
@@ -85,7 +135,21 @@ class Assumption:
     ``required=False`` marks a hypothesis no simulation can meet (CEL23's Assumption 2
     asks for lam near 10^-24000): where it fails the claim is still checked, as stated,
     and its verdict says which hypothesis was not met ("relaxed"), instead of being
-    INAPPLICABLE."""
+    INAPPLICABLE.
+
+    Attributes
+    ----------
+    name
+        A short name, quoted by verdicts when the hypothesis fails (``"orthogonal data"``).
+    statement
+        A sympy relation over instance quantities of the vocabulary (no time), evaluated on
+        every instance.
+    text
+        The hypothesis in words, as the paper states it.
+    required
+        True (default): where it fails the claim is INAPPLICABLE. False: the claim is still
+        checked and its verdict's reason begins ``relaxed (outside the paper's hypotheses)``.
+    """
 
     name: str
     statement: sp.Basic
@@ -93,6 +157,7 @@ class Assumption:
     required: bool = True
 
     def latex(self, names: dict[str, str] | None = None) -> str:
+        """The statement in LaTeX, with ``names`` (default `theory.symbols.latex_names`)."""
         return render_latex(self.statement, latex_names if names is None else names)
 
 
@@ -129,6 +194,70 @@ def _frozen(mapping) -> MappingProxyType:
 
 @dataclass(frozen=True)
 class Claim:
+    """One claim of a paper, declared symbolically: a frozen record that computes nothing.
+
+    How it is checked follows from ``kind`` (see the module's conventions and `Kind`).
+    Build variants with `with_parameters`, `variant`, `on_model` and `at_setting`; the
+    original is never changed.
+
+    Attributes
+    ----------
+    id
+        The catalogue id, ``PAPER-LABEL`` (``"S002-T1"``); variants add ``~suffix`` or
+        ``[setting]``.
+    title
+        A short title, in words.
+    kind
+        How the statement is read and checked (`Kind`).
+    source
+        Where the claim comes from (`Source`: paper, reference, provenance).
+    statement
+        A sympy relation, or a conjunction of relations (``sp.And``), in the vocabulary of
+        `theory.symbols`.
+    setting
+        The hypotheses (`Assumption`), evaluated on every instance; () when there are none.
+    parametrization
+        The network convention the claim is stated for: ``"standard"``, ``"mean_field"``,
+        ``"classification"`` (the standard network on an exponential or logistic loss), or
+        None for any.
+    loss
+        The loss the claim is stated for (``"square"``, ``"exponential"``,
+        ``"logistic"``), or None for any.
+    window
+        The times ``(start, end)`` the statement is read at, as sympy expressions (default
+        ``(0, oo)``; ``(a, a)``: the single time a; ``(0, 0)``: an instance property).
+    event
+        For an EVENT_TIME claim (or a window that opens at an event): the relation whose
+        first time of holding defines ``event_time``; None otherwise.
+    event_time
+        The symbol of that first time (``t_conv``, ``t_2``, ...), or None.
+    definitions
+        Constants the paper makes explicit: symbol -> formula in instance quantities,
+        expanded by `substituted` (read-only mapping; empty by default).
+    parameters
+        Constants the paper hides in O(.) or leaves free: name -> documented value, or None
+        for a prefactor fitted by a scaling check (read-only mapping; empty by default).
+    parameter_notes
+        Where the parameters' values come from, in words ("" when there are none).
+    measures
+        What the check compares, in words (shown in the catalogue).
+    checkable
+        False for a claim that is listed but not checked (QUALITATIVE claims, say).
+    not_checkable_reason
+        Why the claim is not checked; required when ``checkable`` is False.
+    flags
+        Remarks on the source (a misprint, a gap), one string each, shown in the catalogue.
+    notes
+        Free notes on the reading of the claim.
+    activations
+        The activation kinds the claim is stated for, a non-empty subset of ``("relu",
+        "leaky", "power")`` (default ``("relu",)``); on any other model `verify.check`
+        returns INAPPLICABLE.
+    layers
+        The trained layers it is stated for, a subset of ``("both", "first", "second")``
+        (default ``("both",)``).
+    """
+
     id: str
     title: str
     kind: Kind
@@ -173,6 +302,7 @@ class Claim:
     # -- views -----------------------------------------------------------------------
     @property
     def paper(self) -> str:
+        """The pack (paper) the claim belongs to, ``source.paper``."""
         return self.source.paper
 
     def relations(self) -> tuple[sp.Basic, ...]:
@@ -182,6 +312,7 @@ class Claim:
         return (self.statement,)
 
     def event_relations(self) -> tuple[sp.Basic, ...]:
+        """The event's relations (a conjunction split into its parts); () without an event."""
         if self.event is None:
             return ()
         return tuple(self.event.args) if isinstance(self.event, sp.And) else (self.event,)
@@ -320,6 +451,8 @@ class Claim:
 
     # -- derived claims ----------------------------------------------------------------
     def with_parameters(self, **values) -> Claim:
+        """The claim with some named parameters set to other values (``c_T=1``); an unknown
+        name is an `UnknownName` listing the claim's parameters."""
         unknown = set(values) - set(self.parameters)
         if unknown:
             raise UnknownName(

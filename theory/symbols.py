@@ -79,20 +79,34 @@ t_conv = sp.Symbol("t_conv", nonnegative=True)
 class Sort(StrEnum):
     """What kind of thing a vocabulary name stands for (compares equal to its text)."""
 
-    INSTANCE = "instance"  # a number of the Problem (n, Dplus, ...)
-    TRAJECTORY = "trajectory"  # a function of time measured on a run (L(t), ...)
-    PARAMETER = "parameter"  # a named parameter of a claim (eps, ...)
-    EVENT = "event"  # a time a run defines (t_1, ...)
-    TIME = "time"  # the flow's clock t
-    RUN = "run"  # a scalar of a whole run (MuInf, ...)
-    CONSTANT = "constant"  # defined on a claim
-    VARIABLE = "variable"  # free in an identity
+    INSTANCE = "instance"  #: a number of the Problem, fixed before any run (n, Dplus, ...)
+    TRAJECTORY = "trajectory"  #: a function of time measured on a run (L(t), PL(t), ...)
+    PARAMETER = "parameter"  #: a named parameter of a claim, valued on the claim (eps, ...)
+    EVENT = "event"  #: a time a run defines, the first time an event holds (t_2, ...)
+    TIME = "time"  #: the flow's clock t
+    RUN = "run"  #: a scalar of a whole run or ensemble (MuInf, PGoodInit, ...)
+    CONSTANT = "constant"  #: defined on a claim from instance quantities (t_1, zeta, ...)
+    VARIABLE = "variable"  #: free in an identity between numbers (yhat, ylab, ...)
 
 
 @dataclass(frozen=True)
 class Term:
     """One vocabulary entry: its sympy object, sort and meaning. ``sort`` may be given as
-    its text ("trajectory"); anything but a `Sort` is refused with the allowed values."""
+    its text ("trajectory"); anything but a `Sort` is refused with the allowed values.
+
+    Attributes
+    ----------
+    name
+        The name statements use (``"L"``, ``"Dplus"``); the key in `VOCABULARY`.
+    obj
+        The sympy object: a ``sp.Symbol``, or a ``sp.Function`` for a trajectory quantity
+        (applied as ``L(t)``, ``L(0)``).
+    sort
+        What kind of thing the name stands for (`Sort`).
+    meaning
+        What it means, in words and plain-text formulas (shown by the catalogue and in
+        error messages).
+    """
 
     name: str
     obj: sp.Basic
@@ -478,11 +492,14 @@ _CATALOGUE_TERMS = (
          "max over j in neither S_{+,1} nor S_{-,1} of ||w_j(t)||"),
 )
 
+#: Every vocabulary name -> its `Term`, the built-in names and the ``TERMS`` of the packs
+#: (registered when the catalogue loads: call `theory.registry.load` before reading it).
 VOCABULARY: dict[str, Term] = {term.name: term for term in _TERMS + _CATALOGUE_TERMS}
 
 # -- LaTeX --------------------------------------------------------------------------------
-# How each name prints. A trajectory quantity's entry is a template in which "(t)" stands
-# for its argument (appended when absent): "u_+(t)" prints u_+(t_1) for UPlus(t_1).
+#: How each name prints in LaTeX, name -> LaTeX. A trajectory quantity's entry is a template
+#: in which "(t)" stands for its argument (appended when absent): "u_+(t)" prints u_+(t_1)
+#: for UPlus(t_1). Packs add theirs (``LATEX_NAMES``).
 latex_names: dict[str, str] = {
     "t": "t", "n": "n", "d": "d", "p": "p", "lam": r"\lambda", "mu": r"\mu",
     "kappa": r"\kappa", "Dplus": r"\|D_+\|", "Dminus": r"\|D_-\|", "CapPlus": "U_+",

@@ -62,6 +62,24 @@ class IntParam:
     """An integer parameter: search range [lo, hi], hard limits, a default.
 
     ``ge``/``le`` name an earlier parameter this one must be >= / <= (d >= n).
+
+    Attributes
+    ----------
+    lo, hi
+        The search range, ends included: what a search draws from.
+    meaning
+        What the parameter is, in words (``gfverify families`` prints it).
+    default
+        The value scaling runs and ``defaults`` use: a number, a rule in the earlier
+        parameters (``lambda v: 2 * v["n"]``), or None (no default: it must be set).
+    default_text
+        The default as ``gfverify families`` prints it when it is a rule (``"2n"``).
+    limits
+        The hard limits (low, high; None: unbounded) a value fixed with ``--param`` must
+        respect, ends included (default (1, None)).
+    ge, le
+        The name of an earlier parameter this one must be >= (``ge``) or <= (``le``);
+        None for no bound.
     """
 
     lo: int
@@ -76,6 +94,8 @@ class IntParam:
     kind = "int"
 
     def bounds(self, values: Mapping[str, Any]) -> tuple[int, int]:
+        """The search range given the earlier parameters' ``values`` (``ge``/``le``
+        applied)."""
         lo, hi = self.lo, self.hi
         if self.ge is not None and self.ge in values:
             lo = max(lo, int(values[self.ge]))
@@ -84,14 +104,18 @@ class IntParam:
         return lo, hi
 
     def strategy(self, values: Mapping[str, Any]) -> st.SearchStrategy:
+        """A hypothesis strategy over the range, given the earlier parameters' values."""
         lo, hi = self.bounds(values)
         return st.integers(lo, hi)
 
     def sample(self, rng: np.random.Generator, values: Mapping[str, Any]):
+        """One value drawn uniformly from the range with ``rng``."""
         lo, hi = self.bounds(values)
         return int(rng.integers(lo, hi + 1))
 
     def parse(self, name: str, text: str) -> int:
+        """``text`` (a ``--param name=text`` value) as an int within ``limits``; a
+        FamilyError naming ``name`` otherwise."""
         try:
             value = int(text)
         except ValueError:
@@ -103,16 +127,42 @@ class IntParam:
         return value
 
     def narrowed(self, lo, hi) -> IntParam:
+        """The same parameter with the search range [lo, hi]."""
         return replace(self, lo=lo, hi=hi)
 
     def describe_range(self) -> str:
+        """The range as ``gfverify families`` prints it (``[2, 8], >= n``)."""
         extra = "".join(f", {op} {ref}" for op, ref in ((">=", self.ge), ("<=", self.le)) if ref)
         return f"[{self.lo}, {self.hi}]{extra}"
 
 
 @dataclass(frozen=True)
 class FloatParam:
-    """A float parameter in [lo, hi], drawn uniformly or on a log scale (``log``)."""
+    """A float parameter in [lo, hi], drawn uniformly or on a log scale (``log``).
+
+    Drawn values are rounded to 4 significant digits, so that an instance is replayable
+    from its printed parameters.
+
+    Attributes
+    ----------
+    lo, hi
+        The search range, ends included.
+    meaning
+        What the parameter is, in words.
+    default
+        A number, a rule in the earlier parameters (``lambda v: 1e-6 / sqrt(v["p"])``), or
+        None (no default).
+    default_text
+        The default as ``gfverify families`` prints it when it is a rule.
+    log
+        Draw on a log scale (default True; needs lo > 0) rather than uniformly.
+    limits
+        The limits (low, high; None: unbounded) a fixed value must respect: the low limit
+        is exclusive, the high one inclusive (default (0.0, None): positive).
+    ge, le
+        The name of an earlier parameter this one must be >= / <= (None: no bound): kept
+        consistent when values are fixed (`Family.fixed`); the search range ignores it.
+    """
 
     lo: float
     hi: float
@@ -127,6 +177,7 @@ class FloatParam:
     kind = "float"
 
     def bounds(self, values: Mapping[str, Any]) -> tuple[float, float]:
+        """The search range (the same whatever the other parameters)."""
         return self.lo, self.hi
 
     def _from_unit(self, u: float) -> float:
@@ -139,12 +190,16 @@ class FloatParam:
         return min(max(_round_sig(x), self.lo), self.hi)
 
     def strategy(self, values: Mapping[str, Any]) -> st.SearchStrategy:
+        """A hypothesis strategy over the range (log scale if ``log``), rounded values."""
         return st.floats(0.0, 1.0).map(self._from_unit)
 
     def sample(self, rng: np.random.Generator, values: Mapping[str, Any]):
+        """One value drawn with ``rng`` as the strategy draws it."""
         return self._from_unit(float(rng.uniform()))
 
     def parse(self, name: str, text: str) -> float:
+        """``text`` as a finite float within ``limits``; a FamilyError naming ``name``
+        otherwise."""
         try:
             value = float(text)
         except ValueError:
@@ -157,15 +212,31 @@ class FloatParam:
         return value
 
     def narrowed(self, lo, hi) -> FloatParam:
+        """The same parameter with the search range [lo, hi]."""
         return replace(self, lo=float(lo), hi=float(hi))
 
     def describe_range(self) -> str:
+        """The range as ``gfverify families`` prints it (``[1e-20, 1e-3] log``)."""
         return f"[{self.lo:g}, {self.hi:g}]{' log' if self.log else ''}"
 
 
 @dataclass(frozen=True)
 class ChoiceParam:
-    """One of a few named options."""
+    """One of a few named options.
+
+    Attributes
+    ----------
+    choices
+        The options, in order (a search draws each with equal probability).
+    meaning
+        What the parameter is, in words.
+    default
+        The option used by ``defaults``, or None (no default).
+    default_text
+        The default as ``gfverify families`` prints it ("" to print ``default``).
+    ge, le
+        Unused (None); present so that every parameter type has them.
+    """
 
     choices: tuple[str, ...]
     meaning: str
@@ -177,25 +248,31 @@ class ChoiceParam:
     kind = "choice"
 
     def bounds(self, values):
+        """The first and the last option."""
         return self.choices[0], self.choices[-1]
 
     def strategy(self, values) -> st.SearchStrategy:
+        """A hypothesis strategy over the options."""
         return st.sampled_from(self.choices)
 
     def sample(self, rng: np.random.Generator, values):
+        """One option drawn uniformly with ``rng``."""
         return self.choices[int(rng.integers(len(self.choices)))]
 
     def parse(self, name: str, text: str) -> str:
+        """``text`` if it is one of the options; a FamilyError naming ``name`` otherwise."""
         if text not in self.choices:
             raise FamilyError(f"--param {name}: {text!r} is not one of {list(self.choices)}")
         return text
 
     def narrowed(self, lo, hi) -> ChoiceParam:
+        """The parameter fixed to one option (``lo == hi``); a FamilyError otherwise."""
         if lo != hi or lo not in self.choices:
             raise FamilyError(f"a choice can only be fixed to one of {list(self.choices)}")
         return replace(self, choices=(lo,))
 
     def describe_range(self) -> str:
+        """The options as ``gfverify families`` prints them (``{exponential, logistic}``)."""
         return "{" + ", ".join(self.choices) + "}"
 
 
@@ -203,7 +280,8 @@ Param = IntParam | FloatParam | ChoiceParam
 IntRange = IntParam  # the name of earlier versions
 
 
-# the model options every family takes (`numerics.model.with_model`), with their meaning
+#: The model options every family takes (`numerics.model.with_model`), name -> the values
+#: allowed, in words: fixed with ``--param`` (``Family.fixed``), never drawn.
 MODEL_OPTIONS = {
     "activation": "relu, leaky:SLOPE (0 <= SLOPE < 1) or power:BETA (BETA > 1)",
     "train": "both, first (a fixed) or second (W fixed)",
@@ -248,6 +326,41 @@ class Family:
 
     ``build(**params) -> Problem`` and ``horizon(problem, params) -> float``.
     The Problems it builds record the family and the parameters in ``meta``.
+    Narrowed and fixed families (`narrowed`, `fixed`) are new Family objects.
+
+    Attributes
+    ----------
+    name
+        The family's name (``gfverify conjecture --family NAME``), unique across packs.
+    description
+        One line on the instances it draws.
+    params
+        Parameter name -> `IntParam`, `FloatParam` or `ChoiceParam`, in drawing order
+        (sizes first); read-only.
+    build
+        ``build(**params) -> numerics.Problem``: the instance of given parameter values.
+    horizon_rule
+        ``horizon_rule(problem, params) -> float``: how long to simulate an instance.
+    horizon_text
+        The horizon rule in words (``gfverify families`` prints it).
+    setting
+        The paper (pack name) whose setting the family draws (``"S002"``); a claim is
+        tightened on the first family of its paper by default.
+    aliases
+        Other names the family answers to (``("orthonormal",)``).
+    fixed_values
+        Parameters fixed by `fixed` (``--param``), name -> value; read-only, empty for a
+        declared family.
+    horizon_override
+        A horizon fixed with ``--param horizon=T`` or ``--t-max``, replacing the rule;
+        None to use ``horizon_rule``.
+    coordinates
+        The exact flow's coordinates for this family's instances (`numerics.ExactFlow`'s
+        ``coordinates``): ``"auto"`` (default), or e.g. ``"lognorm"`` for a small
+        initialisation whose directions must be known to a relative accuracy.
+    model
+        Model options fixed by the user (`MODEL_OPTIONS`: activation, train, bias, init);
+        empty: the family's own model. Read-only.
     """
 
     name: str
@@ -260,18 +373,14 @@ class Family:
     aliases: tuple[str, ...] = ()
     fixed_values: Mapping[str, Any] = field(default_factory=dict)
     horizon_override: float | None = None
-    # the exact flow's coordinates for this family's instances (`numerics.coordinates`):
-    # "auto", or e.g. "lognorm" for a small initialisation whose directions must be known
-    # to a relative accuracy that cartesian weights of norm eps lose
     coordinates: str = "auto"
-    # model options fixed by the user (MODEL_OPTIONS); empty: the family's own model
     model: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def flow_coordinates(self) -> str:
-        """The exact flow's coordinates for this family's instances: its own, unless a fixed
+        """The exact flow's coordinates for this family's instances (its own, unless a fixed
         model leaves the ReLU network with both layers trained (the log-norm coordinates
-        integrate only that one)."""
+        integrate only that one))."""
         other = (self.model.get("activation", "relu") != "relu"
                  or self.model.get("train", "both") != "both")
         return "auto" if other and self.coordinates == "lognorm" else self.coordinates
@@ -295,15 +404,19 @@ class Family:
         return draw()
 
     def strategy(self) -> st.SearchStrategy[Problem]:
+        """A hypothesis strategy of Problems (`params_strategy`, then `make`)."""
         return self.params_strategy().map(lambda kw: self.make(kw))
 
     def sample_params(self, rng: np.random.Generator) -> dict:
+        """One parameter dictionary drawn with ``rng``, in declaration order."""
         values: dict[str, Any] = {}
         for name, spec in self.params.items():
             values[name] = spec.sample(rng, values)
         return values
 
     def sample(self, rng: np.random.Generator) -> Problem:
+        """One Problem drawn with ``rng`` (reproducible: same generator state, same
+        Problem)."""
         return self.make(self.sample_params(rng))
 
     def make(self, params: Mapping[str, Any]) -> Problem:

@@ -28,7 +28,28 @@ from verify.verdict import Outcome
 @dataclass
 class SearchSettings:
     """How a search over a family was run (shared by conjectures and tightenings): the
-    family, when the statement is compared, the simulation method, the budget and seed."""
+    family, when the statement is compared, the simulation method, the budget and seed.
+
+    Attributes
+    ----------
+    family
+        The family's name (``"orthogonal"``).
+    mode
+        When the statement is compared: ``"for_all_t"`` (every saved time of the horizon),
+        ``"at_t"`` (at ``at_t``) or ``"as_t_to_inf"`` (the end of the horizon).
+    at_t
+        The time of the ``"at_t"`` mode; None otherwise.
+    method
+        How instances were simulated (`verify.conjecture.MethodSpec`: ``"flow"`` or
+        ``"gd"`` with its step ``lr``, the flow's coordinates, the escalation budget).
+    budget
+        The number of instances hypothesis could draw.
+    seed
+        The search's seed (same seed, same instances).
+    model
+        The family's fixed model options (``{"activation": "leaky:0.1"}``); empty for its
+        own model.
+    """
 
     family: str
     mode: str
@@ -36,7 +57,7 @@ class SearchSettings:
     method: MethodSpec
     budget: int
     seed: int
-    model: dict = field(default_factory=dict)  # the family's fixed model options
+    model: dict = field(default_factory=dict)
 
     @property
     def family_text(self) -> str:
@@ -55,6 +76,62 @@ class ConjectureResult(SearchSettings):
     when fewer were (INCONCLUSIVE: the margin within numerical error, or a run that did
     not reach its horizon; INAPPLICABLE: an assumption of the statement not met).
     ``exit_code``: `verify.exit_codes` (0, 1, or 3 for UNDECIDED).
+
+    Attributes
+    ----------
+    family
+        The family's name (``"orthogonal"``).
+    mode
+        When the statement is compared: ``"for_all_t"`` (every saved time of the horizon),
+        ``"at_t"`` (at ``at_t``) or ``"as_t_to_inf"`` (the end of the horizon).
+    at_t
+        The time of the ``"at_t"`` mode; None otherwise.
+    method
+        How instances were simulated (`verify.conjecture.MethodSpec`: ``"flow"`` or
+        ``"gd"`` with its step ``lr``, the flow's coordinates, the escalation budget).
+    budget
+        The number of instances hypothesis could draw.
+    seed
+        The search's seed (same seed, same instances).
+    model
+        The family's fixed model options (``{"activation": "leaky:0.1"}``); empty for its
+        own model.
+    statement
+        The statement as given (a callable shows as ``"<callable NAME>"``).
+    tried
+        Every instance checked (`verify.conjecture.Instance`: parameters, verdict, both
+        sides where it is decided), in search order; the shrink's trials are not included.
+    counterexample
+        The shrunk counterexample (an Instance whose verdict is VIOLATED), or None.
+    first_found
+        The counterexample as the search first found it, before shrinking; None if none.
+    shrink_trials
+        Trial runs the shrink used (at most the ``shrink_budget``).
+    replay_command
+        A ``gfverify conjecture`` command that checks the shown instance again, every
+        parameter fixed ("" when no instance was built).
+    plot_path
+        The PNG written of both sides over time, or None.
+    fixed
+        The family parameters fixed by the caller (``params``), name -> value.
+    unbuildable
+        Draws the family could not build, as (parameters, reason) pairs.
+    min_decided
+        The share of the instances tried that must be decided for NO COUNTEREXAMPLE
+        (default 1.0: all).
+    loss_floor
+        With ``for_all_t``: only times where L(t)/L(0) >= this level were compared; None
+        (default) for every saved time.
+    plot_skipped
+        Why no plot was written ("" when one was, or none was asked for).
+    excluded
+        Draws excluded by ``assume`` before they were simulated, as (parameters, reason)
+        pairs; never counterexamples.
+    assume
+        The conditions on the instance (``--assume`` texts), in order.
+    shown
+        The instance the replay command and the plot show: the counterexample, else the
+        worst instance, else the first tried; None if nothing was tried.
     """
 
     statement: str
@@ -77,10 +154,12 @@ class ConjectureResult(SearchSettings):
 
     @property
     def found(self) -> bool:
+        """Whether a counterexample was found."""
         return self.counterexample is not None
 
     @property
     def decided(self) -> int:
+        """How many instances tried came out HOLDS or VIOLATED."""
         return sum(i.outcome in (Outcome.HOLDS, Outcome.VIOLATED) for i in self.tried)
 
     @property
@@ -92,12 +171,14 @@ class ConjectureResult(SearchSettings):
 
     @property
     def exit_code(self) -> int:
+        """The command's exit code (0 no counterexample, 1 counterexample, 3 undecided)."""
         if self.found:
             return EXIT_FOUND
         return EXIT_UNDECIDED if self.undecided else EXIT_OK
 
     @property
     def verdict(self) -> str:
+        """``"COUNTEREXAMPLE"``, ``"NO COUNTEREXAMPLE"`` or ``"UNDECIDED"``."""
         if self.found:
             return "COUNTEREXAMPLE"
         return "UNDECIDED" if self.undecided else "NO COUNTEREXAMPLE"
@@ -145,6 +226,7 @@ class ConjectureResult(SearchSettings):
 
     @property
     def counts(self) -> dict[str, int]:
+        """How many instances tried came out each way, keyed by the outcome's name."""
         out = {o.value: 0 for o in Outcome}
         for inst in self.tried:
             out[inst.outcome.value] += 1
@@ -157,9 +239,11 @@ class ConjectureResult(SearchSettings):
         return min(scored, key=lambda i: i.relative_margin) if scored else None
 
     def trajectory(self) -> Trajectory | None:
+        """The run of the shown instance (``shown``), or None."""
         return self._trajectory
 
     def report(self) -> str:
+        """The result as ``gfverify conjecture`` prints it (several lines)."""
         mode = {"for_all_t": "for all t in the horizon",
                 "as_t_to_inf": "at the end of the horizon (t -> oo)",
                 "at_t": f"at t = {self.at_t}"}[self.mode]

@@ -58,19 +58,40 @@ DEFAULT_POINTS = 2001
 # -- asymptotic values on one run ------------------------------------------------------------------
 @dataclass(frozen=True)
 class Point:
-    """F(oo) on one run (or why it is missing)."""
+    """F(oo) on one run (or why it is missing).
+
+    Attributes
+    ----------
+    n
+        The size n of the instance.
+    params
+        The family parameters of the instance (seed included).
+    value
+        F(oo): the quantity at t_oo (NaN when the run gave none).
+    error
+        Its numerical error (the companion difference; NaN when missing).
+    t_oo
+        The first saved time where L/L(0) <= 1e-9 (``ASYMPTOTIC_LEVEL``).
+    settle
+        The relative change of PL between L/L(0) = 1e-6 and t_oo (how settled the rate is).
+    horizon
+        The horizon the run was simulated to (extended up to twice, x3 each, when needed).
+    reason
+        Why the point is left out of the fit ("" when it is in it).
+    """
 
     n: int
     params: dict
     value: float = math.nan
     error: float = math.nan
     t_oo: float = math.nan
-    settle: float = math.nan  # relative change of PL between L/L0 = 1e-6 and t_oo
+    settle: float = math.nan
     horizon: float = math.nan
     reason: str = ""
 
     @property
     def ok(self) -> bool:
+        """Whether the point enters the fit (no reason against it, a positive finite value)."""
         return not self.reason and math.isfinite(self.value) and self.value > 0
 
 
@@ -130,6 +151,35 @@ def _point(family: fam_mod.Family, params: dict, quantity: sp.Basic, method: Met
 # -- the conjecture -----------------------------------------------------------------------
 @dataclass
 class ScalingResult:
+    """What a scaling conjecture found: F(oo) on every run, the power-law fit, the verdict.
+
+    Attributes
+    ----------
+    statement
+        The parsed statement (quantity, law, stated exponent or None when it is fitted).
+    family
+        The family's name.
+    ns
+        The sizes n run, in order.
+    reps
+        Repetitions (seeds) per size.
+    seed
+        The first seed; the repetitions use ``seed .. seed + reps - 1``.
+    method
+        How instances were simulated (`verify.conjecture.MethodSpec`).
+    points
+        One `Point` per run (left-out ones with their reason).
+    fit
+        The power-law fit of log F(oo) on log n (exponent, bootstrap and OLS intervals,
+        prefactor), or None when too few runs reached their asymptotic window.
+    note
+        Why there is no fit ("" when there is one).
+    plot_path
+        The PNG written of F(oo) against n with the fit, or None.
+    fixed
+        The family parameters fixed by the caller, name -> value.
+    """
+
     statement: ScalingStatement
     family: str
     ns: tuple[int, ...]
@@ -144,6 +194,8 @@ class ScalingResult:
 
     @property
     def verdict(self) -> str:
+        """``"CONSISTENT"`` or ``"REJECTED"`` (the stated exponent inside or outside the
+        interval), ``"FITTED"`` (no exponent stated) or ``"INCONCLUSIVE"`` (no fit)."""
         if self.fit is None:
             return "INCONCLUSIVE"
         if self.statement.exponent is None:
@@ -152,12 +204,14 @@ class ScalingResult:
 
     @property
     def exit_code(self) -> int:
+        """The command's exit code (1 REJECTED, 3 INCONCLUSIVE, else 0)."""
         from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 
         return {"REJECTED": EXIT_FOUND, "INCONCLUSIVE": EXIT_UNDECIDED}.get(self.verdict,
                                                                              EXIT_OK)
 
     def report(self) -> str:
+        """The result as ``gfverify conjecture --scaling`` prints it (a table and the fit)."""
         st = self.statement
         lines = [f"scaling conjecture: {st.text.strip()}",
                  f"family: {self.family}   n = {', '.join(map(str, self.ns))}   "
@@ -200,6 +254,8 @@ class ScalingResult:
         return "\n".join(lines)
 
     def plot(self, path) -> Path:
+        """F(oo) of every run against n, log-log, with the fit and the stated law; a PNG at
+        ``path`` (returned, and kept in ``plot_path``)."""
         plt = pyplot()
 
         path = Path(path)

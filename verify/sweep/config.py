@@ -65,15 +65,43 @@ class SweepConfigError(InputError):
 
 @dataclass
 class SweepConfig:
+    """A validated sweep file (`load_config`, `parse_config`; the format is in
+    `verify.sweep`).
+
+    Attributes
+    ----------
+    generator
+        The generator's name (``numerics.generators``' or a pack's).
+    grids
+        The grid tables, each key -> list of values; the sweep is the union of their
+        products (one table for ``[grid]``, several for ``[[grid]]``).
+    seeds
+        The seeds, in order.
+    method
+        The ``[method]`` table with its defaults filled in (``name`` ``"gd"`` or
+        ``"flow"``; rules such as ``epochs = "budget"`` resolved per point by `plan`).
+    name
+        The sweep's label, stored with every row ("" when unnamed).
+    batch_size
+        Trajectories per batched run and per commit (default 20).
+    threads
+        Torch threads while the sweep runs (default 1; restored after).
+    source
+        The parsed TOML mapping as given.
+    model
+        The ``[model]`` table: `numerics.model.with_model` options for every instance
+        (empty: the generator's model).
+    """
+
     generator: str
-    grids: list[dict]  # each: key -> list of values; the sweep is the union of their products
+    grids: list[dict]
     seeds: list[int]
     method: dict
     name: str = ""
     batch_size: int = 20
     threads: int = 1
     source: dict = field(default_factory=dict)
-    model: dict = field(default_factory=dict)  # numerics.model.with_model's options
+    model: dict = field(default_factory=dict)
 
     def points(self) -> list[dict]:
         """The grid points with width rules resolved, in a fixed order (tables as

@@ -110,20 +110,46 @@ class Batch:
     Self-contained and picklable (no arrays): `compute_batch` rebuilds the Problems
     from the generator and the seeds, so a batch can run in another process or on
     another machine and give the same rows.
+
+    Attributes
+    ----------
+    index
+        Position in the plan (fixed by the grid, not by what is stored).
+    generator
+        The generator's name (``numerics.generators``' or a pack's).
+    params
+        The grid point: the resolved generator parameters (a width rule's p is a number
+        here).
+    seeds
+        The seeds of the batch's trajectories, one row each.
+    method
+        ``"gd"`` or ``"flow"``.
+    options
+        The method's options resolved for this point (`resolved_options`: epochs, stop
+        loss, t_max, ...).
+    config_hash
+        The hash of the resolved method (schema, method, options, model) that keys the rows.
+    sweep
+        The sweep's name, stored with every row ("" when unnamed).
+    threads
+        Torch threads while the batch runs (restored after).
+    model
+        The `numerics.model.with_model` options of every instance; empty: the generator's.
     """
 
-    index: int  # position in the plan (fixed by the grid, not by what is stored)
+    index: int
     generator: str
-    params: dict  # resolved generator parameters (p from a width rule is a number here)
+    params: dict
     seeds: tuple[int, ...]
     method: str
     options: dict
     config_hash: str
     sweep: str = ""
     threads: int = 1
-    model: dict = field(default_factory=dict)  # numerics.model options ({}: the generator's)
+    model: dict = field(default_factory=dict)
 
     def problems(self) -> list:
+        """The batch's Problems, rebuilt from the generator, one per seed."""
         return [build(self.generator, seed, self.params, self.model) for seed in self.seeds]
 
     def cost(self) -> float:
@@ -146,6 +172,22 @@ class Batch:
 
 @dataclass
 class SweepResult:
+    """What `run_sweep` did.
+
+    Attributes
+    ----------
+    total
+        Trajectories in the sweep (grid points x seeds).
+    stored_before
+        How many of them were already in the store (not computed again).
+    computed
+        How many were computed and stored by this run.
+    wall_time
+        Seconds the run took.
+    db_path
+        The store's SQLite file, ``results_dir/results.sqlite``.
+    """
+
     total: int
     stored_before: int
     computed: int
@@ -311,6 +353,7 @@ class LocalExecutor:
         return None
 
     def map_unordered(self, fn, items):
+        """``fn(item)`` for each item, in order, yielded as each finishes."""
         for item in items:
             yield fn(item)
 

@@ -10,8 +10,14 @@ from pathlib import Path
 
 from verify.errors import InputError
 
+#: The store's file name inside its results directory.
 DB_NAME = "results.sqlite"
+#: The row schema's version; a store written with other columns is refused, not migrated.
 SCHEMA_VERSION = 2
+#: The columns of table ``trajectories`` as (name, SQLite type), one row per trajectory
+#: (its recipe: hashes, generator, parameters, seed, method; the losses, stop time and
+#: epochs, success: final L <= 1/(2n); the rates at the end, the error estimate, status,
+#: wall time and package versions).
 COLUMNS = (
     ("instance_hash", "TEXT NOT NULL"),
     ("config_hash", "TEXT NOT NULL"),
@@ -42,6 +48,7 @@ COLUMNS = (
     ("wall_time", "REAL"),
     ("versions", "TEXT"),
 )
+#: The column names, in `COLUMNS` order (the keys of each row `read_rows` returns).
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 
 

@@ -29,7 +29,22 @@ def _finite(x) -> float | None:
 
 @dataclass(frozen=True)
 class Searched:
-    """One instance searched: its parameters and its extreme."""
+    """One instance searched: its parameters and its extreme.
+
+    Attributes
+    ----------
+    params
+        The family parameters of the instance (seed included).
+    problem_hash
+        The instance's `numerics.Problem.content_hash`.
+    extreme
+        The constant's critical value on this instance (`verify.tighten.extreme.Extreme`):
+        ``status`` (``"decided"``, ``"undecided"``, ``"inapplicable"``), ``value`` and its
+        ``error``, the time ``t`` and ``part`` where it is attained, the ``direction`` C is
+        bounded in (+1: from below, -1: from above) and a ``note`` when not decided.
+    horizon
+        The horizon the instance was simulated to.
+    """
 
     params: dict
     problem_hash: str
@@ -37,6 +52,7 @@ class Searched:
     horizon: float
 
     def row(self, query: str, versions: str) -> dict:
+        """The row of the tightening store (`verify.tighten.store`) for this instance."""
         e = self.extreme
         return {"query": query, "params": json.dumps(self.params, sort_keys=True),
                 "problem_hash": self.problem_hash, "status": e.status, "value": e.value,
@@ -45,6 +61,7 @@ class Searched:
 
     @classmethod
     def from_row(cls, row: dict) -> Searched:
+        """The instance read back from a store row (`row`)."""
         e = Extreme(row["status"], row["value"],
                     math.inf if row["error"] is None else row["error"], row["t"],
                     int(row["part"] or 0), int(row["direction"] or 0), row["note"] or "")
@@ -53,7 +70,42 @@ class Searched:
 
 @dataclass
 class Witness:
-    """The instance attaining the sharpest value, checked with C moved past and back."""
+    """The instance attaining the sharpest value, checked with C moved past and back.
+
+    The move is 2% of the value (`verify.tighten.extreme.MOVE`) when the value is known to
+    2% of itself, else 2% of a scale set by the proved value (a value below resolution,
+    `TightenResult.below_resolution`). The witness is *decided* when the statement is
+    VIOLATED at ``past`` and HOLDS at ``back``: its margin at 2% is outside the numerical
+    error.
+
+    Attributes
+    ----------
+    searched
+        The instance (`Searched`) with its sharpest value.
+    past
+        C moved past the sharpest value, where the statement must be VIOLATED (checked at
+        the witness's time).
+    back
+        C moved back, where the statement must HOLD (checked over the window).
+    past_outcome
+        The `verify.Outcome` of the check at ``past``.
+    back_outcome
+        The `verify.Outcome` of the check at ``back``.
+    proved_here
+        The proved value on this instance (the claim's parameter, 1 for a multiplier, or
+        its formula evaluated here); None for a user's statement.
+    proved_outcome
+        The claim checked at its proved value on this instance (VIOLATED means the paper's
+        constant fails here); None without a proved value.
+    trajectory
+        The witness's run, or None.
+    claim
+        The statement as a claim on this run, C left free; None when not built.
+    relaxed
+        Which of the claim's non-required hypotheses the witness does not meet
+        (`verify.check_run.relaxed_note`); "" when it meets them all, or for a user's
+        statement.
+    """
 
     searched: Searched
     past: float
@@ -61,46 +113,110 @@ class Witness:
     past_outcome: Outcome
     back_outcome: Outcome
     proved_here: float | None
-    proved_outcome: Outcome | None = None  # the claim at its proved value, on this instance
+    proved_outcome: Outcome | None = None
     trajectory: Trajectory | None = None
     claim: Claim | None = None
-    # `verify.check_run.relaxed_note` on the witness: which of the claim's non-required
-    # hypotheses it does not meet ("" when it meets them all, or for a user's statement)
     relaxed: str = ""
 
     @property
     def decided(self) -> bool:
+        """Whether the statement is VIOLATED at ``past`` and HOLDS at ``back`` (the sharpest
+        value is resolved)."""
         return self.past_outcome is Outcome.VIOLATED and self.back_outcome is Outcome.HOLDS
 
 
 @dataclass(kw_only=True)
 class TightenResult(SearchSettings):
+    """What a tightening found: the sharpest value of the free constant with its error, the
+    witness that attains it, the slack against the proved value, every instance searched.
+
+    ``verdict``: SHARPEST FOUND (a decided witness), UNDECIDED (no decided witness) or
+    PROVED VALUE VIOLATED (the proved constant fails on the witness); ``exit_code`` 0, 3
+    and 1 respectively.
+
+    Attributes
+    ----------
+    family
+        The family's name (``"orthogonal"``).
+    mode
+        When the statement is compared: ``"for_all_t"`` (every saved time from t = 0),
+        ``"at_t"`` (at ``at_t``) or ``"as_t_to_inf"`` (the end of the horizon); a claim
+        uses its own window.
+    at_t
+        The time of the ``"at_t"`` mode; None otherwise.
+    method
+        How instances were simulated (`verify.conjecture.MethodSpec`: ``"flow"`` or
+        ``"gd"`` with its step ``lr``, the flow's coordinates, the escalation budget).
+    budget
+        The number of instances hypothesis could draw (before the refinement).
+    seed
+        The search's seed (same seed, same instances).
+    model
+        The family's fixed model options (``{"activation": "leaky:0.1"}``); empty for its
+        own model.
+    tightenable
+        The statement tightened (`verify.tighten.statement.Tightenable`): its text, the
+        free constant, the relations that involve it, the proved value if any.
+    points
+        Saved times per run.
+    searched
+        Every instance searched (`Searched`), in search order: read from the store, drawn,
+        then refined.
+    stored
+        How many of them were read from the store (``results``) rather than simulated.
+    refined
+        Simulations spent by the local refinement.
+    witness
+        The instance that attains the sharpest value (`Witness`), or None when no instance
+        decided the constant.
+    passed_over
+        Sharper instances passed over because their 2% check was within numerical error.
+    fixed
+        The family parameters fixed by the caller (``params``; ``horizon`` for ``t_max``).
+    unbuildable
+        Draws the family could not build, as (parameters, reason) pairs.
+    horizon
+        The horizon fixed by the caller, or None for the family's rule.
+    results
+        The store directory read and extended, or None.
+    seconds
+        Wall time of the tightening.
+    plot_path
+        The PNG written (best value against instances searched), or None.
+    loss_floor
+        Windows end at the last saved time where L(t)/L(0) is at least this; None for none.
+    """
+
     tightenable: Tightenable
     points: int
     searched: list[Searched]
     stored: int = 0
     refined: int = 0
     witness: Witness | None = None
-    passed_over: int = 0  # sharper instances whose 2% check was within numerical error
+    passed_over: int = 0
     fixed: dict = field(default_factory=dict)
     unbuildable: list = field(default_factory=list)
     horizon: float | None = None
     results: str | None = None
     seconds: float = 0.0
     plot_path: Path | None = None
-    loss_floor: float | None = None  # compared only where L(t)/L(0) >= this
+    loss_floor: float | None = None
 
     # -- numbers -------------------------------------------------------------------------
     @property
     def sharpest(self) -> float | None:
+        """The sharpest value observed (the witness's), or None."""
         return self.witness.searched.extreme.value if self.witness else None
 
     @property
     def error(self) -> float | None:
+        """The numerical error of ``sharpest``, or None."""
         return self.witness.searched.extreme.error if self.witness else None
 
     @property
     def direction(self) -> int:
+        """Which way C is bounded (+1 below, the smallest C that holds; -1 above; 0 no
+        witness)."""
         return self.witness.searched.extreme.direction if self.witness else 0
 
     @property
@@ -131,8 +247,8 @@ class TightenResult(SearchSettings):
 
     @property
     def slack_at_least(self) -> float | None:
-        """Below resolution (`below_resolution`), for a constant bounded below: the slack
-        is at least |proved| / (|sharpest| + error)."""
+        """A lower bound of the slack when the value is below resolution (`below_resolution`)
+        and the constant is bounded below, ``|proved| / (|sharpest| + error)``; else None."""
         p, s, err = self.proved, self.sharpest, self.error
         if not self.below_resolution or p is None or self.direction <= 0 or p <= 0:
             return None
@@ -140,9 +256,11 @@ class TightenResult(SearchSettings):
 
     @property
     def decided(self) -> int:
+        """How many instances searched decided the constant."""
         return sum(s.extreme.status == DECIDED for s in self.searched)
 
     def counts(self) -> dict[str, int]:
+        """How many instances searched ended in each status (decided, undecided, ...)."""
         out: dict[str, int] = {}
         for s in self.searched:
             out[s.extreme.status] = out.get(s.extreme.status, 0) + 1
@@ -159,6 +277,7 @@ class TightenResult(SearchSettings):
 
     @property
     def verdict(self) -> str:
+        """``"SHARPEST FOUND"``, ``"UNDECIDED"`` or ``"PROVED VALUE VIOLATED"``."""
         if self.witness is None:
             return "UNDECIDED"
         if not self.witness.decided:
@@ -169,6 +288,7 @@ class TightenResult(SearchSettings):
 
     @property
     def exit_code(self) -> int:
+        """The command's exit code (0 sharpest found, 3 undecided, 1 proved value violated)."""
         return {"UNDECIDED": EXIT_UNDECIDED, "PROVED VALUE VIOLATED": EXIT_FOUND}.get(
             self.verdict, EXIT_OK)
 
@@ -232,6 +352,7 @@ class TightenResult(SearchSettings):
 
     # -- output --------------------------------------------------------------------------
     def to_dict(self) -> dict:
+        """The result as plain JSON (``gfverify tighten --json``)."""
         t, w = self.tightenable, self.witness
         out = {
             "statement": t.text, "constant": t.free.name, "tightened": t.how,
@@ -273,6 +394,7 @@ class TightenResult(SearchSettings):
         return out
 
     def report(self) -> str:
+        """The result as ``gfverify tighten`` prints it (several lines)."""
         t, w = self.tightenable, self.witness
         lines = [f"tighten {t.text} ({t.how}) on family {self.family_text}"
                  + (f", {self.mode}" if t.claim is None else "")]
@@ -313,6 +435,8 @@ class TightenResult(SearchSettings):
         return "\n".join(lines)
 
     def plot(self, path) -> Path:
+        """The critical value of each instance and the best so far against instances
+        searched, the proved value dashed; a PNG at ``path`` (returned)."""
         plt = pyplot()
         fig, ax = plt.subplots(figsize=(6.0, 3.6))
         hist = [(k, v) for k, v in self.history() if v is not None]

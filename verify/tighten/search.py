@@ -60,6 +60,7 @@ from verify.tighten.result import Searched, TightenResult, Witness
 from verify.tighten.statement import Tightenable, TightenError, from_claim, from_text
 from verify.tighten.store import Store, query_hash
 
+#: Instances hypothesis draws by default (``--budget``), before the refinement.
 DEFAULT_BUDGET = 20
 WITNESS_TRIES = 5  # sharpest instances tried, in order, for a decided witness
 PROBES = 8  # instances drawn (not simulated) to choose a claim's default family
