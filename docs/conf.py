@@ -16,6 +16,7 @@ from importlib import metadata  # noqa: E402
 
 project = "gfverify"
 author = "the gfverify authors"
+copyright = "2026, the gfverify authors"
 release = metadata.version("gfverify")
 version = release
 
