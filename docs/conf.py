@@ -35,7 +35,9 @@ exclude_patterns = ["_build", "img/take_screenshots.py", "Thumbs.db", ".DS_Store
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
-autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+# (in Sphinx 9 an option set to False in this dict switches it on: name only what is on)
+autodoc_default_options = {"members": True}
+autodoc_typehints_description_target = "documented"
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 napoleon_use_ivar = True

@@ -114,9 +114,12 @@ class Verdict:
     reason
         Why the outcome is what it is, in words (the failing assumption, the undecided
         times, the fitted exponent ...).
-    observed, predicted
-        For scaling and event-time checks: the measured and the claimed value (the fitted
-        exponent against the claimed one; the event time against its bound), else None.
+    observed
+        For scaling and event-time checks, the measured value (the fitted exponent; the
+        event time), else None.
+    predicted
+        The value the claim predicts for ``observed`` (the claimed exponent; the event
+        time's bound), else None.
     method
         How the evidence was made or judged ("exact_flow", "Monte Carlo", "power-law fit").
     instances
