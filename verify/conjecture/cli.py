@@ -18,7 +18,8 @@ _EPILOG = """\
 vocabulary: t, n, d, p, lam, mu, Dplus, Dminus, kappa, ... (instance numbers) and
 L(t), PL(t), R(t), NormW(t), Balance(t), Emin(t), Emax(t), StableRank(t), ...
 (quantities of time; L(0) is the initial value). Functions: exp, log, sqrt, min,
-max, abs; first(EVENT) is the first time EVENT holds. Examples:
+max, abs; first(EVENT) is the first time EVENT holds. Examples::
+
   gfverify conjecture "L(t) <= L(0)*exp(-t/n)" --family orthogonal
   gfverify conjecture "first(L(t) <= 1e-8*L(0)) <= 3*log(1/lam)/Dminus" --family two-point
   gfverify conjecture --scaling "PL(oo) ~ n**(-1/2)" --family orthogonal-asym --n 8,16,32

@@ -17,7 +17,8 @@ from verify.conjecture.cli import add_run_options, add_time_options, parse_param
 
 _EPILOG = """\
 EXPR is a statement with one free constant (--free, default C); a claim id tightens the
-claim's parameter (--param NAME) or the multiplier of its bound side. Examples:
+claim's parameter (--param NAME) or the multiplier of its bound side. Examples::
+
   gfverify tighten "L(t) <= C*L(0)" --free C --family orthogonal
   gfverify tighten "first(L(t) <= 1e-3*L(0)) <= C*log(1/lam)/Dminus" --family two-point
   gfverify tighten S002-T1 --param c_T --family two-point
