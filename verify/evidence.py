@@ -69,6 +69,15 @@ class Sample:
 
     Each probability in the claim (a vocabulary name such as ``PGoodInit``) is
     estimated by the frequency of its instance indicator over ``problems``.
+
+    Attributes
+    ----------
+    problems
+        The instances (`numerics.Problem`), at least one, stored as a tuple. The claim's
+        other instance quantities (sizes, ...) must be equal across them: a probability
+        is estimated at fixed sizes. The verdict names the first one's content hash.
+    description
+        A label for the sample, for its reader (the check does not use it).
     """
 
     problems: tuple
@@ -86,6 +95,25 @@ class ScalingData:
 
     ``fixed`` holds the values of the other instance quantities the claim's
     right-hand side mentions (held fixed along the series).
+
+    Attributes
+    ----------
+    variable
+        The name of the instance quantity the series varies (the claim's scaling
+        variable, such as ``n``).
+    x
+        The values of ``variable``, one per measurement (stored as floats; repeated
+        values are replicates).
+    y
+        The measured values of ``quantity``, one per entry of ``x`` (equal lengths).
+    quantity
+        The name of the measured quantity, as the claim's left-hand side names it.
+    fixed
+        Values (by name) of the other quantities the claim's right-hand side mentions,
+        held fixed along the series; the law's fitted constants need none.
+    description
+        A label for the series; the verdict's `verify.Where` names it (else the number
+        of values of ``variable``).
     """
 
     variable: str

@@ -37,7 +37,27 @@ from verify.verdict import Outcome, Verdict, Where
 # -- simulation ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class MethodSpec:
-    """How instances are simulated: the exact flow, or gradient descent with step ``lr``."""
+    """How instances are simulated: the exact flow, or gradient descent with step ``lr``.
+
+    Values out of range raise `verify.conjecture.ConjectureError`, worded for the command
+    line's options (``--method``, ``--lr``, ``--escalate``).
+
+    Attributes
+    ----------
+    name
+        ``"flow"`` (the exact gradient flow, `numerics.ExactFlow`) or ``"gd"`` (gradient
+        descent).
+    lr
+        Gradient descent's step (positive; only with ``name="gd"``); None for the default
+        step (see `step`).
+    coordinates
+        The exact flow's coordinates: ``"auto"`` or a name of
+        `numerics.coordinates.COORDINATES`; `for_family` sets the family's
+        (`verify.families.Family.flow_coordinates`).
+    escalate
+        How many more accurate re-runs an instance undecided by its numerical error gets
+        before it counts as undecided (`verify.escalation`; 0: none).
+    """
 
     name: str = "flow"
     lr: float | None = None
@@ -59,9 +79,12 @@ class MethodSpec:
 
     @property
     def step(self) -> float:
+        """Gradient descent's step (``lr``, else the default step, 1e-2)."""
         return self.lr if self.lr is not None else DEFAULT_GD_LR
 
     def method(self):
+        """The `numerics` method object that simulates an instance (`numerics.ExactFlow` at
+        the search's tolerance, or gradient descent with `step`)."""
         if self.name == "flow":
             return ExactFlow(rtol=FLOW_RTOL, coordinates=self.coordinates)
         try:
@@ -79,15 +102,22 @@ class MethodSpec:
         return replace(self, coordinates=family.flow_coordinates)
 
     def times(self, horizon: float, points: int, extra: list[float]) -> np.ndarray:
+        """The times to save: ``points`` equally spaced from 0 to ``horizon`` and the
+        ``extra`` ones, sorted and unique; for gradient descent each is rounded to a whole
+        number of steps."""
         t = np.concatenate([np.linspace(0.0, horizon, points), extra])
         if self.name == "gd":
             t = self.step * np.rint(t / self.step)
         return np.unique(t)
 
     def snap(self, at: float) -> float:
+        """The saved time nearest ``at`` this method has: a whole number of steps for
+        gradient descent, ``at`` itself for the exact flow."""
         return self.step * round(at / self.step) if self.name == "gd" else at
 
     def cli(self) -> list[str]:
+        """The command-line options that select this method (for the reproduce command a
+        result prints); empty for the exact flow with the default escalation."""
         more = ([] if self.escalate == ESCALATION_BUDGET
                 else ["--escalate", str(self.escalate)])
         if self.name == "flow":
@@ -134,7 +164,46 @@ def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mappin
 # -- one instance ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Instance:
-    """One checked instance: its parameters, its verdict and both sides where it is decided."""
+    """One checked instance: its parameters, its verdict and both sides where it is decided.
+
+    The point reported is the one that decides the instance: the verdict's own point when
+    it is VIOLATED or INCONCLUSIVE; when it HOLDS, the saved time of the window with the
+    smallest margin relative to the size of the two sides (where the statement is
+    tightest). An instance on which the statement is undefined is INAPPLICABLE, is not
+    run, and has no point (None and NaN below).
+
+    Attributes
+    ----------
+    params
+        The family parameters the instance was built from (sizes, scales, seed, ...).
+    problem_hash
+        The built problem's content hash (`numerics.Problem.content_hash`).
+    sizes
+        The size parameters among ``params`` (the family's), by name; what a shrink
+        makes smaller.
+    verdict
+        The `verify.Verdict` of the statement checked on the instance's run (after any
+        escalation re-runs).
+    t
+        The time of the reported point; None when there is none.
+    lhs
+        The left-hand side at that point (the observed event time for an event-time
+        statement); None when not evaluated.
+    rhs
+        The right-hand side at that point (the predicted time for an event-time
+        statement); None when not evaluated.
+    margin
+        The signed margin at that point (positive: the relation holds there), as
+        `verify.check` measures it; NaN when the statement is undefined here.
+    error
+        The numerical error of ``margin``; NaN when the statement is undefined here.
+    relative_margin
+        ``margin`` divided by the size of the sides (the larger of abs(``lhs``) and
+        abs(``rhs``); abs(``rhs``) for an event time): what the search drives down to find
+        a counterexample; NaN when it is not defined.
+    horizon
+        The time the instance was simulated to (0 when it was not run).
+    """
 
     params: dict
     problem_hash: str
@@ -150,9 +219,12 @@ class Instance:
 
     @property
     def outcome(self) -> Outcome:
+        """The outcome of the instance's verdict (`verify.Outcome`)."""
         return self.verdict.outcome
 
     def describe(self) -> str:
+        """One line naming the instance: its sizes, its other parameters and its problem
+        hash."""
         sizes = " ".join(f"{k}={v}" for k, v in self.sizes.items())
         others = " ".join(f"{k}={value_text(v)}" for k, v in self.params.items()
                           if k not in self.sizes)

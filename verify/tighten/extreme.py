@@ -42,7 +42,7 @@ DECIDED, UNDECIDED, INAPPLICABLE = "decided", "undecided", "inapplicable"
 # earlier definition are not read back as if they were this one's (3: the interval over
 # the whole window, from the margins' errors, 2026-11-25)
 DEFINITION = 3
-MOVE = 0.02  # the witness is checked with C moved 2% past and back (`verify.tighten.search`)
+MOVE = 0.02  #: The witness is checked with C moved 2% past and back (`verify.tighten.search`).
 # an instance decides C only where C's error is below the 2% of that check
 RESOLVED = MOVE
 
@@ -65,7 +65,34 @@ def move_scale(value: float, proved: float | None) -> float:
 class Extreme:
     """The instance's critical value of C (None unless ``status`` is DECIDED), its error,
     where it is attained (time, part), which way C is bounded (+1: C >= value makes the
-    statement hold on this run, -1: C <= value), and why when it is not decided."""
+    statement hold on this run, -1: C <= value), and why when it is not decided.
+
+    Attributes
+    ----------
+    status
+        ``"decided"`` (``DECIDED``: its error is within ``RESOLVED``, 2%, of
+        `move_scale`), ``"undecided"`` (``UNDECIDED``: not resolved, no saved time in the
+        window, an untrustworthy run, ...) or ``"inapplicable"`` (``INAPPLICABLE``: the
+        instance fails an assumption of the claim).
+    value
+        The instance's critical value of C: the middle of the interval the saved times of
+        the window bound it to (for an event-time bound, its value at the event's time);
+        None unless decided.
+    error
+        The half-width of that interval (for an event-time bound, how far the event
+        time's error moves the value); NaN unless decided.
+    t
+        The time that bounds C most surely (the witness's time), or the event's time;
+        None unless decided.
+    part
+        The index of the statement's part (`verify.tighten.statement.Tightenable.parts`)
+        that attains the value; 0 unless decided.
+    direction
+        Which way C is bounded on this run: +1 when C >= ``value`` makes the statement
+        hold, -1 when C <= ``value`` does; 0 unless decided.
+    note
+        Why the instance is not decided (shown in the result); "" when it is.
+    """
 
     status: str
     value: float | None = None
