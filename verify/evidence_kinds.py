@@ -19,7 +19,20 @@ class Grid:
     """Points at which a claim stated in free variables (not along a run) is evaluated, such
     as S001-L2, a relation between y and yhat: ``points`` maps each free variable's name to
     a 1-d array (one entry per point, equal lengths). Margins and errors are divided by
-    ``|scale|`` (an expression in the same variables) where both sides vanish with it."""
+    ``|scale|`` (an expression in the same variables) where both sides vanish with it.
+
+    Attributes
+    ----------
+    points
+        Each free variable's name mapped to its values, one per point: 1-d float arrays
+        of one length, finite (stored flattened, keys as strings).
+    scale
+        What margins and errors are divided by, in absolute value: a number or an
+        expression in the claim's free variables (1: none). It must not vanish at any
+        point.
+    description
+        A label for the grid, added to the verdict's reason.
+    """
 
     points: dict
     scale: object = 1
@@ -37,6 +50,7 @@ class Grid:
 
     @property
     def size(self) -> int:
+        """The number of points."""
         return next(iter(self.points.values())).size
 
 
@@ -44,7 +58,31 @@ class Grid:
 class Estimate:
     """A run scalar that only a limit defines (S000's MuInf): the value read off
     ``trajectory`` at time ``t``, and its numerical error as measured by whoever read it
-    (``how`` says how). ``series`` = (times, values) it was read from, for the figure."""
+    (``how`` says how). ``series`` = (times, values) it was read from, for the figure.
+
+    Attributes
+    ----------
+    trajectory
+        The run the value was read from (`numerics.Trajectory`); the claim's other
+        quantities are evaluated on it, and an untrustworthy run makes the check
+        INCONCLUSIVE.
+    quantity
+        The name of the estimated quantity (such as ``MuInf``); each of the claim's
+        relations must mention it.
+    value
+        The estimate, set for ``quantity`` in the claim's relations.
+    error
+        Its numerical error (finite, >= 0), propagated through each relation to the
+        margin's error.
+    t
+        The time at which the value was read (the verdict's `verify.Where` names it).
+    how
+        How the value and its error were read, added to the verdict's reason ("" for
+        nothing to add).
+    series
+        ``(times, values)`` the value was read from, drawn in the verdict's figure; empty
+        for none.
+    """
 
     trajectory: Trajectory
     quantity: str
