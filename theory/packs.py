@@ -44,6 +44,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import sys
+import traceback
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -74,16 +76,51 @@ class Pack:
     source: str = ""
     builtin: bool = False
 
+    def __post_init__(self) -> None:
+        """A malformed record is refused at once, naming the pack and the field."""
+        if not isinstance(self.name, str) or not self.name or any(
+                c.isspace() or c == "-" for c in self.name):
+            raise PackError(f"pack {self.name!r}: its name must be a non-empty string with "
+                            "no '-' or space (claim ids are NAME-label)")
+        for part in ("title", "claims", "measures", "families", "generators", "protocols",
+                     "tests", "source"):
+            value = getattr(self, part)
+            if not isinstance(value, str):
+                raise PackError(f"pack {self.name!r}: its {part} must be a string (a module "
+                                f"path or text), got {type(value).__name__} {value!r}")
+        if not self.claims:
+            raise PackError(f"pack {self.name!r}: its claims module must be named (a "
+                            "module path, e.g. 'my_pack.claims')")
+        for part in ("reproductions", "mutants"):
+            value = getattr(self, part)
+            if isinstance(value, str) or not isinstance(value, tuple | list) or not all(
+                    isinstance(v, str) and v for v in value):
+                hint = f"; write ({value!r},)" if isinstance(value, str) else ""
+                raise PackError(f"pack {self.name!r}: its {part} must be a tuple of "
+                                f"non-empty strings, got {value!r}{hint}")
+            object.__setattr__(self, part, tuple(value))
+
     def module(self, part: str) -> ModuleType | None:
-        """The module named by ``part`` ("claims", "measures", ...), or None if unset."""
+        """The module named by ``part`` ("claims", "measures", ...), or None if unset. One
+        that does not import (or, for an installed pack, fails while importing) is a
+        `PackError` naming the pack, the module and where it failed; a claims module is
+        checked (`CLAIMS`, a tuple of well-formed `theory.Claim`)."""
         path = getattr(self, part)
         if not path:
             return None
         try:
-            return importlib.import_module(path)
+            module = importlib.import_module(path)
         except ImportError as exc:
             raise PackError(f"pack {self.name!r}: its {part} module {path!r} does not "
-                            f"import ({exc})") from exc
+                            f"import{_where(exc, path)} ({exc})") from exc
+        except Exception as exc:  # a broken installed pack, not a bug of gfverify's
+            if self.builtin:
+                raise
+            raise PackError(f"pack {self.name!r}: its {part} module {path!r} fails on "
+                            f"import{_where(exc, path)}: {type(exc).__name__}: {exc}") from exc
+        if part == "claims":
+            _check_claims(self, module)
+        return module
 
     def directory(self, part: str) -> Path | None:
         """The directory of the package named by ``part`` ("tests", "protocols"), found
@@ -91,11 +128,85 @@ class Pack:
         path = getattr(self, part)
         if not path:
             return None
-        spec = importlib.util.find_spec(path)
+        try:
+            spec = importlib.util.find_spec(path)
+        except (ImportError, ValueError):  # a parent package that is missing
+            spec = None
         if spec is None or not spec.submodule_search_locations:
             raise PackError(f"pack {self.name!r}: its {part} {path!r} is not an importable "
                             "package (a folder with an __init__.py)")
         return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def _origin(path: str) -> str:
+    """The file of module ``path`` (found without importing it), or "" if there is none."""
+    try:
+        spec = importlib.util.find_spec(path)
+    except (ImportError, ValueError):
+        return ""
+    return spec.origin if spec is not None and spec.origin not in (None, "built-in") else ""
+
+
+def _where(exc: BaseException, path: str) -> str:
+    """" (FILE, line N)": where importing module ``path`` failed, in the pack's own files
+    (the last frame of the traceback under the pack's top-level package); else the module's
+    file; "" if neither is known."""
+    top = _origin(path.split(".")[0])
+    root = Path(top).parent if top else None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if root is not None and root in Path(f.filename).parents]
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f" ({exc.filename}, line {exc.lineno})"
+    if frames:
+        return f" ({frames[-1].filename}, line {frames[-1].lineno})"
+    file = _origin(path) if not isinstance(exc, ModuleNotFoundError) else ""
+    return f" ({file})" if file else ""
+
+
+def _check_claims(pack: Pack, module: ModuleType) -> None:
+    """Refuse a claims module without a well-formed ``CLAIMS`` (naming the pack, the module
+    and its file): a tuple of `theory.Claim`, each with a str id, a `Kind`, a `Source` and
+    a sympy statement; ids unique; an installed pack's ids start with its name and its
+    claims' ``source.paper`` is its name."""
+    import sympy as sp
+
+    from theory.claim import Claim, Kind, Source
+
+    file = getattr(module, "__file__", None)
+    where = f"{module.__name__!r}" + (f" ({file})" if file else "")
+    claims = getattr(module, "CLAIMS", None)
+    if not isinstance(claims, tuple | list):
+        got = "does not define it" if claims is None else f"defines a {type(claims).__name__}"
+        raise PackError(f"pack {pack.name!r}: its claims module {where} must define CLAIMS, "
+                        f"a tuple of theory.Claim; it {got}")
+    seen: set[str] = set()
+    for k, claim in enumerate(claims):
+        cid = getattr(claim, "id", None)
+        label = cid if isinstance(cid, str) and cid else f"CLAIMS[{k}]"
+        if not isinstance(claim, Claim):
+            problem = f"is a {type(claim).__name__}, not a theory.Claim"
+        elif not isinstance(cid, str) or not cid:
+            problem = f"its id must be a non-empty string, got {cid!r}"
+        elif not isinstance(claim.kind, Kind):
+            problem = (f"its kind {claim.kind!r} is not a theory.Kind (one of "
+                       f"{', '.join('Kind.' + k.name for k in Kind)})")
+        elif not isinstance(claim.source, Source):
+            problem = f"its source {claim.source!r} is not a theory.Source"
+        elif not isinstance(claim.statement, sp.Basic):
+            problem = f"its statement {claim.statement!r} is not a sympy expression"
+        elif not isinstance(claim.title, str):
+            problem = f"its title {claim.title!r} is not a string"
+        elif cid in seen:
+            problem = "its id is declared twice in CLAIMS"
+        elif not pack.builtin and claim.paper != pack.name:
+            problem = (f"its source names paper {claim.paper!r}; a pack's claims carry its "
+                       f"name, {pack.name!r}")
+        elif not pack.builtin and not cid.startswith(f"{pack.name}-"):
+            problem = f"its id must start with the pack's name, {pack.name + '-'!r}"
+        else:
+            seen.add(cid)
+            continue
+        raise PackError(f"pack {pack.name!r}: claim {label} in {where}: {problem}")
 
 
 BUILTIN = (
@@ -147,11 +258,16 @@ def select(choice: str) -> None:
     registry.reset()
 
 
+# where each installed pack was found: id(pack) -> "installed pack 'name' (module:attr in FILE)"
+_ORIGINS: dict[int, str] = {}
+
+
 @cache
 def installed() -> tuple[Pack, ...]:
     """The packs installed through the ``gfverify.packs`` entry points, by name (those the
     selection, `SELECT_ENV`, admits)."""
     chosen = selection()
+    _ORIGINS.clear()
     if chosen == "builtin":
         return ()
     names = None if chosen == "all" else {n.strip() for n in chosen.split(",")}
@@ -162,11 +278,15 @@ def installed() -> tuple[Pack, ...]:
         try:
             pack = ep.load()
         except Exception as exc:  # a broken third-party pack must say so, by name
-            raise PackError(f"installed pack {ep.name!r} ({ep.value}) does not load: "
-                            f"{type(exc).__name__}: {exc}") from exc
+            raise PackError(f"installed pack {ep.name!r} ({ep.value}) does not "
+                            f"load{_where(exc, ep.module)}: {type(exc).__name__}: "
+                            f"{exc}") from exc
+        file = getattr(sys.modules.get(ep.module), "__file__", None)
+        where = f"{ep.value} in {file}" if file else ep.value
         if not isinstance(pack, Pack):
-            raise PackError(f"installed pack {ep.name!r}: {ep.value} is a "
+            raise PackError(f"installed pack {ep.name!r}: {where} is a "
                             f"{type(pack).__name__}, not a theory.packs.Pack")
+        _ORIGINS[id(pack)] = f"installed pack {ep.name!r} ({where})"
         found.append(pack)
     return tuple(found)
 
@@ -175,11 +295,15 @@ def installed() -> tuple[Pack, ...]:
 def packs() -> tuple[Pack, ...]:
     """Every pack: the built-in ones, then the installed ones (names are unique)."""
     every = BUILTIN + installed()
-    seen: set[str] = set()
+    seen: dict[str, Pack] = {}
     for pack in every:
         if pack.name in seen:
-            raise PackError(f"two packs are called {pack.name!r}; rename one")
-        seen.add(pack.name)
+            first = seen[pack.name]
+            which = ("the built-in pack" if first.builtin
+                     else _ORIGINS.get(id(first), "an installed pack"))
+            raise PackError(f"pack {pack.name!r}: {_ORIGINS.get(id(pack), 'a pack')} has the "
+                            f"name of {which}; rename it (its Pack(name=...))")
+        seen[pack.name] = pack
     return every
 
 

@@ -163,3 +163,121 @@ def test_a_term_sort_is_one_of_the_declared_sorts():
     assert term.sort is Sort.TRAJECTORY and term.sort == "trajectory"
     with pytest.raises(ValueError, match="sort 'trajectry' is not one of instance, trajectory"):
         Term("Extra", sp.Function("Extra"), "trajectry", "a pack's quantity")
+
+
+# -- broken packs: refused by name (pack, module, file), exit 2, never an internal error --------
+_CLAIM = ("Claim(id={id!r}, title='toy', kind={kind}, source=Source({paper!r}, 'here', "
+          "Provenance.DERIVED), statement=sp.Le(L(t), L(0)){extra})")
+_HEAD = ("import sympy as sp\nfrom theory import Claim, Kind, Provenance, Source\n"
+         "from theory.symbols import L, t\n")
+
+
+def _claims(*claims: str, head: str = _HEAD) -> str:
+    return head + f"CLAIMS = ({', '.join(claims)},)\n"
+
+
+def _claim(id="TOY-1", kind="Kind.POINTWISE", paper="TOY", extra="") -> str:
+    return _CLAIM.format(id=id, kind=kind, paper=paper, extra=extra)
+
+
+def _refused(capsys, *needles, commands=(["packs"], ["claims"])) -> None:
+    from verify.cli import main
+
+    for argv in commands:
+        _reset()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "internal error" not in err, err
+        for needle in needles:
+            assert needle in err, (argv, needle, err)
+
+
+@pytest.mark.parametrize("source, says", [
+    (_claims(_claim(kind="'pointwise'")), "TOY-1 in 'toy_pack.claims'"),
+    (_claims(_claim(extra=", parametrization='bogus'")), "fails on import"),
+    (_claims(_claim(), _claim()), "declared twice"),
+    (_claims("'TOY-1'"), "CLAIMS[0]"),
+    ("X = 1\n", "must define CLAIMS"),
+    (_claims(_claim(extra=", statement2=1")), "fails on import"),
+    ("CLAIMS = (\n", "SyntaxError"),
+], ids=["kind-as-text", "bad-parametrization", "duplicate-id", "not-a-claim", "no-CLAIMS",
+        "unknown-field", "syntax-error"])
+def test_a_bad_claim_record_is_refused_naming_the_pack_and_file(source, says, installed,
+                                                                 tmp_path, capsys):
+    (tmp_path / "toy_pack" / "claims.py").write_text(source)
+    installed()
+    _refused(capsys, "pack 'TOY'", str(tmp_path / "toy_pack" / "claims.py"), says)
+
+
+def test_a_missing_claims_module_is_refused_naming_the_pack_and_module(installed, tmp_path,
+                                                                      capsys):
+    (tmp_path / "toy_pack" / "claims.py").unlink()
+    installed()
+    _refused(capsys, "pack 'TOY'", "'toy_pack.claims' does not import")
+
+
+@pytest.mark.parametrize("claim, says", [
+    (_claim(id="S000-T1"), "its id must start with the pack's name, 'TOY-'"),
+    (_claim(id="CF-1", paper="CF"), "its source names paper 'CF'"),
+], ids=["built-in-claim-id", "built-in-paper"])
+def test_a_claim_id_clash_is_refused_naming_the_pack_and_file(claim, says, installed,
+                                                              tmp_path, capsys):
+    (tmp_path / "toy_pack" / "claims.py").write_text(_claims(claim))
+    installed()
+    _refused(capsys, "pack 'TOY'", str(tmp_path / "toy_pack" / "claims.py"), says)
+
+
+def test_a_pack_named_as_a_built_in_one_is_refused_naming_the_entry_point(installed, tmp_path,
+                                                                        capsys):
+    init = tmp_path / "toy_pack" / "__init__.py"
+    init.write_text(init.read_text().replace('name="TOY"', 'name="S000"'))
+    installed()
+    _refused(capsys, "pack 'S000'", "installed pack 'toy'", str(init),
+             "the name of the built-in pack")
+
+
+@pytest.mark.parametrize("field, says", [
+    ('reproductions="toy_pack.section"', "write ('toy_pack.section',)"),
+    ('mutants=("TOY-1~half", 3)', "its mutants must be a tuple"),
+    ('name="TOY PACK"', "no '-' or space"),
+    ('claims=None', "its claims must be a string"),
+])
+def test_a_malformed_pack_record_is_refused_naming_the_field_and_file(field, says, installed,
+                                                                      tmp_path, capsys):
+    init = tmp_path / "toy_pack" / "__init__.py"
+    init.write_text("from theory.packs import Pack\n"
+                    f"PACK = Pack(**dict(dict(name='TOY', title='toy', claims='toy_pack.claims'), "
+                    f"{field}))\n")
+    installed()
+    _refused(capsys, "installed pack 'toy'", str(init), says)
+
+
+def test_a_section_that_does_not_exist_is_refused_by_report_only(installed, tmp_path, capsys):
+    """`packs` and `claims` do not need the report's sections; `report --section` names the
+    pack and the missing module before any work (the CI fixture
+    tests/fixtures/packs/gfverify-broken-repro is this pack, installed)."""
+    from verify.cli import main
+
+    init = tmp_path / "toy_pack" / "__init__.py"
+    init.write_text(init.read_text().replace('"toy_pack.section"', '"toy_pack.nowhere"'))
+    installed()
+    assert main(["packs"]) == 0 and main(["claims", "--paper", "TOY"]) == 0
+    capsys.readouterr()
+    _refused(capsys, "pack 'TOY'", "'toy_pack.nowhere'", "does not import",
+             commands=(["report", "--no-suite", "--quiet", "--section", "TOY", "--out",
+                        str(tmp_path / "rep")],))
+    assert not (tmp_path / "rep").exists()
+
+
+def test_the_builtin_selection_never_loads_an_installed_pack(installed):
+    """The repository's own runs (`--verify-packs=builtin`) do not depend on what else is
+    installed: a pack that does not even load is not looked at."""
+    installed("toy_pack.missing:PACK")
+    packs.select("builtin")
+    assert all(p.builtin for p in packs.packs()) and packs.installed() == ()
+    assert theory.get("S000-T1").paper == "S000"
+
+
+def test_every_builtin_claims_module_passes_the_pack_checks():
+    for pack in packs.BUILTIN:
+        assert len(pack.module("claims").CLAIMS) > 0, pack.name
