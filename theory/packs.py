@@ -5,7 +5,7 @@ that reading the declaration imports nothing heavy: the claims are loaded by
 `theory`, the measures, families, generators, reproductions and tests by `verify`
 when they are first needed. gfverify finds packs installed in the environment
 through the entry-point group ``gfverify.packs`` (as pytest finds its plugins
-through ``pytest11``): a distribution declares, in its ``pyproject.toml``,
+through ``pytest11``): a distribution declares, in its ``pyproject.toml``::
 
     [project.entry-points."gfverify.packs"]
     my-pack = "my_pack:PACK"
@@ -14,17 +14,22 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
 
 - ``claims``: ``CLAIMS``, a tuple of `theory.Claim` whose ``source.paper`` is the
   pack's ``name`` (their ids start with ``name-``); optionally ``TERMS``, a tuple of
-  `theory.symbols.Term` for the quantities only this pack uses, and
-  ``LATEX_NAMES``, a dict name -> LaTeX;
+  `theory.symbols.Term` for the quantities only this pack uses, ``LATEX_NAMES``, a
+  dict name -> LaTeX, and ``PAPER_LATEX_NAMES``, paper -> {name: LaTeX} for a
+  paper's own notation;
 - ``measures``: ``TRAJECTORY`` (name -> f(Trajectory) -> verify.measures.Series),
   ``INSTANCE`` (name -> f(Problem) -> float) and ``ENSEMBLE`` dicts, as the
   built-in papers' measure modules do;
 - ``families``: ``FAMILIES``, a tuple of `verify.families.Family` (for
-  ``gfverify conjecture --family`` and ``gfverify families``);
-- ``generators``: ``GENERATORS``, a dict name -> f(seed=..., **grid values) ->
-  numerics.Problem (for ``generator = "name"`` in a sweep file);
+  ``gfverify conjecture --family`` and ``gfverify families``); optionally ``TIGHTEN``,
+  claim id -> the family and settings ``gfverify tighten`` and the report's tightness
+  table use for that claim;
+- ``generators``: ``GENERATORS``, a dict name -> ``f(seed=..., **grid_values) ->
+  numerics.Problem`` (for ``generator = "name"`` in a sweep file);
 - each of ``reproductions``: ``run(out, profile, *, seed, show_progress, store) ->
-  verify.report.reproduction.Reproduction`` (a section of ``gfverify report``);
+  verify.report.reproduction.Reproduction`` (a section of ``gfverify report``;
+  optionally a keyword ``instances``, and a ``preflight()`` that refuses a missing
+  input before the report starts);
 - ``protocols``: a package whose directory holds sweep files (``NAME.toml``) that
   ``gfverify sweep NAME`` runs by name;
 - ``tests``: a package whose ``test_*.py`` files ``pytest verify`` runs with the
@@ -52,6 +57,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 
+#: The entry-point group an installed pack declares itself in (``pyproject.toml``).
 ENTRY_POINT_GROUP = "gfverify.packs"
 
 
@@ -61,7 +67,41 @@ class PackError(RuntimeError):
 
 @dataclass(frozen=True)
 class Pack:
-    """The parts of one pack, by module path (see the module's docstring)."""
+    """The parts of one pack, by module path (see the module's docstring).
+
+    Reading a Pack imports nothing: each part is a dotted module path, imported when
+    gfverify first needs it ("" for a part the pack does not have).
+
+    Attributes
+    ----------
+    name
+        The pack's name: the ``source.paper`` of its claims and the start of their ids
+        (``"GF"``); unique among the packs.
+    title
+        One line on what the pack is (``gfverify packs`` prints it).
+    claims
+        The module that defines ``CLAIMS`` (and optionally ``TERMS``, ``LATEX_NAMES``);
+        the one part every pack has.
+    measures
+        The module of its measures (``TRAJECTORY``, ``INSTANCE``, ``ENSEMBLE``), or "".
+    families
+        The module of its families (``FAMILIES``), or "".
+    generators
+        The module of its sweep generators (``GENERATORS``), or "".
+    reproductions
+        The modules of its report sections, in report order (each has ``run``); () for none.
+    protocols
+        A package whose folder holds sweep files ``NAME.toml`` (``gfverify sweep NAME``),
+        or "".
+    tests
+        A package whose ``test_*.py`` files ``pytest verify`` runs, or "".
+    mutants
+        The ids of the mutant checks its tests record ("mutants caught k/N" counts them).
+    source
+        Where the claims come from (a reference, a URL), in words.
+    builtin
+        True for the packs shipped in gfverify (`BUILTIN`); False for installed ones.
+    """
 
     name: str
     title: str
@@ -209,6 +249,7 @@ def _check_claims(pack: Pack, module: ModuleType) -> None:
         raise PackError(f"pack {pack.name!r}: claim {label} in {where}: {problem}")
 
 
+#: The packs gfverify ships, the four papers (``papers/``) and the closed forms (CF).
 BUILTIN = (
     Pack("S000", "Dana et al. 2025: weakly interacting data", "papers.s000.claims",
          measures="papers.s000.measures", families="papers.s000.families",
@@ -240,10 +281,13 @@ BUILTIN = (
 # Which installed packs count: "all" (the default), "builtin" (none of them), or a comma
 # list of entry-point names. `pytest verify --verify-packs` sets it for the session (and the
 # processes it starts); the environment variable lets any command do the same.
+#: The environment variable that selects the installed packs, ``all`` (default),
+#: ``builtin`` (none of them) or a comma list of entry-point names.
 SELECT_ENV = "GFVERIFY_PACKS"
 
 
 def selection() -> str:
+    """Which installed packs count, as `SELECT_ENV` says (``"all"`` when unset)."""
     return os.environ.get(SELECT_ENV, "all").strip() or "all"
 
 

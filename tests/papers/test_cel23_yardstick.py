@@ -185,7 +185,12 @@ def test_p11_and_p12(inst):
         nz = np.linalg.norm(Y.z)
         assert np.all(na**2 >= nz**2 * np.exp(-2 * kn * t) * (1 - 1e-12))
         assert np.all(na <= nz * np.exp(kn * t) * (1 + 1e-12))
-        assert all(ai @ yk.gamma(X, y, X @ ai > 0) >= 0 for ai in a[::50])
+        # >= 0 up to the rounding of the dot product: after an s = -1 yardstick's last
+        # crossing alpha is orthogonal to gamma and the product is 0 up to round-off, whose
+        # sign depends on the numpy build: -3.3e-19 at d = 4, m = 8, seed 1 with numpy 2.4.6)
+        for ai in a[::50]:
+            g = yk.gamma(X, y, X @ ai > 0)
+            assert ai @ g >= -1e-12 * np.linalg.norm(ai) * np.linalg.norm(g)
         moving = t <= (Y.times[-1] if Y.s < 0 else math.inf)
         assert np.all(np.diff(Y.s * a[moving] @ X.T, axis=0) > 0)
         if Y.s < 0:
