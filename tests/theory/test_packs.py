@@ -118,6 +118,18 @@ def test_a_missing_report_section_is_refused_naming_the_pack_and_module(installe
     assert not (tmp_path / "rep" / "index.html").exists()
 
 
+def test_a_report_section_that_raises_on_import_is_refused_naming_the_pack(installed,
+                                                                           tmp_path, capsys):
+    from verify.cli import main
+
+    (tmp_path / "toy_pack" / "section.py").write_text("raise ValueError('bad table')\n")
+    installed()
+    assert main(["report", "--out", str(tmp_path / "rep"), "--no-suite", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "pack 'TOY'" in err and "'toy_pack.section'" in err and "bad table" in err
+    assert "internal error" not in err and not (tmp_path / "rep").exists()
+
+
 def test_the_selection_admits_only_the_packs_it_names(installed, monkeypatch):
     installed()
     for choice, expected in (("builtin", False), ("toy", True), ("other,toy", True),

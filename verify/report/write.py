@@ -187,10 +187,14 @@ def _section_module(name: str):
 
     try:
         return importlib.import_module(name)
-    except ImportError as exc:
-        owner = next((p.name for p in packs.packs() if name in p.reproductions), "?")
-        raise packs.PackError(f"pack {owner!r}: its report section {name!r} (in "
-                              f"reproductions) does not import ({exc})") from None
+    except Exception as exc:
+        owner = next((p for p in packs.packs() if name in p.reproductions), None)
+        if owner is not None and owner.builtin and not isinstance(
+                exc, ImportError):
+            raise  # a built-in section that fails on import is our bug (exit 4)
+        raise packs.PackError(
+            f"pack {owner.name if owner else '?'!r}: its report section {name!r} (in "
+            f"reproductions) does not import ({type(exc).__name__}: {exc})") from None
 
 
 def select_sections(names) -> tuple[str, ...]:
@@ -228,6 +232,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     also writes ``out_dir/latex/`` (`verify.report.latex`: a fragment for a paper's
     appendix and the sections' figures as PDF)."""
     get_profile(profile)  # an unknown profile is refused before any work
+    theory.claims()  # so is a pack whose claims are malformed (PackError naming it)
     if instances is not None and instances < 0:
         raise InputError(f"--instances: must be >= 0, got {instances}")
     limits.at_most("--instances", instances or 0, "budget")
