@@ -164,7 +164,7 @@ def _findings_command(args) -> int:
     try:
         run = F.load_run(args.verdicts)
         if args.page:
-            changed = F.update_readme(args.page, run)
+            changed = F.update_page(args.page, run)
             print(f"{args.page}: generated block {'rewritten' if changed else 'unchanged'} "
                   f"({len(F.distinct(run['findings']))} findings, profile "
                   f"{run['profile'] or '?'})")

@@ -107,7 +107,7 @@ def test_the_site_pages_link_to_headings_that_exist():
 
 
 def test_the_readme_quotes_the_findings_page_run():
-    block = findings.readme_findings(DOCS / "findings.md")
+    block = findings.page_block(DOCS / "findings.md")
     counts = block.strip().splitlines()[0]
     assert counts.startswith("`pytest verify") and counts in README.read_text(), (
         "the README's counts line is not the findings page's: copy "

@@ -114,7 +114,7 @@ def check(out: Path, findings_page: Path) -> None:
 
     # the findings page's generated block is this run's: same counts and findings, word for
     # word
-    differ = findings.readme_disagreements(findings_page, findings.load_run(out / "verdicts.json"))
+    differ = findings.page_disagreements(findings_page, findings.load_run(out / "verdicts.json"))
     assert not differ, (f"the findings page's generated block is not this run's ({differ}): run "
                         "`gfverify findings VERDICTS_JSON --page docs/findings.md`")
     # every reproduction section, headed by its experiment ID, with its figures

@@ -45,7 +45,7 @@ def test_a_finding_that_no_longer_reproduces_fails_loudly(monkeypatch):
         _c1_finding(monkeypatch, 2.0)  # exactly n^2: the claim now HOLDS
 
 
-def test_findings_render_and_update_the_readme(tmp_path):
+def test_findings_render_and_update_a_page_under_the_former_option_name(tmp_path):
     found = [F.Finding("X-1", "A title", "Measured 1.5.", ("S000-C1",), {"v": 1.5}),
              F.Finding("X-1", "A title", "Measured 2.5.", ("S000-C2",)),
              F.Finding("E-2", "Published", "Slope 1.7.", data="published")]
@@ -56,9 +56,9 @@ def test_findings_render_and_update_the_readme(tmp_path):
     verdicts.write_text(json.dumps({"profile": "quick",
                                     "findings": [f.to_dict() for f in found]}))
     readme = tmp_path / "README.md"
-    readme.write_text(f"# x\n\n{F.README_BEGIN}\nold text\n{F.README_END}\n\nafter\n")
+    readme.write_text(f"# x\n\n{F.BLOCK_BEGIN}\nold text\n{F.BLOCK_END}\n\nafter\n")
     assert main(["findings", str(verdicts), "--readme", str(readme)]) == 0
-    block = F.readme_findings(readme)
+    block = F.page_block(readme)
     assert md.rstrip() in block and readme.read_text().endswith("after\n")
     assert "test counts not recorded" in block
     with pytest.raises(F.FindingError, match="data"):
@@ -119,6 +119,6 @@ def test_a_verdicts_json_from_before_the_error_rename_still_renders(tmp_path):
     verdicts = tmp_path / "verdicts.json"
     verdicts.write_text(json.dumps({"profile": "quick", "findings": [], "claims": [row]}))
     page = tmp_path / "findings.md"
-    page.write_text(f"# x\n\n{F.README_BEGIN}\n{F.README_END}\n")
+    page.write_text(f"# x\n\n{F.BLOCK_BEGIN}\n{F.BLOCK_END}\n")
     assert main(["findings", str(verdicts), "--page", str(page)]) == 0
-    assert "51.2 (err 0.1)" in F.readme_findings(page)
+    assert "51.2 (err 0.1)" in F.page_block(page)
