@@ -56,6 +56,8 @@ def record(name: str, args: list[str]) -> dict:
                          + ", ".join(sorted(p.stem for p in (ROOT / "bench").glob("*.py")
                                             if p.stem != "record")) + ")")
     load_before = os.getloadavg()
+    commit = _git("rev-parse", "--short", "HEAD")  # the tree the run starts from
+    dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
     start = time.perf_counter()
     done = subprocess.run([sys.executable, str(script), *args], cwd=ROOT,
                           capture_output=True, text=True)
@@ -67,8 +69,8 @@ def record(name: str, args: list[str]) -> dict:
         "name": name,
         "command": " ".join(["python", f"bench/{name}.py", *args]),
         "output": done.stdout.rstrip("\n"),
-        "commit": _git("rev-parse", "--short", "HEAD"),
-        "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "commit": commit,
+        "dirty": dirty,
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "wall_seconds": round(wall, 1),
         "cores": os.cpu_count(),
