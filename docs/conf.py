@@ -42,6 +42,10 @@ napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 napoleon_use_ivar = True
 
+# option names stay as typed: no "--results" turned into an en dash
+smartquotes = False
+default_role = "py:obj"
+
 html_theme = "furo"
 html_title = f"gfverify {release}"
 nitpicky = False

@@ -29,7 +29,7 @@ def links(path: Path) -> list[str]:
 
 def slug(heading: str) -> str:
     """The anchor GitHub and MyST (``myst_heading_anchors``) give a heading."""
-    text = re.sub(r"[`*_]", "", heading.strip()).lower()
+    text = re.sub(r"[`*]", "", heading.strip()).lower()
     text = unicodedata.normalize("NFKD", text)
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
