@@ -65,8 +65,10 @@ class IntParam:
 
     Attributes
     ----------
-    lo, hi
-        The search range, ends included: what a search draws from.
+    lo
+        The low end of the search range, included: a search draws from [lo, hi].
+    hi
+        The high end of the search range, included.
     meaning
         What the parameter is, in words (``gfverify families`` prints it).
     default
@@ -77,9 +79,12 @@ class IntParam:
     limits
         The hard limits (low, high; None: unbounded) a value fixed with ``--param`` must
         respect, ends included (default (1, None)).
-    ge, le
-        The name of an earlier parameter this one must be >= (``ge``) or <= (``le``);
-        None for no bound.
+    ge
+        The name of an earlier parameter this one must be >= (for d >= n, d's ``ge`` is
+        ``"n"``); None for no bound. The search range respects it (`bounds`).
+    le
+        The name of an earlier parameter this one must be <=; None for no bound. The
+        search range respects it (`bounds`).
     """
 
     lo: int
@@ -145,8 +150,10 @@ class FloatParam:
 
     Attributes
     ----------
-    lo, hi
-        The search range, ends included.
+    lo
+        The low end of the search range (included; > 0 when ``log``).
+    hi
+        The high end of the search range (included).
     meaning
         What the parameter is, in words.
     default
@@ -159,8 +166,11 @@ class FloatParam:
     limits
         The limits (low, high; None: unbounded) a fixed value must respect: the low limit
         is exclusive, the high one inclusive (default (0.0, None): positive).
-    ge, le
-        The name of an earlier parameter this one must be >= / <= (None: no bound): kept
+    ge
+        The name of an earlier parameter this one must be >= (None: no bound): kept
+        consistent when values are fixed (`Family.fixed`); the search range ignores it.
+    le
+        The name of an earlier parameter this one must be <= (None: no bound): kept
         consistent when values are fixed (`Family.fixed`); the search range ignores it.
     """
 
@@ -234,8 +244,10 @@ class ChoiceParam:
         The option used by ``defaults``, or None (no default).
     default_text
         The default as ``gfverify families`` prints it ("" to print ``default``).
-    ge, le
-        Unused (None); present so that every parameter type has them.
+    ge
+        Unused (None); present so that every parameter type has it.
+    le
+        Unused (None); present so that every parameter type has it.
     """
 
     choices: tuple[str, ...]

@@ -37,7 +37,34 @@ class FindingError(InputError):
 @dataclass(frozen=True)
 class Finding:
     """One finding: ``title`` (a line), ``text`` (built from ``evidence``), the claims it
-    bears on, the numbers it rests on and what kind of data decided it."""
+    bears on, the numbers it rests on and what kind of data decided it.
+
+    A test records it with ``verdicts.finding(Finding(...), verdict=...)``
+    (`verify.table.VerdictLog.finding`). A malformed one (an id with other characters, an
+    unknown ``data``, an empty title or text) raises `FindingError`.
+
+    Attributes
+    ----------
+    id
+        A short stable name (``"CF-2"``): letters, digits and ``-_.:+``. Findings recorded
+        under one id (a parametrised test's cases) are shown as one (`distinct`).
+    title
+        One line saying what was found; the terminal summary prints it (`line`).
+    text
+        The finding in full (Markdown), built by the test from the numbers the same run
+        measured (``evidence``), never typed in.
+    claims
+        The ids of the catalogue claims it bears on (``("S000-A1", "S000-L1")``).
+    evidence
+        The numbers it rests on, name -> value (JSON-serialisable), written to the
+        run's ``verdicts.json``.
+    data
+        What decided it: ``"simulated"`` (our trajectories, the default) or
+        ``"published"`` (a CSV the paper's authors published, read as it is).
+    test
+        Free text naming the test that measured it (e.g. its pytest node id); "" (the
+        default) for none. Carried into ``verdicts.json``; nothing fills it in.
+    """
 
     id: str
     title: str
@@ -57,12 +84,16 @@ class Finding:
             raise FindingError(f"finding {self.id}: a title and a text are needed")
 
     def to_dict(self) -> dict:
+        """The finding as plain JSON data (``claims`` a list), as ``verdicts.json`` holds
+        it."""
         d = asdict(self)
         d["claims"] = list(self.claims)
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> Finding:
+        """The finding `to_dict` wrote (``id``, ``title`` and ``text`` are needed, the other
+        keys default); a `FindingError` when one is missing or the finding is malformed."""
         try:
             return cls(id=d["id"], title=d["title"], text=d["text"],
                        claims=tuple(d.get("claims", ())), evidence=dict(d.get("evidence", {})),
@@ -76,6 +107,8 @@ class Finding:
         return f"{self.id}{kind}: {self.title}"
 
     def markdown(self) -> str:
+        """A Markdown list item: bold title, text, claims and id, as the findings page and
+        the report show it."""
         kind = " (decided on published data)" if self.data == "published" else ""
         claims = f" Claims: {', '.join(self.claims)}." if self.claims else ""
         return f"- **{self.title}**{kind} {self.text}{claims} (`{self.id}`)"

@@ -148,29 +148,42 @@ def instance_values(problem: Problem) -> InstanceValues:
 class Series:
     """A measured quantity over the saved times, with its error floor.
 
-    ``roundoff`` bounds the error the quantity inherits from (a) rounding in its
-    formula and (b) the state's own estimated relative error at that time
-    (`state_relative_error`: the running maximum of the per-neuron companion
-    difference), propagated to first order through the quantity's dependence on the
-    weights, or, for quantities of the outputs, the outputs' own error (`output_error`,
-    which keeps the method's nominal accuracy as a floor). (b) covers a quantity whose
-    own companion difference cancels at a saved time while the state's does not.
+    A pack's trajectory measure returns one (``f(trajectory) -> Series``); `verify.check`
+    adds the difference to the run's companion to ``roundoff`` and decides INCONCLUSIVE
+    when a margin is within the sum.
 
-    ``rounding`` is the part of ``roundoff`` that no float64 run can remove: the
-    formula's own rounding at an exactly known state. A margin within the rounding of
-    its relation is below float64's resolution (`verify.check_run` names such times
-    instead of counting them undecided). ``None``: not known (such times are never
-    called unresolvable, only undecided).
-
-    ``own_error``, where given, is a second total error estimate that needs no companion
-    difference of the quantity (a conserved quantity's: ERROR_SAFETY x the larger of its
-    drifts in the run and the companion, each of which is that run's own error when the
-    flow conserves it, and which exceed the true drift otherwise); a check takes the
-    smaller of the two estimates, time by time.
-
-    ``increment(k)``, where given, is the Series of F(t) - F(t_k) computed directly
-    (not as the difference of two rounded values), with its own error: on a plateau
-    L(t) - L(0) is resolved long after L(t) and L(0) agree to the last bit.
+    Attributes
+    ----------
+    values
+        The quantity at each saved time of the run (an array of the run's length).
+    roundoff
+        Its error floor at each saved time, in the quantity's units (absolute): a bound on
+        the error the quantity inherits from (a) rounding in its formula and (b) the
+        state's own estimated relative error at that time (`state_relative_error`: the
+        running maximum of the per-neuron companion difference), propagated to first
+        order through the quantity's dependence on the weights, or, for quantities of the
+        outputs, the outputs' own error (`output_error`, which keeps the method's nominal
+        accuracy as a floor). (b) covers a quantity whose own companion difference
+        cancels at a saved time while the state's does not. For a quantity homogeneous in
+        the weights it is ``relative_floor(tr, degree) * abs(values)`` (`relative_floor`).
+    rounding
+        The part of ``roundoff`` that no float64 run can remove, per saved time: the
+        formula's own rounding at an exactly known state. A margin within the rounding of
+        its relation is below float64's resolution (`verify.check_run` names such times
+        instead of counting them undecided). None (the default): not known (such times
+        are never called unresolvable, only undecided).
+    own_error
+        Where given, a second total error estimate per saved time that needs no companion
+        difference of the quantity (a conserved quantity's: ERROR_SAFETY x the larger of
+        its drifts in the run and the companion, each of which is that run's own error
+        when the flow conserves it, and which exceed the true drift otherwise); a check
+        takes the smaller of the two estimates, time by time. None (the default): none.
+    increment
+        Where given, ``increment(k)`` is the Series of F(t) - F(t_k) computed directly
+        (not as the difference of two rounded values), with its own error: on a plateau
+        L(t) - L(0) is resolved long after L(t) and L(0) agree to the last bit. None (the
+        default): F(t) - F(t_k) is only the difference of two entries of ``values``. Not
+        compared by ``==``.
     """
 
     values: np.ndarray
@@ -209,7 +222,8 @@ def state_relative_error(tr: Trajectory) -> np.ndarray:
 def relative_floor(tr: Trajectory, degree: float) -> np.ndarray:
     """Relative error floor, per saved time, of a quantity homogeneous of ``degree`` in a
     neuron's weights: rounding plus ``degree`` times the state's relative error
-    (`state_relative_error`)."""
+    (`state_relative_error`). Times the quantity's magnitude (``abs(values)``), it is such
+    a quantity's `Series.roundoff`."""
     return ROUNDING + degree * state_relative_error(tr)
 
 
@@ -237,7 +251,7 @@ def output_magnitude(tr: Trajectory) -> np.ndarray:
 
 def output_error(tr: Trajectory, labels: bool = True) -> np.ndarray:
     """Error floor of the outputs h(x_i) (``labels``: of the residuals y_i - h(x_i), whose
-    rounding also scales with |y_i|), per time: ERROR_SAFETY x the largest difference of an
+    rounding also scales with ``|y_i|``), per time: ERROR_SAFETY x the largest difference of an
     output between the run and its companion, over the saved time and its two neighbours
     on each side (the difference can cancel at single times), plus rounding.
 

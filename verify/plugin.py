@@ -78,13 +78,22 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def verdicts(request) -> VerdictLog:
-    """Record verdicts for the table printed after the run."""
+    """The session's `verify.table.VerdictLog`: record verdicts for the table printed
+    after the run.
+
+    ``verdicts.record(verdict, claim.kind.value)`` for a claim's verdict,
+    ``verdicts.record_mutant(verdict, caught)`` for a mutant's,
+    ``verdicts.finding(Finding(...), verdict=...)`` for a finding
+    (`verify.findings.Finding`). Session-scoped: every test of the run (under
+    pytest-xdist, every worker's, merged) records into one table."""
     return request.config._gfverify_log
 
 
 @pytest.fixture(scope="session")
 def verify_profile(request):
-    """The active verification profile (quick or full)."""
+    """The active verification profile (`verify.profiles.Profile`, quick or full), chosen
+    with ``--verify-profile`` (default quick): ``verify_profile.name``, and the sizes
+    (``saved_times``, ``examples``, ...) a test scales its instances by."""
     return request.config._gfverify_profile
 
 

@@ -12,6 +12,29 @@ from verify.errors import InputError
 
 @dataclass(frozen=True)
 class Profile:
+    """How many instances and how large: the ``quick`` or ``full`` profile (`PROFILES`).
+
+    ``pytest verify --verify-profile NAME`` selects it (the ``verify_profile`` fixture of
+    a pack's tests is it) and ``gfverify report --profile NAME`` runs the report's
+    sections with it. Its hypothesis settings profile is ``gfverify-NAME``
+    (``max_examples`` = ``examples``, derandomized).
+
+    Attributes
+    ----------
+    name
+        ``"quick"`` or ``"full"``.
+    examples
+        Random instances per claim and family (hypothesis's ``max_examples``).
+    max_n
+        The largest number of samples an instance draws.
+    saved_times
+        The number of points of the saved-time grid of a run.
+    tighten_budget
+        Instances drawn per claim by the report's tightness table.
+    tighten_refine
+        Refinement runs per claim in the report's tightness table.
+    """
+
     name: str
     examples: int  # random instances per claim and family
     max_n: int  # largest number of samples drawn

@@ -21,7 +21,28 @@ from verify.verdict import Outcome, Verdict, Where
 
 @dataclass
 class VerdictLog:
-    """Verdicts recorded during a session, keyed by claim id."""
+    """Verdicts recorded during a session, keyed by claim id.
+
+    The pytest plugin's ``verdicts`` fixture is the session's log (`verify.plugin`): a
+    test records with `record`, `record_mutant` and `finding`, and the table printed after
+    the run (and written by ``--verify-json``/``--verify-md``) is `table`. In Jupyter the
+    log shows as that table (HTML); `to_dataframe` gives it to pandas. A log of one's own
+    (``VerdictLog()``) collects verdicts the same way outside pytest.
+
+    Attributes
+    ----------
+    rows
+        Claim id -> one dict per recorded instance (outcome, margin, error, where, reason,
+        kind of data; the worst instance's figure data under ``"figure"``).
+    kinds
+        Claim id -> the kind given to `record` (``claim.kind.value``, such as
+        "pointwise bound"); the table's ``kind`` column.
+    mutants
+        One dict per recorded mutant (``id``, ``caught``, ``outcome``), in recording order.
+    findings
+        One dict per recorded finding (`verify.findings.Finding.to_dict`), in recording
+        order.
+    """
 
     rows: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
     kinds: dict[str, str] = field(default_factory=dict)
@@ -72,6 +93,12 @@ class VerdictLog:
         return verdict
 
     def record_mutant(self, verdict: Verdict, caught: bool) -> Verdict:
+        """Record a mutant's verdict (a deliberately wrong variant of a claim) and whether
+        the check caught it (``caught``, the test's judgement: usually VIOLATED), for
+        "mutants caught k/N" (`verify.mutants`), never for the table. A mutant checked
+        several times is caught when every check caught it. Its id must be declared (an
+        installed pack's ``Pack.mutants``; the built-in roster ``verify/mutant_roster.txt``),
+        else it is reported as undeclared. Returns ``verdict``."""
         self.mutants.append({"id": verdict.claim_id, "caught": bool(caught),
                              "outcome": verdict.outcome.value})
         return verdict
@@ -85,6 +112,8 @@ class VerdictLog:
         return finding
 
     def merge(self, payload: dict) -> None:
+        """Add the rows, kinds, mutants and findings of another log's `payload` (a
+        pytest-xdist worker's, shipped to the controller)."""
         for cid, rows in payload["rows"].items():
             self.rows[cid].extend(rows)
             _keep_worst_figure(self.rows[cid])
@@ -93,6 +122,7 @@ class VerdictLog:
         self.findings.extend(payload.get("findings", []))
 
     def payload(self) -> dict:
+        """The log as plain JSON data (rows, kinds, mutants, findings), for `merge`."""
         return {"rows": dict(self.rows), "kinds": self.kinds, "mutants": self.mutants,
                 "findings": self.findings}
 

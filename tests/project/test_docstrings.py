@@ -12,6 +12,8 @@ The objects are read off the autodoc directives of ``docs/reference/api/*.md`` (
   enum members are exempt) is named in the ``Attributes`` section of the class's
   docstring, with a description; a name in that section that is no field or attribute
   of the class is named too (a renamed field leaves one behind);
+- one ``Attributes`` entry per attribute: napoleon renders ``lo, hi`` as one variable
+  ``hi`` of type ``lo,``;
 - ``autodata`` needs a doc comment (``#:`` before the assignment or on its line) or a
   docstring after it, in the module the directive names;
 - the first line of a property's or a data's docstring has no colon outside ````code````:
@@ -413,6 +415,48 @@ def test_every_export_is_on_an_api_page(package):
                          f"{', '.join(missing)}")
 
 
+
+def combined_attribute_entries(doc: str) -> list[str]:
+    """The entries of ``doc``'s ``Attributes`` section that name several attributes
+    (``lo, hi``): napoleon renders one as a single variable named by the last name, with
+    the others as its type ("hi (lo,)"), so each attribute needs an entry of its own."""
+    lines = doc.splitlines()
+
+    def is_header(k: int) -> bool:
+        return (k + 1 < len(lines) and lines[k].strip() != ""
+                and re.fullmatch(r"-{3,}", lines[k + 1].strip()) is not None)
+
+    for k, line in enumerate(lines):
+        if line.strip() == "Attributes" and is_header(k):
+            base = len(line) - len(line.lstrip())
+            out = []
+            for j in range(k + 2, len(lines)):
+                text = lines[j]
+                if is_header(j):
+                    break
+                names = text.split(" : ")[0]
+                if (text.strip() and len(text) - len(text.lstrip()) <= base and "," in names
+                        and all(n.strip().strip("`*").isidentifier() for n in names.split(","))):
+                    out.append(text.strip())
+            return out
+    return []
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.kind in ("autoclass", "automodule",
+                                                                    "autoexception")], ids=str)
+def test_attributes_have_one_entry_each(entry):
+    obj = resolve(entry.kind, entry.target)
+    if entry.kind == "automodule":
+        members = ([] if "no-members" in entry.options else
+                   [getattr(obj, n) for n in module_members(obj, entry)])
+    else:
+        members = [obj]
+    combined = [f"{cls.__name__}: {line!r}" for cls in members if inspect.isclass(cls)
+                for line in combined_attribute_entries(own_doc(cls))]
+    assert not combined, (f"{entry}: an Attributes entry per attribute (napoleon renders "
+                          f"'a, b' as one variable b of type a):\n  " + "\n  ".join(combined))
+
+
 # -- the checker itself: it must fail on wrong documentation --------------------------------
 def test_the_checker_names_what_is_missing():
     @dataclasses.dataclass
@@ -509,6 +553,25 @@ def test_the_checker_names_what_is_missing():
 
     assert not any("ratio" in p for p in class_problems(Sub))  # inherits its docstring
 
+
+
+def test_the_checker_finds_combined_attribute_entries():
+    doc = inspect.cleandoc("""Something.
+
+        Attributes
+        ----------
+        lo, hi : int
+            The range.
+        name
+            Its name, e.g. ``a, b``.
+
+        Notes
+        -----
+        x, y
+            Not an attribute.
+        """)
+    assert combined_attribute_entries(doc) == ["lo, hi : int"]
+    assert combined_attribute_entries("Nothing.") == []
 
 def test_the_parser_reads_directives_and_options():
     text = ("```{eval-rst}\n.. automodule:: theory.packs\n   :no-members:\n\n"

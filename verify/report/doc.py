@@ -37,7 +37,7 @@ def number_text(x, spec: str = ".4g", *, missing: str = "-", nonfinite: str | No
                 exact_ints: bool = False, sci_outside: tuple[float, float] | None = None) -> str:
     """A number as report text, one rule for every section: None -> ``missing``; a string
     as it is; a non-finite float -> ``nonfinite`` (default: Python's "inf"/"nan"); an int
-    exactly when ``exact_ints``; |x| outside ``sci_outside`` (low, high) in scientific
+    exactly when ``exact_ints``; ``|x|`` outside ``sci_outside`` (low, high) in scientific
     notation with the digits of ``spec``; otherwise ``format(x, spec)``."""
     if x is None:
         return missing
@@ -191,52 +191,103 @@ class _Anchors:
 # -- blocks ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Heading:
+    """A heading: ``# text`` in Markdown, ``<h1>``-``<h6>`` in HTML, a starred section,
+    subsection, ... in LaTeX.
+
+    Its HTML id is ``anchor``, else the first claim or experiment ID in ``text`` that no
+    earlier element has (the report's summary links a section's experiment ID there),
+    else a slug of ``text``.
+
+    Attributes
+    ----------
+    level
+        1 to 6: a section's heading is level 2 (``Heading(2, "Reproduction E-XYZ-1: ...")``),
+        its parts 3 and below.
+    text
+        The heading's text (Markdown, ``$...$`` for a formula).
+    anchor
+        The heading's HTML id; None (the default): taken from ``text`` as above.
+    """
+
     level: int
     text: str
     anchor: str | None = None
 
     def markdown(self) -> list[str]:
+        """The block as Markdown lines (for index.md), a blank line last."""
         return ["#" * self.level + " " + self.text, ""]
 
     def html(self, anchors: _Anchors) -> str:
+        """The block as HTML; ``anchors`` (the page's ids so far, kept by `to_html`) makes
+        its ids unique."""
         ident = anchors.take(self.anchor, self.text)
         anchors.headings.append((self.level, self.text, ident))
         return f'<h{self.level} id="{html.escape(ident)}">{inline_html(self.text)}</h{self.level}>'
 
     def latex(self) -> str:
+        """The block as LaTeX (`to_latex`)."""
         command = {1: "section", 2: "subsection", 3: "subsubsection"}.get(self.level, "paragraph")
         return f"\\{command}*{{{inline_latex(self.text)}}}\n"
 
 
 @dataclass(frozen=True)
 class Paragraph:
+    """A paragraph of text.
+
+    Attributes
+    ----------
+    text
+        CommonMark Markdown (``**bold**``, ``*emphasis*``, backticks for code, links),
+        ``$...$`` for an inline formula (MathML in the HTML); raw HTML is escaped. Write a
+        sympy relation in backticks, since ``**`` and ``*`` are Markdown.
+    """
+
     text: str
 
     def markdown(self) -> list[str]:
+        """The block as Markdown lines (for index.md), a blank line last."""
         return [self.text, ""]
 
     def html(self, anchors: _Anchors) -> str:
+        """The block as HTML; ``anchors`` (the page's ids so far, kept by `to_html`) makes
+        its ids unique."""
         return f"<p>{inline_html(self.text)}</p>"
 
     def latex(self) -> str:
+        """The block as LaTeX (`to_latex`)."""
         return inline_latex(self.text) + "\n"
 
 
 @dataclass(frozen=True)
 class Bullets:
+    """A bulleted list.
+
+    Attributes
+    ----------
+    items
+        The entries, each a line of Markdown text (as `Paragraph`'s ``text``).
+    anchors
+        An HTML id per item, in order (None: no id; fewer ids than items: the rest have
+        none), for entries that are linked to. Empty (the default): no ids.
+    """
+
     items: Sequence
     anchors: Sequence = ()  # an id per item (None: no id); for linkable entries
 
     def markdown(self) -> list[str]:
+        """The block as Markdown lines (for index.md), a blank line last."""
         return [f"- {item}" for item in self.items] + [""]
 
     def html(self, anchors: _Anchors) -> str:
+        """The block as HTML; ``anchors`` (the page's ids so far, kept by `to_html`) makes
+        its ids unique."""
         ids = list(self.anchors) + [None] * (len(self.items) - len(self.anchors))
         return "<ul>" + "".join(
             f'<li{_id_attr(anchors, i)}>{inline_html(item)}</li>'
             for item, i in zip(self.items, ids, strict=True)) + "</ul>"
 
     def latex(self) -> str:
+        """The block as LaTeX (`to_latex`)."""
         if not self.items:
             return ""
         return ("\\begin{itemize}\n" + "".join(f"  \\item {inline_latex(i)}\n" for i in self.items)
@@ -261,18 +312,39 @@ def _table_cell_html(c) -> str:
 
 @dataclass(frozen=True)
 class Table:
+    """A table: a header row and rows of cells (each cell's text is Markdown; an outcome
+    such as ``VIOLATED`` is coloured in the HTML).
+
+    Attributes
+    ----------
+    header
+        The column headings.
+    rows
+        The rows, each a sequence of cells as long as ``header`` (any value: shown as
+        ``str(cell)``; format numbers with `number_text`).
+    row_anchors
+        An HTML id per row, in order (None: no id; fewer ids than rows: the rest have
+        none), e.g. the claim id of a row. Empty (the default): no ids.
+    latex_columns
+        The LaTeX column spec (``"lrr"``, ``p{...}`` columns); "" (the default): ``l`` per
+        column.
+    """
+
     header: Sequence
     rows: Sequence
     row_anchors: Sequence = ()  # an id per row (None: no id), e.g. the claim id of a row
     latex_columns: str = ""  # the LaTeX column spec (default: "l" per column)
 
     def markdown(self) -> list[str]:
+        """The block as Markdown lines (for index.md), a blank line last."""
         out = ["| " + " | ".join(str(h) for h in self.header) + " |",
                "|" + "---|" * len(self.header)]
         out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in self.rows]
         return out + [""]
 
     def html(self, anchors: _Anchors) -> str:
+        """The block as HTML; ``anchors`` (the page's ids so far, kept by `to_html`) makes
+        its ids unique."""
         head = "".join(f"<th>{inline_html(h)}</th>" for h in self.header)
         ids = list(self.row_anchors) + [None] * (len(self.rows) - len(self.row_anchors))
         body = "".join(f"<tr{_id_attr(anchors, i)}>" + "".join(_table_cell_html(c) for c in row)
@@ -281,6 +353,7 @@ class Table:
                 f"<tbody>{body}</tbody></table></div>")
 
     def latex(self) -> str:
+        """The block as LaTeX (`to_latex`)."""
         spec = self.latex_columns or "l" * len(self.header)
         head = " & ".join(inline_latex(h) for h in self.header) + r" \\"
         body = "".join(" & ".join(inline_latex(c) for c in row) + " \\\\\n" for row in self.rows)
@@ -290,14 +363,32 @@ class Table:
 
 @dataclass(frozen=True)
 class Figure:
+    """A figure: an image with its caption, embedded in the HTML as a data URI.
+
+    Attributes
+    ----------
+    path
+        The image file, a PNG (or SVG): for a report section, one it wrote into ``out``
+        (`verify.figures.save_png`) and lists in its
+        `~verify.report.reproduction.Reproduction`'s ``figures``. Markdown links
+        to its name (index.md is written beside it); LaTeX includes the path as given.
+    alt
+        The caption (Markdown), also the image's alt text.
+    anchor
+        The figure's HTML id; None (the default): ``fig-`` and a slug of the file's name.
+    """
+
     path: str | Path
     alt: str
     anchor: str | None = None
 
     def markdown(self) -> list[str]:
+        """The block as Markdown lines (for index.md), a blank line last."""
         return [f"![{self.alt}]({Path(self.path).name})", ""]
 
     def html(self, anchors: _Anchors) -> str:
+        """The block as HTML; ``anchors`` (the page's ids so far, kept by `to_html`) makes
+        its ids unique."""
         path = Path(self.path)
         ident = anchors.take(self.anchor or f"fig-{slug(path.stem)}", "figure")
         data = _data_uri(path.read_bytes(), "image/svg+xml" if path.suffix == ".svg"
@@ -317,32 +408,58 @@ class Figure:
 
 @dataclass(frozen=True)
 class Math:
+    """A displayed formula.
+
+    Attributes
+    ----------
+    latex_source
+        The formula in LaTeX (no ``$$``): MathML in the HTML (the LaTeX source in a code
+        block when the converter cannot parse it), ``$$ ... $$`` in Markdown, ``\\[ ... \\]``
+        in LaTeX.
+    """
+
     latex_source: str
 
     def markdown(self) -> list[str]:
+        """The block as Markdown lines (for index.md), a blank line last."""
         return [f"$$ {self.latex_source} $$", ""]
 
     def html(self, anchors: _Anchors) -> str:
+        """The block as HTML; ``anchors`` (the page's ids so far, kept by `to_html`) makes
+        its ids unique."""
         markup = mathml(self.latex_source)
         if markup is None:
             return f"<pre><code>{html.escape(self.latex_source)}</code></pre>"
         return markup
 
     def latex(self) -> str:
+        """The block as LaTeX (`to_latex`)."""
         return f"\\[ {self.latex_source} \\]\n"
 
 
 @dataclass(frozen=True)
 class Code:
+    """Preformatted text (a command, a table of plain text), shown as it is.
+
+    Attributes
+    ----------
+    text
+        The text, lines and spaces kept; nothing in it is read as Markdown.
+    """
+
     text: str
 
     def markdown(self) -> list[str]:
+        """The block as Markdown lines (for index.md), a blank line last."""
         return ["```", self.text, "```", ""]
 
     def html(self, anchors: _Anchors) -> str:
+        """The block as HTML; ``anchors`` (the page's ids so far, kept by `to_html`) makes
+        its ids unique."""
         return f"<pre>{html.escape(self.text)}</pre>"
 
     def latex(self) -> str:
+        """The block as LaTeX (`to_latex`)."""
         return "\\begin{verbatim}\n" + self.text + "\n\\end{verbatim}\n"
 
 
@@ -356,16 +473,22 @@ class Html:
     ids: tuple[str, ...] = field(default_factory=tuple)  # the ids the markup defines
 
     def markdown(self) -> list[str]:
+        """The block as Markdown lines (for index.md), a blank line last."""
         return [self.markdown_text, ""] if self.markdown_text else []
 
     def html(self, anchors: _Anchors) -> str:
+        """The block as HTML; ``anchors`` (the page's ids so far, kept by `to_html`) makes
+        its ids unique."""
         anchors.used.update(self.ids)
         return self.markup
 
     def latex(self) -> str:
+        """The block as LaTeX (`to_latex`)."""
         return ""
 
 
+#: Any report block, an entry of a section's ``blocks``
+#: (`verify.report.reproduction.Reproduction`), or the report's own `Html`.
 Block = Heading | Paragraph | Bullets | Table | Figure | Math | Code | Html
 _BY_KIND = {"h": Heading, "p": Paragraph, "list": Bullets, "table": Table, "img": Figure,
             "math": Math, "pre": Code}

@@ -2,7 +2,7 @@
 
 Each section of the report (an experiment of a paper, such as E-000-2, or a table such as
 S002's foundation claims) is one module named in a pack's ``reproductions``
-(`theory.packs`), with a function
+(`theory.packs`), with a function::
 
     run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,
         store: Path | None = None[, instances: int | None = None]) -> Reproduction
@@ -30,6 +30,38 @@ class Reproduction:
     claim and the measurement disagree; the report collects them in its Findings
     section. ``summary``: a few lines of headline numbers that ``gfverify report`` prints
     under the section's title.
+
+    Attributes
+    ----------
+    experiment
+        The experiment's ID (``"E-001-2"``), or several joined by ", ". The report's
+        summary links to the first, the anchor of the section's heading that holds it;
+        ``data`` is written under it.
+    title
+        What the section reproduces, in a few words; printed after the ID (summary box,
+        ``gfverify report``'s output, the LaTeX figure captions).
+    blocks
+        The section's content: `verify.report.doc` blocks (`Heading`, `Paragraph`,
+        `Table`, `Figure`, ...; the older tuples ``("h", level, text)``, ... are read too),
+        headed by a heading that holds the experiment's ID. Every number in them comes
+        from the run that returns them.
+    figures
+        The PNG figures the section wrote into ``out`` (through
+        `verify.figures.save_png`), the ones its `Figure` blocks show; the LaTeX fragment
+        uses their PDF copies.
+    data
+        The numbers behind the blocks (JSON-serialisable), written to ``verdicts.json``
+        under ``reproduction`` -> ``experiment``.
+    wall_time
+        The section's wall time in seconds (the report's provenance lists it).
+    findings
+        One line (Markdown) per disagreement between the paper's claim and the
+        measurement, with its evidence; the report's Findings section lists them and the
+        summary box flags the section. Empty (the default): none.
+    summary
+        A few lines of headline numbers: ``gfverify report`` prints them under the
+        section's title, and the first is the section's line in the report's summary
+        box. Empty (the default): none.
     """
 
     experiment: str  # e.g. "E-001-2", or several joined by ", "

@@ -95,7 +95,28 @@ def _worker_plugin():
 
 
 class DaskExecutor:
-    """Runs batches as Dask tasks; a context manager with ``map_unordered(fn, items)``."""
+    """Runs batches as Dask tasks; a context manager with ``map_unordered(fn, items)``.
+
+    Give exactly one of ``address`` (a running scheduler, ``tcp://host:8786``) and
+    ``local_workers`` (a `local_cluster` of that many single-threaded processes on this
+    machine), else a `verify.errors.InputError`. Pass it to `verify.sweep.run_sweep` as
+    ``executor`` (``gfverify sweep ... --scheduler ADDRESS`` or ``--dask-local N``).
+    Entering connects to a scheduler at once (a bad address fails before any work, as a
+    usage error); a local cluster starts with the first batch. Leaving, also after
+    Ctrl-C, cancels the unfinished tasks and closes the client and the cluster. Needs
+    ``pip install 'gfverify[dask]'`` (else entering raises `DaskMissingError`).
+
+    Attributes
+    ----------
+    address
+        The scheduler's address, or None for a local cluster.
+    local_workers
+        The number of local worker processes, or None with a scheduler's address.
+    client
+        The ``distributed.Client`` while connected, else None.
+    cluster
+        The ``distributed.LocalCluster`` this executor started, else None.
+    """
 
     def __init__(self, address: str | None = None, local_workers: int | None = None) -> None:
         if (address is None) == (local_workers is None):
@@ -116,6 +137,7 @@ class DaskExecutor:
 
     @property
     def name(self) -> str:
+        """What runs the batches, in words (``gfverify sweep`` prints it with the counts)."""
         if self.address is not None:
             return f"dask scheduler {self.address}"
         n = self.local_workers
