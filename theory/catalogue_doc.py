@@ -6,9 +6,23 @@ committed page is current, so the page never describes claims that are not the c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from theory.claim import Claim
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def _text(text: str) -> str:
+    """Free text of a claim as Markdown: its ``*`` and ``_`` (v*, x_i) escaped so that no
+    renderer reads them as emphasis; code spans are kept as they are."""
+    out, last = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out += [re.sub(r"([*_])", r"\\\1", text[last:m.start()]), m.group(0)]
+        last = m.end()
+    out.append(re.sub(r"([*_])", r"\\\1", text[last:]))
+    return "".join(out)
 
 
 def markdown(claims: Iterable[Claim]) -> str:
@@ -35,24 +49,25 @@ def markdown(claims: Iterable[Claim]) -> str:
 
 
 def _claim_lines(c: Claim) -> list[str]:
-    lines = [f"### {c.id}: {c.title}", "",
+    lines = [f"### {c.id}: {_text(c.title)}", "",
              f"- **kind**: {c.kind.value}; **source**: {c.source.reference} "
              f"[{c.source.provenance.value}]"
              + (f"; **setting**: {c.parametrization}" if c.parametrization else "")
              + (f", {c.loss} loss" if c.loss else ""),
              f"- **statement**: $${c.latex()}$$"]
     if c.setting:
-        lines.append("- **assumptions**: " + "; ".join(f"{a.name}: {a.text}"
+        lines.append("- **assumptions**: " + "; ".join(f"{_text(a.name)}: {_text(a.text)}"
                                                         for a in c.setting))
     params = {k: ("fitted" if v is None else str(v)) for k, v in c.parameters.items()}
     if params:
-        lines.append("- **parameters**: " + ", ".join(f"{k} = {v}" for k, v in params.items())
-                     + (f" ({c.parameter_notes})" if c.parameter_notes else ""))
+        lines.append("- **parameters**: "
+                     + ", ".join(f"{_text(k)} = {_text(v)}" for k, v in params.items())
+                     + (f" ({_text(c.parameter_notes)})" if c.parameter_notes else ""))
     if c.checkable:
-        lines.append(f"- **checked by**: {c.measures}")
+        lines.append(f"- **checked by**: {_text(c.measures)}")
     else:
-        lines.append(f"- **not checked**: {c.not_checkable_reason}")
-    lines += [f"- **flag**: {flag}" for flag in c.flags]
+        lines.append(f"- **not checked**: {_text(c.not_checkable_reason)}")
+    lines += [f"- **flag**: {_text(flag)}" for flag in c.flags]
     if c.notes:
-        lines.append(f"- **notes**: {c.notes}")
+        lines.append(f"- **notes**: {_text(c.notes)}")
     return lines + [""]

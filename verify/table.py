@@ -242,12 +242,22 @@ def markdown_table(table: list[dict]) -> str:
         rows.append(f"| {r['claim']} | {r['kind']} | {_data_cell(r)} | {r['instances']} | "
                     f"{r['HOLDS']} | "
                     f"{r['VIOLATED']} | {r['INAPPLICABLE']} | {r['INCONCLUSIVE']} | "
-                    f"{r['verdict']} | {margin} | {r['where']} |")
+                    f"{r['verdict']} | {margin} | {_code_cell(r['where'])} |")
     notes = [f"- {r['claim']}: {n} x {reason}" for r in table
              for reason, n in r.get("reasons", {}).items()]
     if notes:
         rows += ["", "Why instances were not decided:", "", *notes]
     return "\n".join(rows) + "\n"
+
+
+def _code_cell(text) -> str:
+    """A table cell holding a formula as code, so that Markdown reads none of its ``*`` or
+    ``_`` as emphasis (a ``|`` escaped, as a GFM table cell needs even inside code)."""
+    if not text:
+        return ""
+    text = str(text).replace("|", "\\|")
+    fence = "``" if "`" in text else "`"
+    return f"{fence}{text}{fence}"
 
 
 def _cell(value) -> str:

@@ -282,3 +282,17 @@ def test_docs_catalogue_is_the_claims_own_output(capsys):
     assert page.read_text(encoding="utf-8") == capsys.readouterr().out, (
         "docs/catalogue.md is stale: run `gfverify claims --format md --builtin > "
         "docs/catalogue.md`")
+
+
+def test_the_catalogue_page_shows_free_text_as_written():
+    """Titles and notes like ``<w^*_j, x^*_i>`` or ``v* ... x_i`` render as typed, not as
+    emphasis, and code spans stay code."""
+    from markdown_it import MarkdownIt
+
+    from theory.catalogue_doc import _text
+
+    raw = "angle(v*, x_i) < pi/4; <w^*_j, x^*_i> and `test_cel23_*.py`"
+    html = MarkdownIt().render(_text(raw))
+    assert "<em>" not in html and "<strong>" not in html
+    assert "angle(v*, x_i) &lt; pi/4; &lt;w^*_j, x^*_i&gt;" in html
+    assert "<code>test_cel23_*.py</code>" in html
