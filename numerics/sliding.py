@@ -159,6 +159,8 @@ def classify_neuron(G: np.ndarray, g: np.ndarray, a_j: float, active: np.ndarray
     """
     forced = dict(forced or {})
     K = np.asarray(K, dtype=int)
+    if K.size == 1 and not forced and a_j != 0.0:
+        return _classify_one(G, g, a_j, active, int(K[0]), leak)
     others = active.copy()
     others[K] = False
     q = G[K][:, others] @ g[others]  # q_i, i in K
@@ -216,6 +218,31 @@ def classify_neuron(G: np.ndarray, g: np.ndarray, a_j: float, active: np.ndarray
             if dz(trial)[pos] > 0:  # the active side repels too: not unique
                 choices.append(i)
     return classes, {int(i): float(alpha[p]) for p, i in enumerate(K)}, choices
+
+
+def _classify_one(G, g, a_j, active, i, leak):
+    """`classify_neuron` for a single pair at its surface and nothing forced, in scalars
+    (the common case: one crossing at a time). The same rules: q_i is the rate's part
+    from the other active samples (and the leak), the pair's own part is G_ii g_i alpha;
+    an attracting pair takes the alpha of least velocity in [0, 1], a repelling pair
+    flips from 0 to 1 only if the rate at 0 pushes it up, and is a choice if both sides
+    repel it."""
+    others = active.copy()
+    others[i] = False
+    q = float(G[i, others] @ g[others])
+    if leak != 0.0:
+        q += leak * float(G[i] @ g)
+    gi, Gii = float(g[i]), float(G[i, i])
+    sign = -1.0 if a_j > 0 else 1.0  # sign of c_j = -kappa s a_j
+    if a_j * gi > 0:  # attracting: the minimal-norm alpha, clipped to [0, 1]
+        alpha = min(max(-q / (gi * Gii), 0.0), 1.0)
+        cls = INACTIVE if alpha <= 0.0 else ACTIVE if alpha >= 1.0 else SLIDING
+        return {i: cls}, {i: alpha}, []
+    alpha = 1.0 if sign * q > 0 else 0.0  # repelling: pushed up at alpha = 0, it flips
+    if alpha == 1.0 and sign * (q + Gii * gi) < 0:  # pushed back down at 1: unresolved
+        raise Unresolved("1 pairs at the surface did not settle in 64 rounds")
+    chosen = [i] if alpha == 0.0 and sign * (q + Gii * gi) > 0 else []
+    return {i: ACTIVE if alpha == 1.0 else INACTIVE}, {i: alpha}, chosen
 
 
 class Unresolved(RuntimeError):
