@@ -156,6 +156,11 @@ class Cartesian(_LinearState):
         """||w_j||, shape (..., p)."""
         return np.linalg.norm(self._unpack(Y)[0], axis=-1)
 
+    def direction_norm(self, y, j: int) -> float:
+        """||w_j|| of one neuron at one state."""
+        d = self.problem.d
+        return float(np.linalg.norm(y[j * d:(j + 1) * d]))
+
     def preactivations(self, Y):
         return network.preactivations(self._unpack(Y)[0], self.problem.X)
 
@@ -341,6 +346,12 @@ class Span(_LinearState):
         B = self.P0 + self._unpack(Y)[0]
         sq = self.perp_sq + self._span_sq(B)
         return np.sqrt(np.maximum(sq, 0.0))
+
+    def direction_norm(self, y, j: int) -> float:
+        """||w_j|| of one neuron at one state (as `direction_norms`)."""
+        n = self.problem.n
+        B = self.P0[j] + y[j * n:(j + 1) * n]
+        return float(np.sqrt(max(self.perp_sq[j] + np.sum((self.R @ B) ** 2), 0.0)))
 
     def directions(self, Y):
         return self._weights(self._unpack(Y)[0])

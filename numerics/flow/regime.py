@@ -74,6 +74,11 @@ class Regime:
         self._last = (None, None)  # (state, its pre-activations): one state asked thrice
         self.changed_rows = np.arange(p)
 
+    def remember(self, y, Z) -> None:
+        """Take ``Z`` as the pre-activations of the state ``y`` (an engine that has them
+        from its own series, to round-off, saves forming them again)."""
+        self._last = (y, Z)
+
     def preactivations(self, Y):
         """Z at states Y (the coordinates'), remembered for the last single state asked
         (an event reads it for its flags, its band and its loss derivative)."""
@@ -125,6 +130,21 @@ class Regime:
         if not self.system.empty:
             al = self.system.alpha(self.loss_derivative(Y))
             out[..., self.system.rows, self.system.cols] = (al < 0) | (al > 1) | ~np.isfinite(al)
+        return out
+
+    def flags_among(self, y, pairs) -> np.ndarray:
+        """`flags` at one state with the zero band, on the regular pairs ``pairs`` (rows,
+        columns) and every sliding pair only; (p, n) bool. An engine that knows which pairs
+        can have crossed asks this instead of testing all p n."""
+        out = np.zeros(self.mask.shape, dtype=bool)
+        j, i = pairs
+        if len(j):
+            z = self.preactivations(y)[j, i]
+            on = self.mask[j, i] > 0
+            out[j, i] = ~self.sliding[j, i] & np.where(on, z <= 0, z > 0)
+        if not self.system.empty:
+            al = self.system.alpha(self.loss_derivative(y))
+            out[self.system.rows, self.system.cols] = (al < 0) | (al > 1) | ~np.isfinite(al)
         return out
 
     def save(self, states, t_upto):
@@ -206,14 +226,14 @@ class Regime:
         # the first layer's velocity is c_j = -kappa s a_j times its sum; frozen, it is 0
         a = (self.coords.output_weights(y) if self.problem.trains_first_layer
              else np.zeros(self.problem.p))
-        w = self.coords.direction_norms(y)
         alpha = {} if self.system.empty else dict(zip(self.system.position,
                                                       self.system.alpha(g).tolist(),
                                                       strict=True))
         new_mask, new_sliding = self.mask.copy(), self.sliding.copy()
         rows = np.flatnonzero(flagged.any(axis=1))
         for j in rows:
-            near = np.abs(Z[j]) <= self.band_rtol * w[j] * self.x_norms  # as `band`
+            w = self.coords.direction_norm(y, j)
+            near = np.abs(Z[j]) <= self.band_rtol * w * self.x_norms  # as `band`
             K = np.flatnonzero(self.sliding[j] | flagged[j] | near)
             forced = {int(i): (ACTIVE if alpha[(int(j), int(i))] > 1 else INACTIVE)
                       for i in np.flatnonzero(self.sliding[j] & flagged[j])}
@@ -279,15 +299,15 @@ class Regime:
         rows = np.arange(self.mask.shape[0]) if rows is None else np.asarray(rows)
         self.changed_rows = rows  # the neurons whose regime may have changed (engines read it)
 
-        def sides(mask, sliding):
+        def sides(mask, sliding):  # +1 active, -1 inactive, 0 sliding
             return np.where(sliding[rows], 0, np.where(mask[rows] > 0, 1, -1))
 
         old, new = sides(self.mask, self.sliding), sides(new_mask, new_sliding)
-        changed = new != old
-        self.idle_events = 0 if changed.any() else self.idle_events + 1
-        for r, i in zip(*np.nonzero(changed), strict=True):
+        r_idx, i_idx = np.nonzero(new != old)
+        self.idle_events = 0 if r_idx.size else self.idle_events + 1
+        for r, i in zip(r_idx.tolist(), i_idx.tolist(), strict=True):
             j = int(rows[r])
-            self.events.append(ActivationEvent(float(t), j, int(i), int(new[r, i])))
+            self.events.append(ActivationEvent(float(t), j, i, int(new[r, i])))
             self.flips[j, i] += 1
         slid = self.sliding[rows].any() or new_sliding[rows].any()
         self.mask, self.sliding = new_mask, new_sliding

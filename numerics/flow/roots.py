@@ -47,6 +47,16 @@ def reach(F: np.ndarray, h) -> np.ndarray:
     return (powers @ flat).reshape(F.shape[1:])
 
 
+def value(coeffs: list[float], tau: float) -> float:
+    """sum_l coeffs[l] tau^l for one polynomial (Python floats: a handful of terms)."""
+    return _value(coeffs, tau)
+
+
+def slope(coeffs: list[float], tau: float) -> float:
+    """The derivative of sum_l coeffs[l] tau^l at tau."""
+    return _slope(coeffs, tau)
+
+
 def _value(coeffs: list[float], tau: float) -> float:
     out = coeffs[-1]
     for c in coeffs[-2::-1]:
@@ -65,11 +75,10 @@ def first_crossing(F: np.ndarray, band: np.ndarray, h: float, tol: float):
     """The earliest zero, in (0, h], of a polynomial f_m (columns of F, coefficients in
     tau) that goes on to exceed ``band[m]`` within [0, h].
 
-    Returns (tau, m, following): tau is the far end of a bracket of width <= ``tol``
-    (f_m(tau) > 0: the state there is past the event; a polynomial already above 0 at
-    tau = 0, within its band, crosses at once: tau = min(tol, h)); following, an estimate
-    of the next zero of another monotone polynomial in the step (None without one);
-    (None, None, None) when nothing exceeds its band on [0, h].
+    Returns (tau, m): tau is the far end of a bracket of width <= ``tol`` (f_m(tau) > 0:
+    the state there is past the event; a polynomial already above 0 at tau = 0, within
+    its band, crosses at once: tau = min(tol, h)); (None, None) when nothing exceeds its
+    band on [0, h].
 
     Most polynomials are monotone over a step (f' keeps the sign of f_1 when |f_1| exceeds
     sum_l l |f_l| h^(l-1)): a rising one exceeds its band iff f(h) does, its zero is unique
@@ -78,7 +87,10 @@ def first_crossing(F: np.ndarray, band: np.ndarray, h: float, tol: float):
     """
     k = F.shape[0] - 1
     f0 = F[0]
-    fh = horner(F, np.array([h]))[0]
+    fh = F[-1].copy()
+    for row in F[-2::-1]:
+        fh *= h
+        fh += row
     if k >= 2:
         ls = np.arange(2, k + 1)
         curve = (ls * h ** (ls - 1.0)) @ np.abs(F[2:])
@@ -87,46 +99,35 @@ def first_crossing(F: np.ndarray, band: np.ndarray, h: float, tol: float):
     f1 = F[1] if k >= 1 else np.zeros(F.shape[1])
     rising = f1 - curve > 0.0
     falling = f1 + curve < 0.0
-    at_once = ((rising & (fh > band)) | falling) & (f0 > 0.0) & ((f0 > band) | rising)
-    if at_once.any():  # past its surface already (within its band, or beyond it)
-        return float(min(tol, h)), int(np.flatnonzero(at_once)[0]), None
-    best, best_m, following = np.inf, None, None
+    if (f0 > 0.0).any():  # past its surface already (within its band, or beyond it)
+        at_once = ((rising & (fh > band)) | falling) & (f0 > 0.0) & ((f0 > band) | rising)
+        if at_once.any():
+            return float(min(tol, h)), int(np.flatnonzero(at_once)[0])
+    best, best_m = np.inf, None
     up = np.flatnonzero(rising & (fh > band))
     if up.size:
-        x = -f0[up] * h / (fh[up] - f0[up])  # the chord's zero, then two Newton steps
+        x = -f0[up] * h / (fh[up] - f0[up])  # each chord's zero: where to start Newton
+        first = int(np.argmin(x))
         Fu = F[:, up]
-        for _ in range(2):
-            value, slope = _values_and_slopes(Fu, x)
-            x = np.clip(x - value / slope, 0.0, h)
-        order = np.argsort(x)
-        first = int(order[0])
-        if up.size > 1:
-            following = float(x[order[1]])
         best = _root(Fu[:, first].tolist(), 0.0, h, tol, float(x[first]))
         best_m = int(up[first])
-        earlier = np.flatnonzero(_values_and_slopes(Fu, np.full(up.size, best))[0] > 0.0)
-        for pos in earlier:  # zeros at or before it (a rising f is > 0 past its zero)
+        at_best = Fu[-1].copy()
+        for row in Fu[-2::-1]:
+            at_best *= best
+            at_best += row
+        for pos in np.flatnonzero(at_best > 0.0):  # a rising f is > 0 past its zero only
             if pos != first:
                 root = _root(Fu[:, pos].tolist(), 0.0, best, tol, float(x[pos]))
                 if root < best:
                     best, best_m = root, int(up[pos])
-    rest = np.flatnonzero(~rising & ~falling)
+    rest = np.flatnonzero(~(rising | falling))
     if rest.size:
         tau, m = _scan(F[:, rest], band[rest], h, tol)
         if tau is not None and tau < best:
             best, best_m = tau, int(rest[m])
     if best_m is None:
-        return None, None, None
-    return float(best), best_m, following
-
-
-def _values_and_slopes(F: np.ndarray, x: np.ndarray):
-    """f_m(x_m) and f_m'(x_m) per column (Horner)."""
-    value, slope = F[-1].copy(), np.zeros_like(x)
-    for row in F[-2::-1]:
-        slope = slope * x + value
-        value = value * x + row
-    return value, slope
+        return None, None
+    return float(best), best_m
 
 
 def _scan(F: np.ndarray, band: np.ndarray, h: float, tol: float):
@@ -229,10 +230,11 @@ def _refine(coeffs, band, M2, u, v, fu, fv, tol, points):
 def _root(coeffs, lo: float, hi: float, tol: float, x: float | None = None) -> float:
     """The far end of a bracket of width <= tol around a zero of f in [lo, hi] (f(lo) <= 0
     < f(hi)): Newton's method from ``x`` (the middle by default), bisecting whenever it
-    leaves the bracket."""
+    leaves the bracket; once it has converged, the bracket is closed around its point from
+    both sides (widening by doubling where round-off put the zero just outside)."""
     if x is None or not lo < x < hi:
         x = 0.5 * (lo + hi)
-    for _ in range(200):
+    for _ in range(100):
         if hi - lo <= tol:
             break
         fx = _value(coeffs, x)
@@ -240,19 +242,20 @@ def _root(coeffs, lo: float, hi: float, tol: float, x: float | None = None) -> f
             hi = x
         else:
             lo = x
-        slope = _slope(coeffs, x)
-        step = fx / slope if slope != 0.0 else np.inf
-        nxt = x - step
-        if not (lo < nxt < hi) or not np.isfinite(nxt):
-            nxt = 0.5 * (lo + hi)
-        elif abs(step) < 0.5 * tol:  # converged: close the bracket around it
-            left, right = max(lo, nxt - 0.5 * tol), min(hi, nxt + 0.5 * tol)
-            if _value(coeffs, right) > 0.0:
-                hi = right
-            else:
-                lo = right
-            if _value(coeffs, left) <= 0.0:
-                lo = max(lo, left)
+        rate = _slope(coeffs, x)
+        nxt = x - fx / rate if rate != 0.0 else lo
+        if not lo < nxt < hi:
+            x = 0.5 * (lo + hi)
+            continue
+        if abs(nxt - x) <= tol:  # converged: the zero is within a few tol of nxt
+            width = 0.5 * tol
+            while nxt + width < hi and _value(coeffs, nxt + width) <= 0.0:
+                width *= 2.0
+            hi = min(hi, nxt + width)
+            width = 0.5 * tol
+            while nxt - width > lo and _value(coeffs, nxt - width) > 0.0:
+                width *= 2.0
+            lo = max(lo, nxt - width)
             nxt = 0.5 * (lo + hi)
         x = nxt
     return hi

@@ -23,9 +23,9 @@ product costs more than two with d, and the coefficients are kept as W_k (p x d)
 W_k X^T.
 
 Each order costs one or two matrix products (BLAS) and three contractions over the orders
-so far, each a single matrix product too: the arrays keep the orders in the layouts that
-make them views (`S1` for h, `S2` for da/dt). Batch: every array has a leading axis over
-trials of the same sizes and conventions (their data and loss scales may differ).
+so far, each a matrix product too (the orders' arrays are laid out so that they are views).
+Batch: every array has a leading axis over trials of the same sizes and conventions (their
+data and loss scales may differ).
 """
 
 from __future__ import annotations
@@ -89,13 +89,13 @@ class FlowSeries:
         self._coef = None if self.gram else np.zeros((B, p, n))
         self.a = np.zeros((B, K + 1, p))
         self.Z = np.zeros((B, K + 1, p, n))
-        self.S1 = np.zeros((B, K + 1, p, n))  # sigma(z) = D z, orders first (for h)
-        self.S2 = np.zeros((B, p, K + 1, n))  # the same, neurons first (for da/dt)
+        self.S1 = np.zeros((B, K + 1, p, n))  # sigma(z) = D z
         self.h = np.zeros((B, K + 1, n))
         self.g = np.zeros((B, K + 1, n))
         self.aux = np.zeros((B, K + 1, n))  # exp(-y h), or the sigmoid S = 1/(1 + e^{y h})
         self.aux2 = np.zeros((B, K + 1, n))  # S (1 - S) (logistic)
         self.D = np.zeros((B, p, n))
+        self.sizes = np.zeros((B, K + 1, p))  # |theta_j| of each order (`neuron_sizes`)
         self.systems: list = [None] * B
         self.beta: list = [None] * B  # per trial with sliding pairs: (K + 1, m_s)
         self.k = -1  # the highest order of U, a, Z known
@@ -119,15 +119,21 @@ class FlowSeries:
             return U @ self.XT
         return self.Z0 + U @ self.G
 
-    def start(self, Y: np.ndarray, Z: np.ndarray | None = None) -> None:
-        """Order 0 from the states Y (B, dim), one row per trial (and their pre-activations
-        Z, when already known)."""
-        B, p, m = self.B, self.p, self.m
-        self.U0[:] = Y[:, : p * m].reshape(B, p, m)
-        self.a[:, 0] = Y[:, p * m:]
-        self.Z[:, 0] = self.preactivations(self.U0) if Z is None else Z
+    def start(self, Y, Z=None) -> None:
+        """Order 0 from the states Y (B x dim, one row per trial) and, when already known,
+        their pre-activations Z (B x p x n)."""
+        p, m = self.p, self.m
+        for b, y in enumerate(Y):
+            self.U0[b] = y[: p * m].reshape(p, m)
+            self.a[b, 0] = y[p * m:]
+        if Z is None:
+            self.Z[:, 0] = self.preactivations(self.U0)
+        else:
+            for b, z in enumerate(Z):
+                self.Z[b, 0] = z
         self.k, self.k_out = 0, -1
-        self._sizes: dict = {}
+        self._w = None
+        self._measure(0)
 
     # -- the recurrence ---------------------------------------------------------------
     def outputs(self) -> None:
@@ -137,7 +143,6 @@ class FlowSeries:
             return
         B, p, n = self.B, self.p, self.n
         np.multiply(self.D, self.Z[:, k], out=self.S1[:, k])
-        self.S2[:, :, k] = self.S1[:, k]
         a_rev = self.a[:, k::-1].reshape(B, 1, (k + 1) * p) * self.s
         np.matmul(a_rev, self.S1[:, : k + 1].reshape(B, (k + 1) * p, n),
                   out=self.h[:, k:k + 1])
@@ -193,39 +198,45 @@ class FlowSeries:
                 np.matmul(coef, self.X, out=self.U[:, k + 1])
                 np.matmul(self.U[:, k + 1], self.XT, out=self.Z[:, k + 1])
         if self.moves_a:
-            S2 = self.S2[:, :, : k + 1].reshape(B, p, (k + 1) * n)
-            self.a[:, k + 1] = (S2 @ g_rev.reshape(B, (k + 1) * n, 1))[..., 0]
+            rates = self.S1[:, : k + 1] @ g_rev[..., None]  # (B, k + 1, p, 1): per order
+            np.sum(rates[..., 0], axis=1, out=self.a[:, k + 1])
         self.k = k + 1
+        self._measure(k + 1)
 
     # -- sizes, steps and sums -----------------------------------------------------------
     def neuron_sizes(self, k: int) -> np.ndarray:
         """|theta_j| of coefficient k per trial and neuron (B, p), theta_j = (w_j, a_j) over
-        the trained layers (a frozen layer's coefficients are 0 beyond order 0)."""
-        if k in self._sizes:
-            return self._sizes[k]
-        U, a = self.U[:, k], self.a[:, k]
+        the trained layers (a frozen layer's coefficients are 0 beyond order 0); every
+        order known has them in ``sizes`` (B, K + 1, p)."""
+        return self.sizes[:, k]
+
+    def _measure(self, k: int) -> None:
+        """``sizes[:, k]`` from the coefficients of order k."""
         if k == 0:
-            w2 = self.weight_norms() ** 2
-        elif self.gram:  # Z_k = c_k G: |c_k X|^2 = sum_i c_k Z_k
-            w2 = np.einsum("bji,bji->bj", U, self.Z[:, k])
+            sq = self.weight_norms() ** 2 if self.moves_W else np.zeros((self.B, self.p))
+        elif not self.moves_W:
+            sq = np.zeros((self.B, self.p))
+        elif self.gram:  # Z_k = c_k G: |c_k X|^2 = sum_i c_k Z_k (>= 0 up to round-off)
+            sq = np.abs(np.einsum("bji,bji->bj", self.U[:, k], self.Z[:, k]))
         else:
-            w2 = np.einsum("bjm,bjm->bj", U, U)
-        sq = (np.maximum(w2, 0.0) if self.moves_W else 0.0) + (a * a if self.moves_a else 0.0)
-        self._sizes[k] = np.sqrt(sq)
-        return self._sizes[k]
+            sq = np.einsum("bjm,bjm->bj", self.U[:, k], self.U[:, k])
+        if self.moves_a:
+            a = self.a[:, k]
+            sq += a * a
+        np.sqrt(sq, out=self.sizes[:, k])
 
     def weight_norms(self) -> np.ndarray:
         """||w_j|| at order 0 (the step's start) per trial and neuron (B, p); in span
         coordinates |w_j|^2 = |W0perp_j|^2 + (P0 + C)_j G (P0 + C)_j^T."""
-        if "w" in self._sizes:
-            return self._sizes["w"]
+        if self._w is not None:
+            return self._w
         U = self.U0
         if self.kind == "cartesian":
             w2 = np.einsum("bjm,bjm->bj", U, U)
         else:
             w2 = self.perp_sq + np.einsum("bji,bji->bj", self.P0 + U, self.Z[:, 0])
-        self._sizes["w"] = np.sqrt(np.maximum(w2, 0.0))
-        return self._sizes["w"]
+        self._w = np.sqrt(np.maximum(w2, 0.0))
+        return self._w
 
     def step_bound(self, eps: np.ndarray) -> np.ndarray:
         """Per trial, the longest step whose truncation at the highest order known stays
@@ -236,13 +247,14 @@ class FlowSeries:
         with np.errstate(divide="ignore", over="ignore"):
             for order in (k - 1, k):
                 if order >= 1:
-                    least = np.min(eps / self.neuron_sizes(order), axis=1)
+                    least = np.min(eps / self.sizes[:, order], axis=1)
                     bound = np.minimum(bound, least ** (1.0 / order))
         return bound
 
-    def state_at(self, b: int, taus: np.ndarray) -> np.ndarray:
-        """Trial b's states at step offsets ``taus`` (T,), one row each (T, dim)."""
-        k = self.k
+    def state_at(self, b: int, taus: np.ndarray, order: int | None = None) -> np.ndarray:
+        """Trial b's states at step offsets ``taus`` (T,), one row each (T, dim), from the
+        series truncated at ``order`` (the highest known by default)."""
+        k = self.k if order is None else order
         powers = np.asarray(taus, dtype=float)[:, None] ** np.arange(1, k + 1)  # (T, k)
         U = powers @ self.U[b, 1:k + 1].reshape(k, -1)
         a = powers @ self.a[b, 1:k + 1]
@@ -251,6 +263,15 @@ class FlowSeries:
             U = (U.reshape(-1, self.n) @ self.X[b]).reshape(len(powers), -1)
         U += self.U0[b].reshape(1, -1)
         return np.concatenate([U, a], axis=1)
+
+    def z_at(self, b: int, tau: float, order: int | None = None) -> np.ndarray:
+        """Trial b's pre-activations at step offset ``tau`` from the series truncated at
+        ``order`` (the highest known by default), (p, n)."""
+        k = self.k if order is None else order
+        powers = tau ** np.arange(1, k + 1)
+        Z = (powers @ self.Z[b, 1:k + 1].reshape(k, -1)).reshape(self.p, self.n)
+        Z += self.Z[b, 0]
+        return Z
 
     def z_series(self, b: int) -> np.ndarray:
         """Trial b's pre-activation coefficients (k + 1, p, n), orders first."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from numerics.flow import roots
 from numerics.flow.regime import Regime, regime_status
 from numerics.flow.roots import first_crossing, reach
 from numerics.flow.series import FlowSeries, order_for
@@ -39,9 +40,9 @@ SEARCH_ORDERS = (4, 7, 10)
 _CROSSING_ULPS = 8
 # Doublings of the nudge past a located crossing whose state still reads on its side.
 _NUDGES = 60
-# A step is first searched once its series reach this much past the next crossing the
-# previous step saw (its forecast; the new regime moves that crossing a little).
-_FORECAST_MARGIN = 1.25
+# The state at a located crossing is taken this many ulps of |w_j| |x_i| past it: the
+# pre-activations formed from the state round differently from the series' own.
+_STATE_ULPS = 16
 
 
 class _Trial:
@@ -53,7 +54,6 @@ class _Trial:
         self.atol = self.run.coords.neuron_floor(problem, rtol, opts.atol_fraction)
         self.t = 0.0
         self.n_steps = 0
-        self.forecast: float | None = None  # offset of the next crossing the last step saw
         self.status, self.message = Status.SUCCESS, ""
         try:
             self.y = self.run.start()
@@ -62,7 +62,10 @@ class _Trial:
             self.y = self.run.coords.y0.copy()
             self.status, self.message = Status.CHATTERING, f"at t=0: {exc}"
         p, n = problem.p, problem.n
-        self.D, self.sign = np.zeros((p, n)), np.zeros((p, n))
+        x = self.run.x_norms
+        # 1 / |x_i| (0 for a zero sample: its pre-activations stay 0, it never crosses)
+        self.inv_x = np.divide(1.0, x, out=np.zeros_like(x), where=x > 0)
+        self.D, self.sign, self.sign_x = np.zeros((p, n)), np.zeros((p, n)), np.zeros((p, n))
         self.regime_arrays(np.arange(p))
 
     def regime_arrays(self, rows) -> None:
@@ -73,16 +76,17 @@ class _Trial:
         mask = run.mask[rows]
         self.D[rows] = self.problem.activation.derivative(None, mask)
         self.sign[rows] = np.where(run.sliding[rows], 0.0, np.where(mask > 0, -1.0, 1.0))
+        self.sign_x[rows] = self.sign[rows] * self.inv_x  # sign / |x_i|
         self.system = None if run.system.empty else run.system
 
 
 class _Event:
-    """A located crossing: the step offset past it, the pairs whose events lie in the
-    step (regular pairs as a p x n mask; the flags at the event's state pick among them)
-    and the estimated offset of the next crossing after it in the same series (or None)."""
+    """A located crossing: the step offset past it, where the state reads past it too
+    (``tau_state``), and the regular pairs whose events may lie in the step (rows,
+    columns; the flags at the event's state pick among them and the sliding pairs)."""
 
-    def __init__(self, tau: float, candidates: np.ndarray, following: float | None) -> None:
-        self.tau, self.candidates, self.following = tau, candidates, following
+    def __init__(self, tau: float, tau_state: float, candidates) -> None:
+        self.tau, self.tau_state, self.candidates = tau, tau_state, candidates
 
 
 def integrate(problem: Problem, t_eval: np.ndarray, opts, rtol: float) -> dict:
@@ -116,9 +120,6 @@ class _Lockstep:
             self.series.set_regime(pos, tr.D, tr.system)
         self.atol = np.stack([tr.atol for tr in trials])
         self.x_norms = np.stack([tr.run.x_norms for tr in trials])
-        # 1 / |x_i| (0 for a zero sample: its pre-activations stay 0, it never crosses)
-        self.inv_x = np.divide(1.0, self.x_norms, out=np.zeros_like(self.x_norms),
-                               where=self.x_norms > 0)
         self.band_rtol = trials[0].run.band_rtol
 
     def run(self) -> None:
@@ -128,44 +129,37 @@ class _Lockstep:
     def step(self) -> bool:
         """One step of every trial; False once one of them has left the set."""
         series, batch = self.series, self.trials
-        series.start(np.stack([tr.y for tr in batch]),
-                     np.stack([tr.run.preactivations(tr.y) for tr in batch]))
+        series.start([tr.y for tr in batch], [tr.run.preactivations(tr.y) for tr in batch])
         eps = self.rtol * series.neuron_sizes(0) + self.atol
         # a pair's event value v = sign z shows an event once above its band c |w_j| |x_i|;
         # |Z_l[j, i]| <= |w_l,j| |x_i|, so a neuron whose slack_j = min_i (band - v) / |x_i|
         # exceeds what its coefficients can move in the step has no candidate (`_search`)
         lead = self.band_rtol * series.weight_norms()
-        value = np.stack([tr.sign for tr in batch]) * series.Z[:, 0]
-        slack = lead - np.max(value * self.inv_x[:, None, :], axis=2)
+        slack = lead - np.max(np.stack([tr.sign_x for tr in batch]) * series.Z[:, 0], axis=2)
         left = np.array([self.t_end - tr.t for tr in batch])
         taus = np.full(len(batch), np.nan)
+        orders = np.full(len(batch), self.K)  # the order each trial's step was decided at
         found: list[_Event | None] = [None] * len(batch)
         open_ = np.ones(len(batch), dtype=bool)
-        # the next crossing the last step saw: search as soon as the series reach past it
-        forecast = np.array([np.inf if tr.forecast is None else _FORECAST_MARGIN * tr.forecast
-                             for tr in batch])
         for k in range(1, self.K + 1):
             series.extend()
-            scheduled = k in SEARCH_ORDERS or k == self.K
-            if k < 2 or not (scheduled or np.isfinite(forecast[open_]).any()):
+            if k not in SEARCH_ORDERS and k != self.K:
                 continue
             bound = np.minimum(series.step_bound(eps), left)
             for pos in np.flatnonzero(open_):
-                if not (scheduled or bound[pos] >= forecast[pos]):
-                    continue
-                forecast[pos] = np.inf  # one search on the forecast, then the schedule
-                event = _search(series, pos, batch[pos], lead[pos], value[pos], slack[pos],
+                event = _search(series, pos, batch[pos], lead[pos], slack[pos],
                                 self.x_norms[pos], float(bound[pos]))
                 if event is not None:
                     taus[pos], found[pos], open_[pos] = event.tau, event, False
+                    orders[pos] = k
             if k == self.K:
                 taus[open_] = bound[open_]
             if not open_.any():
                 break
         stays = True
         for pos, tr in enumerate(batch):
-            _advance(series, pos, tr, float(taus[pos]), found[pos], float(left[pos]),
-                     self.t_end, self.opts)
+            _advance(series, pos, tr, float(taus[pos]), int(orders[pos]), found[pos],
+                     float(left[pos]), self.t_end, self.opts)
             if not tr.status.ok or tr.t >= self.t_end:
                 stays = False
             elif found[pos] is not None:
@@ -173,30 +167,31 @@ class _Lockstep:
         return stays
 
 
-def _search(series: FlowSeries, pos: int, trial: _Trial, lead: np.ndarray, value: np.ndarray,
-            slack: np.ndarray, x_norms: np.ndarray, h: float) -> _Event | None:
+def _search(series: FlowSeries, pos: int, trial: _Trial, lead: np.ndarray, slack: np.ndarray,
+            x_norms: np.ndarray, h: float) -> _Event | None:
     """The first event of trial ``pos`` within (0, h] of its step, or None.
 
     Candidates: a neuron j can only have one if sum_l |theta_l,j| h^l (a bound of how far
     |w_j| moves, so of |z_ij| / |x_i|) exceeds its ``slack``; on those neurons a pair is
     one when sum_l |Z_l| h^l exceeds its room (its band ``lead_j |x_i|`` above its event
-    value ``value``). The rest go to `first_crossing`."""
+    value sign z). The rest go to `first_crossing`."""
     Z = series.z_series(pos)
     k = Z.shape[0] - 1
-    powers = h ** np.arange(1, k + 1)
-    moves = powers @ np.stack([series.neuron_sizes(order)[pos] for order in range(1, k + 1)])
+    moves = h ** np.arange(1, k + 1) @ series.sizes[pos, 1:k + 1]
     rows = np.flatnonzero(moves > slack)
-    candidates = np.zeros(value.shape, dtype=bool)
+    candidates = (rows[:0], rows[:0])
     F, bands = np.zeros((k + 1, 0)), np.zeros(0)
     if rows.size:
         Zr = Z[:, rows]
         band = lead[rows][:, None] * x_norms
         sign = trial.sign[rows]
-        near = (reach(Zr, h) > band - value[rows]) & (sign != 0.0)
+        near = (reach(Zr, h) > band - sign * Zr[0]) & (sign != 0.0)
         if near.any():
-            candidates[rows] = near
-            F = Zr[:, near] * sign[near]
-            bands = band[near]
+            r, i = np.nonzero(near)
+            candidates = (rows[r], i)
+            F = Zr[:, r, i] * sign[r, i]
+            bands = band[r, i]
+    regular = F.shape[1]
     system = trial.system
     if system is not None:  # sliding pairs: their exit polynomials, band 0
         F = np.concatenate([F, series.exit_series(pos)], axis=1)
@@ -204,28 +199,42 @@ def _search(series: FlowSeries, pos: int, trial: _Trial, lead: np.ndarray, value
     if F.shape[1] == 0:
         return None
     tol = _CROSSING_ULPS * np.spacing(max(abs(trial.t + h), 1.0))
-    tau, _, following = first_crossing(F, bands, h, tol)
+    tau, m = first_crossing(F, bands, h, tol)
     if tau is None:
         return None
-    if system is not None:
-        candidates[system.rows, system.cols] = True
-    return _Event(tau, candidates, following)
+    tau_state = tau
+    if m < regular:  # the state's pre-activation rounds at ~|w_j| |x_i| eps: go past that
+        rate = roots.slope(F[:, m].tolist(), tau)
+        noise = _STATE_ULPS * np.finfo(float).eps * bands[m] / series_band_rtol(trial)
+        if rate > 0.0:
+            tau_state = min(tau + noise / rate, h)
+    return _Event(tau, tau_state, candidates)
 
 
-def _advance(series: FlowSeries, pos: int, trial: _Trial, tau: float, event: _Event | None,
-             left: float, t_end: float, opts) -> None:
-    """Trial ``pos`` to the end of its step: its saved states, its new state and time, and
-    the event's resolution by the regime."""
+def series_band_rtol(trial: _Trial) -> float:
+    """The band's relative width (so bands / it = |w_j| |x_i|)."""
+    return trial.run.band_rtol
+
+
+def _advance(series: FlowSeries, pos: int, trial: _Trial, tau: float, order: int,
+             event: _Event | None, left: float, t_end: float, opts) -> None:
+    """Trial ``pos`` to the end of its step (its series summed to ``order``, the order its
+    step was decided at, whatever its batch went on to): its saved states, its new state
+    and time, and the event's resolution by the regime."""
     run, t0 = trial.run, trial.t
     trial.n_steps += 1
 
     def rows(times):
-        return series.state_at(pos, np.asarray(times) - t0)
+        return series.state_at(pos, np.asarray(times) - t0, order)
 
-    trial.forecast = None
+    def state(offset):  # the state and, from the series, its pre-activations
+        y = series.state_at(pos, np.array([offset]), order)[0]
+        run.remember(y, series.z_at(pos, offset, order))
+        return y
+
     if event is None:
         t_new = t_end if tau >= left else t0 + tau
-        y = series.state_at(pos, np.array([t_new - t0]))[0]
+        y = state(t_new - t0)
         if not np.all(np.isfinite(y)):
             trial.status, trial.message = Status.NONFINITE, f"non-finite state at t={t_new:.6g}"
             return
@@ -233,24 +242,22 @@ def _advance(series: FlowSeries, pos: int, trial: _Trial, tau: float, event: _Ev
         run.idle_events = 0
         trial.y, trial.t = y, t_new
     else:
-        tau = event.tau
+        tau = event.tau_state
         tol = _CROSSING_ULPS * np.spacing(max(abs(t0 + tau), 1.0))
-        y = series.state_at(pos, np.array([tau]))[0]
-        flagged = run.flags(y, zero_band=True) & event.candidates
+        y = state(tau)
+        flagged = run.flags_among(y, event.candidates)
         nudge = tol
         for _ in range(_NUDGES):  # to the event's far side on the state itself
             if flagged.any() or tau >= left:
                 break
             tau = min(tau + nudge, left)
             nudge *= 2.0
-            y = series.state_at(pos, np.array([tau]))[0]
-            flagged = run.flags(y, zero_band=True) & event.candidates
+            y = state(tau)
+            flagged = run.flags_among(y, event.candidates)
         if not np.all(np.isfinite(y)):
             trial.status, trial.message = Status.NONFINITE, f"non-finite state at t={t0 + tau:.6g}"
             return
         t_event = t0 + tau
-        if event.following is not None and event.following > tau:
-            trial.forecast = event.following - tau
         run.save(rows, t_event)
         try:
             trial.y = run.resolve(y, t_event, flagged)
