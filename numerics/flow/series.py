@@ -179,7 +179,6 @@ class FlowSeries:
         """Order k + 1 of U, a and Z from the orders up to k."""
         self.outputs()
         k = self.k
-        B, p, n = self.B, self.p, self.n
         scale = -self.s * self.kappa / (k + 1)
         g_rev = self.g[:, k::-1] * scale  # (B, k + 1, n): g_k .. g_0, times the factor
         if self.moves_W:
