@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from numerics import network
+from numerics import network, threads
 from numerics import torch_network as tn
 from numerics.flow import MethodError
 from numerics.problem import Problem
@@ -195,6 +195,11 @@ class GradientDescent:
         ``wall_time`` of each Trajectory is its share (1/B) of the batch's time.
         """
         check_batch(problems)
+        first = problems[0]
+        with threads.for_products(2.0 * len(problems) * first.p * first.n * first.d):
+            return self._run_batch(problems, t_eval)
+
+    def _run_batch(self, problems, t_eval) -> list[Trajectory]:
         start = time.perf_counter()
         steps = whole_steps(t_eval, self.lr)
         times = steps * self.lr  # t_eval snapped to whole steps; the companion's too

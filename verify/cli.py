@@ -12,6 +12,7 @@ import argparse
 import importlib
 import json
 import os
+import signal
 import sys
 import traceback
 
@@ -123,15 +124,28 @@ def _megabytes(path) -> str:
         return "not written"
 
 
+def _interrupt_on_sigterm(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def _report_command(args) -> int:
     from verify.report import write_report
-    from verify.report.write import select_sections
+    from verify.report.write import ReportInterrupted, select_sections
 
     sections = select_sections(args.section) if args.section else None
-    result = write_report(args.out, profile=args.profile, seed=args.seed,
-                          show_progress=not args.quiet, instances=args.instances,
-                          suite=not args.no_suite, store=args.results,
-                          reproductions=sections, latex=args.format == "latex")
+    # SIGTERM stops the report as Ctrl-C does: it keeps what finished, and says so
+    previous = signal.signal(signal.SIGTERM, _interrupt_on_sigterm)
+    try:
+        result = write_report(args.out, profile=args.profile, seed=args.seed,
+                              show_progress=not args.quiet, instances=args.instances,
+                              suite=not args.no_suite, store=args.results,
+                              reproductions=sections, latex=args.format == "latex",
+                              fresh=args.fresh)
+    except ReportInterrupted as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     pages = [p for p in (result.html, getattr(result, "catalogue", None)) if p is not None]
     sizes = ", ".join(f"{p.name} ({_megabytes(p)})" for p in pages)
     print(f"wrote {result.index.parent}: {sizes}, their Markdown, {result.verdicts_json.name} "
@@ -212,6 +226,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="sweep store of the reproductions (default OUT/store); rows found "
                           "there are read, not recomputed (e.g. a full `gfverify sweep "
                           "papers/s000/protocols/exp1_1.toml --results DIR`)")
+    rep.add_argument("--fresh", action="store_true",
+                     help="ignore the parts an interrupted run kept in OUT (by default a "
+                          "report resumes from them when they were made by the same code "
+                          "for the same options)")
     rep.set_defaults(run=_report_command)
 
     fi = sub.add_parser("findings", help="the findings a suite run measured (from its "

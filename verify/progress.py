@@ -1,9 +1,76 @@
-"""A small progress bar on stderr: count, rate and ETA; plain lines when not a terminal."""
+"""A small progress bar on stderr: count, rate and ETA; plain lines when not a terminal.
+
+`Heartbeat` guarantees that a long job is never silent for long: a thread that, when
+nothing has been written for ``quiet`` seconds (by a bar, `say`, or itself), writes what
+the job is doing and for how long.
+"""
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from collections.abc import Callable
+
+_LAST_OUTPUT = [time.monotonic()]  # when a progress line was last written
+_LATEST_BAR = [""]  # the last state of any progress bar, written or not
+
+
+def latest_bar() -> str:
+    """The state of the progress bar drawn last (its count, rate and ETA), or ""."""
+    return _LATEST_BAR[0]
+
+
+def touched() -> None:
+    """Note that something was just written (a bar, a status line): the heartbeat waits."""
+    _LAST_OUTPUT[0] = time.monotonic()
+
+
+def say(message: str, stream=None) -> None:
+    """Write one status line (stderr by default) and note it for the heartbeat."""
+    stream = stream if stream is not None else sys.stderr
+    stream.write(message + "\n")
+    stream.flush()
+    touched()
+
+
+class Heartbeat:
+    """``with Heartbeat(status): ...``: while the block runs, a daemon thread writes
+    ``status()`` with the elapsed time whenever nothing was written for ``quiet`` seconds
+    (default 45: no silent stretch reaches a minute). ``enabled=False`` does nothing."""
+
+    def __init__(self, status: Callable[[], str], quiet: float = 45.0, stream=None,
+                 enabled: bool = True) -> None:
+        self.status, self.quiet, self.enabled = status, float(quiet), enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.start = time.monotonic()
+
+    def __enter__(self) -> Heartbeat:
+        if self.enabled:
+            touched()
+            self._thread = threading.Thread(target=self._beat, daemon=True,
+                                            name="gfverify-heartbeat")
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+
+    def _beat(self) -> None:
+        step = min(1.0, self.quiet / 4)
+        while not self._stop.wait(step):
+            if time.monotonic() - _LAST_OUTPUT[0] < self.quiet:
+                continue
+            try:
+                what = self.status()
+            except Exception as exc:  # a status that fails must not stop the job
+                what = f"(status unavailable: {type(exc).__name__})"
+            elapsed = time.monotonic() - self.start
+            say(f"... {what} (still working, {elapsed / 60:.1f} min in)", self.stream)
 
 
 class Progress:
@@ -59,12 +126,15 @@ class Progress:
         eta_text = "?" if eta != eta else f"{eta:.0f}s"
         line = (f"{self.label} [{bar}] {self.done}/{self.total} "
                 f"{rate:.2f}/s ETA {eta_text}")
+        _LATEST_BAR[0] = f"{self.label}: {self.done}/{self.total}, ETA {eta_text}"
         if self._tty:
             self.stream.write("\r" + line)
             self.stream.flush()
+            touched()
             return
         decile = 10 * self.done // self.total
         if decile != self._last_decile:
             self._last_decile = decile
             self.stream.write(line + "\n")
             self.stream.flush()
+            touched()

@@ -29,7 +29,9 @@ restores the earlier behaviour (every crossing switches the pair; a sliding mode
 run CHATTERING).
 
 Error estimate: the same integration is repeated at a looser tolerance
-(``rtol * error_check``) and the two runs are compared at every saved time.
+(``rtol * error_check``; the Taylor engine's companion also sums each step's series one
+order short, so that its truncation error dominates this run's at every step) and the two
+runs are compared at every saved time.
 
 Coordinates (``coordinates=``): ``"cartesian"`` integrates (W, a) directly;
 ``"span"`` integrates W = W0 + C X (cost per step independent of d);
@@ -47,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from numerics import threads
 from numerics.coordinates import COORDINATES, resolve
 from numerics.problem import Problem
 from numerics.provenance import environment
@@ -77,7 +80,8 @@ class ExactFlow:
         (keeps tiny initialisations relative; default 1e-6).
     error_check
         The companion run for the error estimate uses ``rtol * error_check`` (default 10,
-        must be > 1); ``None`` skips it (error estimate inf).
+        must be > 1; the Taylor engine's companion also sums its series one order short);
+        ``None`` skips it (error estimate inf).
     max_steps
         Cap on accepted steps per run (default 2,000,000); the run ends MAX_STEPS there.
     chatter_limit
@@ -168,8 +172,6 @@ class ExactFlow:
         `numerics.simulate_batch`). The Taylor engine integrates them in lockstep, one set
         of arrays for all (`numerics.flow.taylor`); the Runge-Kutta engine one after the
         other. ``wall_time`` of each Trajectory is its share of the batch's time."""
-        from numerics.flow import rk, taylor
-
         problems = list(problems)
         for problem in problems:
             if problem.model_spec and resolve(self.coordinates, problem) == "lognorm":
@@ -178,12 +180,19 @@ class ExactFlow:
                     f"trained; this Problem is {problem.model_spec!r}: use 'span' or "
                     "'cartesian'.")
         engine = self.engine_for(problems[0])
+        first = problems[0]
+        with threads.for_products(2.0 * len(problems) * first.p * first.n * max(first.n, first.d)):
+            return self._run_batch(problems, t_eval, engine)
+
+    def _run_batch(self, problems, t_eval, engine) -> list[Trajectory]:
+        from numerics.flow import rk, taylor
+
         start = time.perf_counter()
         if engine == "taylor":
             mains = taylor.integrate_batch(problems, t_eval, self, self.rtol)
             looses = (None if self.error_check is None else
                       taylor.integrate_batch(problems, t_eval, self,
-                                             self.rtol * self.error_check))
+                                             self.rtol * self.error_check, companion=True))
         else:
             mains = [rk.integrate(q, t_eval, self, self.rtol) for q in problems]
             looses = (None if self.error_check is None else

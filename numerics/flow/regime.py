@@ -203,9 +203,13 @@ class Regime:
                 self.saved_mask[0] = self.filippov_mask(y)
         return y
 
-    def resolve(self, y, t, flagged):
+    def resolve(self, y, t, flagged, exits=None):
         """Give the flagged pairs, and every pair of their neurons at a surface, their
-        sides at time t; returns the state with each such pair on its side."""
+        sides at time t; returns the state with each such pair on its side. ``exits``
+        maps a flagged sliding pair (j, i) to the side it leaves to (ACTIVE: its alpha
+        reached 1, INACTIVE: 0) when the engine knows it better than the state's alpha,
+        which is a ratio of two vanishing numbers when g_i is near 0."""
+        exits = exits or {}
         if not self.opts.sliding or not self.problem.activation.piecewise_linear:
             # no sliding asked for, or a C^1 activation (its field is continuous: a pair
             # crosses its surface, it cannot be held on it)
@@ -235,7 +239,8 @@ class Regime:
             w = self.coords.direction_norm(y, j)
             near = np.abs(Z[j]) <= self.band_rtol * w * self.x_norms  # as `band`
             K = np.flatnonzero(self.sliding[j] | flagged[j] | near)
-            forced = {int(i): (ACTIVE if alpha[(int(j), int(i))] > 1 else INACTIVE)
+            forced = {int(i): exits.get((int(j), int(i)),
+                                        ACTIVE if alpha[(int(j), int(i))] > 1 else INACTIVE)
                       for i in np.flatnonzero(self.sliding[j] & flagged[j])}
             classes, _, chosen = classify_neuron(self.G, g, float(a[j]), self.mask[j] > 0,
                                                  K, forced, leak=self.leak)

@@ -31,7 +31,7 @@ from numerics.flow.regime import Regime, regime_status
 from numerics.flow.roots import first_crossing, reach
 from numerics.flow.series import FlowSeries, order_for
 from numerics.problem import Problem
-from numerics.sliding import Unresolved
+from numerics.sliding import ACTIVE, INACTIVE, Unresolved
 from numerics.trajectory import Status
 
 # Orders after which the step is searched for an event (and the highest order, always).
@@ -82,27 +82,39 @@ class _Trial:
 
 class _Event:
     """A located crossing: the step offset past it, where the state reads past it too
-    (``tau_state``), and the regular pairs whose events may lie in the step (rows,
-    columns; the flags at the event's state pick among them and the sliding pairs)."""
+    (``tau_state``), the regular pairs whose events may lie in the step (rows, columns;
+    the flags at the event's state pick among them and the sliding pairs), the pair
+    located (j, i), the side a located sliding pair leaves to (None for a regular one)
+    and the step's bound h (a nudge never leaves the step)."""
 
-    def __init__(self, tau: float, tau_state: float, candidates) -> None:
+    def __init__(self, tau: float, tau_state: float, candidates, pair, exit_side, h) -> None:
         self.tau, self.tau_state, self.candidates = tau, tau_state, candidates
+        self.pair, self.exit_side, self.h = pair, exit_side, h
 
 
-def integrate(problem: Problem, t_eval: np.ndarray, opts, rtol: float) -> dict:
+def integrate(problem: Problem, t_eval: np.ndarray, opts, rtol: float,
+              companion: bool = False) -> dict:
     """One run of ``problem`` at tolerance ``rtol`` (a batch of one)."""
-    return integrate_batch([problem], t_eval, opts, rtol)[0]
+    return integrate_batch([problem], t_eval, opts, rtol, companion)[0]
 
 
-def integrate_batch(problems: list[Problem], t_eval: np.ndarray, opts, rtol: float) -> list[dict]:
+def integrate_batch(problems: list[Problem], t_eval: np.ndarray, opts, rtol: float,
+                    companion: bool = False) -> list[dict]:
     """Runs of ``problems`` (same sizes and conventions) at tolerance ``rtol``, in lockstep;
-    one result dict per problem, as `numerics.flow.rk.integrate` returns."""
+    one result dict per problem, as `numerics.flow.rk.integrate` returns.
+
+    ``companion``: the run that estimates another's error sums each step's series one
+    order short of the order its step was decided at. Its truncation error is then the
+    last term's, |theta_k| tau^k (at most its tolerance), where the run it checks keeps
+    that term and errs by the next, smaller by tau / r (r the series' reach): without it,
+    event-limited steps (decided at the same order whatever the tolerance) would give the
+    two runs the same polynomials and errors their difference cannot see."""
     t_eval = np.asarray(t_eval, dtype=float)
     t_end = float(t_eval[-1])
     trials = [_Trial(q, t_eval, opts, rtol) for q in problems]
     live = [tr for tr in trials if tr.status.ok and tr.t < t_end]
     while live:
-        _Lockstep(live, opts, rtol, t_end).run()
+        _Lockstep(live, opts, rtol, t_end, 1 if companion else 0).run()
         live = [tr for tr in live if tr.status.ok and tr.t < t_end]
     return [tr.run.outcome(tr.status, tr.message, tr.n_steps) for tr in trials]
 
@@ -111,8 +123,10 @@ class _Lockstep:
     """Steps of a fixed set of trials, in lockstep, until one of them leaves (ends, or
     fails); the series arrays are sized for this set."""
 
-    def __init__(self, trials: list[_Trial], opts, rtol: float, t_end: float) -> None:
+    def __init__(self, trials: list[_Trial], opts, rtol: float, t_end: float,
+                 short: int = 0) -> None:
         self.trials, self.opts, self.rtol, self.t_end = trials, opts, rtol, t_end
+        self.short = short  # orders left out of each step's sum (1 for a companion)
         self.K = order_for(rtol)
         self.series = FlowSeries([tr.problem for tr in trials], trials[0].run.coords.name,
                                  self.K)
@@ -158,8 +172,8 @@ class _Lockstep:
                 break
         stays = True
         for pos, tr in enumerate(batch):
-            _advance(series, pos, tr, float(taus[pos]), int(orders[pos]), found[pos],
-                     float(left[pos]), self.t_end, self.opts)
+            _advance(series, pos, tr, float(taus[pos]), int(orders[pos]) - self.short,
+                     found[pos], float(left[pos]), self.t_end, self.opts)
             if not tr.status.ok or tr.t >= self.t_end:
                 stays = False
             elif found[pos] is not None:
@@ -204,11 +218,18 @@ def _search(series: FlowSeries, pos: int, trial: _Trial, lead: np.ndarray, slack
         return None
     tau_state = tau
     if m < regular:  # the state's pre-activation rounds at ~|w_j| |x_i| eps: go past that
+        pair, side = (int(candidates[0][m]), int(candidates[1][m])), None
         rate = roots.slope(F[:, m].tolist(), tau)
         noise = _STATE_ULPS * np.finfo(float).eps * bands[m] / series_band_rtol(trial)
         if rate > 0.0:
             tau_state = min(tau + noise / rate, h)
-    return _Event(tau, tau_state, candidates)
+    else:  # a sliding pair's exit: the side its alpha = beta / g_i left [0, 1] through
+        r = m - regular
+        pair = (int(system.rows[r]), int(system.cols[r]))
+        beta = roots.value(series.beta[pos][:k + 1, r].tolist(), tau)
+        g = roots.value(series.g[pos, :k + 1, pair[1]].tolist(), tau)
+        side = ACTIVE if g != 0.0 and beta / g > 0.5 else INACTIVE
+    return _Event(tau, tau_state, candidates, pair, side, h)
 
 
 def series_band_rtol(trial: _Trial) -> float:
@@ -247,20 +268,25 @@ def _advance(series: FlowSeries, pos: int, trial: _Trial, tau: float, order: int
         y = state(tau)
         flagged = run.flags_among(y, event.candidates)
         nudge = tol
-        for _ in range(_NUDGES):  # to the event's far side on the state itself
-            if flagged.any() or tau >= left:
+        end = min(left, event.h)
+        for _ in range(_NUDGES):  # to the event's far side on the state itself, in the step
+            if flagged[event.pair] or tau >= end:
                 break
-            tau = min(tau + nudge, left)
+            tau = min(tau + nudge, end)
             nudge *= 2.0
             y = state(tau)
             flagged = run.flags_among(y, event.candidates)
+        # the series located it: a state that rounds it back to its side (a sliding pair's
+        # alpha, a ratio of vanishing numbers as g_i nears 0) does not undo the event
+        flagged[event.pair] = True
         if not np.all(np.isfinite(y)):
             trial.status, trial.message = Status.NONFINITE, f"non-finite state at t={t0 + tau:.6g}"
             return
         t_event = t0 + tau
         run.save(rows, t_event)
+        exits = None if event.exit_side is None else {event.pair: event.exit_side}
         try:
-            trial.y = run.resolve(y, t_event, flagged)
+            trial.y = run.resolve(y, t_event, flagged, exits)
         except Unresolved as exc:
             trial.status, trial.message = Status.CHATTERING, f"at t={t_event:.6g}: {exc}"
             return

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +30,7 @@ from scipy.spatial.distance import pdist
 from numerics import ExactFlow, GradientDescent, simulate, simulate_batch
 from papers.cel23 import data
 from verify.figures import pyplot, save_png
+from verify.pool import worker_pool
 from verify.progress import Progress
 from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
@@ -42,15 +42,22 @@ STOP_LOSS = 1e-9  # the paper's stopping loss
 TRIALS = 5  # the paper's trials per cell
 SCHEMES = data.SCHEMES
 # (d values, lam exponents k of lam = 4^k, horizon in flow time) per profile. The full
-# profile stops at d = 16: at d = 64 (m = 200) GD took 55 s per cell of 5 trials per 500
-# time units (about 9 minutes a cell at t = 5000, 90 for the grid) and the exact flow did
-# not finish one trial to t = 500 in 10 minutes (2-core machine, measured 2026-11-26).
+# profile reaches d = 256 (the paper's Tables 1-2 go on to d = 1024). Measured on a 2-core
+# machine (bench/flow_scale.py): one d = 64 trial to t = 5000 by the exact flow with its
+# companion, 31 s; d = 256 to t = 50 without it, 129 s (25,078 events). Gradient descent at
+# the paper's step costs the same per step whatever the trial does: 500,000 steps to
+# t = 5000, about 10 times the flow's time at d = 64.
 GRID = {"quick": ((4, 16), (-7, -10, -13), 1000.0),
-        "full": ((4, 16), (-5, -7, -9, -11, -13), 5000.0)}
+        "full": ((4, 16, 64, 256), (-5, -7, -9, -11, -13), 5000.0)}
+# Gradient descent runs at these d only (the flow at every d of the grid): at d = 256 its
+# 500,000 steps per cell cost about 30 minutes a cell of five trials on one core; the table
+# says so in its method column.
+GD_UP_TO = {"quick": 16, "full": 64}
 SLOPE_FROM = -7  # the small-lam law is fitted over lam <= 4^-7 (catalogue: lam <~ 4^-6)
 
 # Published medians of the maximum angle in degrees (CEL23 App. H, Table 1 centred,
-# Table 2 uncentred), with the published standard deviations, at lam = 4^k.
+# Table 2 uncentred), with the published standard deviations, at lam = 4^k. Read from the
+# paper's appendix H (the d = 256 and 1024 columns are the tables' second halves).
 PUBLISHED_MAX_ANGLE = {
     ("centred", 4): {-5: (8.538, 62.51), -7: (0.5476, 29.87), -9: (3.428e-2, 1.585),
                      -10: (8.570e-3, 0.3956), -11: (2.142e-3, 9.884e-2),
@@ -59,7 +66,14 @@ PUBLISHED_MAX_ANGLE = {
                       -10: (2.996e-2, 0.1728), -11: (7.491e-3, 4.321e-2),
                       -13: (4.682e-4, 2.701e-3)},
     ("centred", 64): {-5: (3.500, 42.79), -7: (0.2189, 6.959), -9: (1.368e-2, 0.4390),
-                      -11: (8.552e-4, 2.744e-2), -13: (5.343e-5, 1.715e-3)},
+                      -10: (3.421e-3, 0.1098), -11: (8.552e-4, 2.744e-2),
+                      -13: (5.343e-5, 1.715e-3)},
+    ("centred", 256): {-5: (14.27, 39.82), -7: (0.8963, 4.782), -9: (5.602e-2, 0.2998),
+                       -10: (1.401e-2, 7.495e-2), -11: (3.501e-3, 1.874e-2),
+                       -13: (2.188e-4, 1.171e-3)},
+    ("centred", 1024): {-5: (0.1199, 4.447e-2), -7: (7.494e-3, 2.779e-3),
+                        -9: (4.684e-4, 1.737e-4), -10: (1.171e-4, 4.342e-5),
+                        -11: (2.930e-5, 1.086e-5), -13: (3.912e-6, 4.332e-7)},
     ("uncentred", 4): {-5: (0.3370, 61.63), -7: (2.106e-2, 60.65), -9: (1.316e-3, 58.41),
                        -10: (3.290e-4, 57.22), -11: (8.225e-5, 56.06),
                        -13: (5.123e-6, 53.89)},
@@ -67,7 +81,14 @@ PUBLISHED_MAX_ANGLE = {
                         -10: (2.223e-3, 18.45), -11: (5.558e-4, 5.136),
                         -13: (3.473e-5, 0.3285)},
     ("uncentred", 64): {-5: (5.368, 6.186), -7: (0.3348, 0.3912), -9: (2.092e-2, 2.446e-2),
-                        -11: (1.308e-3, 1.529e-3), -13: (8.173e-5, 9.554e-5)},
+                        -10: (5.231e-3, 6.115e-3), -11: (1.308e-3, 1.529e-3),
+                        -13: (8.173e-5, 9.554e-5)},
+    ("uncentred", 256): {-5: (5.305, 41.04), -7: (0.3316, 40.75), -9: (2.072e-2, 22.50),
+                         -10: (5.181e-3, 6.373), -11: (1.295e-3, 1.614),
+                         -13: (8.099e-5, 0.1011)},
+    ("uncentred", 1024): {-5: (42.68, 45.73), -7: (2.875, 40.45), -9: (0.1796, 41.70),
+                          -10: (4.491e-2, 41.78), -11: (1.123e-2, 41.80),
+                          -13: (7.016e-4, 22.39)},
 }
 
 
@@ -99,13 +120,41 @@ def _times(horizon: float) -> np.ndarray:
     return np.linspace(0.0, horizon, 101)
 
 
-def _flow_one(args) -> dict:
-    d, k, scheme, trial, horizon = args
-    problem = _instance(d, k, scheme, trial)
-    tr = simulate(problem, ExactFlow(), _times(horizon))
+def _flow_result(problem, tr) -> dict:
     return {**rank_proxies(problem.X, tr.W[-1]), "loss": float(tr.loss[-1]),
             "t_end": float(tr.t[-1]), "error": float(tr.error_estimate),
             "problem": problem.describe()}
+
+
+def _flow_one(args) -> dict:
+    d, k, scheme, trial, horizon = args
+    problem = _instance(d, k, scheme, trial)
+    return _flow_result(problem, simulate(problem, ExactFlow(), _times(horizon)))
+
+
+def _flow_batch(args) -> list[tuple[tuple, dict]]:
+    """Trials of one size integrated together (`ExactFlow.run_batch`: the Taylor engine
+    steps them in lockstep); ((d, k, scheme, trial), result) per trial."""
+    jobs, horizon = args
+    problems = [_instance(*job) for job in jobs]
+    runs = simulate_batch(problems, ExactFlow(), _times(horizon))
+    return [(job, _flow_result(q, tr)) for job, q, tr in zip(jobs, problems, runs, strict=True)]
+
+
+# A batch of flows holds at most this many (trial x neuron x sample) entries per series
+# array: larger batches leave the cache for little saved overhead.
+_BATCH_ENTRIES = 200_000
+
+
+def _flow_batches(ds, ks, trials, horizon) -> list[tuple[list, float]]:
+    """The flow jobs grouped into batches of one size each, largest first."""
+    out = []
+    for d in sorted(ds, reverse=True):
+        size = max(1, _BATCH_ENTRIES // (WIDTH * d))
+        for scheme in SCHEMES:
+            jobs = [(d, k, scheme, trial) for k in ks for trial in range(trials)]
+            out += [(jobs[i:i + size], horizon) for i in range(0, len(jobs), size)]
+    return out
 
 
 def _gd_cell(d: int, k: int, scheme: str, horizon: float, trials: int = TRIALS) -> list[dict]:
@@ -140,6 +189,8 @@ def _summaries(runs: dict, ds, ks, trials: int) -> tuple[list, dict, dict]:
     for method, by_cell in runs.items():
         for scheme in SCHEMES:
             for d in ds:
+                if (scheme, d, ks[0]) not in by_cell:  # not run by this method (GD_UP_TO)
+                    continue
                 fit = [k for k in ks if k <= SLOPE_FROM]
                 per_trial, two_bundles = [], 0
                 for trial in range(trials):
@@ -179,6 +230,8 @@ def _figure(cells: list, ds, path: Path) -> None:
             for method, marker, ls in (("gd", "o", "-"), ("flow", "x", ":")):
                 row = [c for c in cells if c["method"] == method and c["scheme"] == scheme
                        and c["d"] == d]
+                if not row:
+                    continue
                 lam = [4.0 ** c["k"] for c in row]
                 med = [c["median"] for c in row]
                 err = [[c["median"] - c["low"] for c in row],
@@ -234,7 +287,10 @@ def _blocks(repro: dict, figure: Path) -> list[Block]:
             f"at every lam; the paper ran 5). "
             f"GD: step {LR} in float64, stopped at loss {STOP_LOSS:g} or at flow time "
             f"{repro['horizon']:g} ({int(repro['horizon'] / LR)} iterations; the paper "
-            f"allows 2e7). Flow: the exact flow to the same time. The maximum angle is "
+            f"allows 2e7), at d <= {repro['gd_up_to']} (beyond, its fixed cost per step "
+            f"makes a cell of five trials about half an hour per core at d = 256). Flow: "
+            f"the exact flow (Taylor engine) to the same time, at every d, trials of one size "
+            f"integrated as one batch. The maximum angle is "
             f"between neurons active on some sample at the end; the paper's medians "
             f"(Tables 1 and 2) are compared with the range of our trials (with five, a 94% "
             f"interval for our population median); the range is wide because some trials "
@@ -260,32 +316,49 @@ def _blocks(repro: dict, figure: Path) -> list[Block]:
     ]
 
 
+def _cost(d: int) -> float:
+    """Relative cost of one trial at size d (events ~ d, each ~ d^2): for progress ETAs."""
+    return float(d) ** 3
+
+
 def rank_runs(profile: str, figure: Path, bar: Progress | None = None,
               trials: int = TRIALS) -> dict:
-    """Every cell of the profile's grid by GD (batched over the trials) and by the flow
-    (two processes); the summaries and the figure."""
-    ds, ks, horizon = GRID["full" if profile == "full" else "quick"]
+    """Every cell of the profile's grid by GD (batched over the trials, up to `GD_UP_TO`)
+    and by the flow (batches of one size, on two worker processes when there is more
+    than one batch); the summaries and the figure."""
+    key = "full" if profile == "full" else "quick"
+    ds, ks, horizon = GRID[key]
     start = time.perf_counter()
     runs: dict = {"gd": {}, "flow": {}}
     for scheme in SCHEMES:
         for d in ds:
+            if d > GD_UP_TO[key]:
+                continue
             for k in ks:
                 runs["gd"][(scheme, d, k)] = _gd_cell(d, k, scheme, horizon, trials)
                 if bar is not None:
-                    bar.advance()
-    jobs = [(d, k, scheme, trial, horizon) for scheme in SCHEMES for d in ds for k in ks
-            for trial in range(trials)]
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        for job, result in zip(jobs, pool.map(_flow_one, jobs), strict=True):
-            d, k, scheme, trial, _ = job
+                    bar.advance(work=_cost(d) * trials)
+    batches = _flow_batches(ds, ks, trials, horizon)
+
+    def collect(results):
+        for job, result in results:
+            d, k, scheme, trial = job
             runs["flow"].setdefault((scheme, d, k), [None] * trials)[trial] = result
-            if bar is not None and trial == trials - 1:
-                bar.advance()
+            if bar is not None:
+                bar.advance(work=_cost(d))
+
+    if len(batches) == 1:
+        collect(_flow_batch(batches[0]))
+    else:
+        with worker_pool(2) as pool:
+            for results in pool.imap_unordered(_flow_batch, batches):
+                collect(results)
     cells, slopes, set_apart = _summaries(runs, ds, ks, trials)
     _figure(cells, ds, figure)
     return {"cells": cells, "slopes": slopes, "set_apart": set_apart, "ds": list(ds),
             "ks": list(ks),
             "horizon": horizon, "trials": trials, "width": WIDTH, "lr": LR,
+            "gd_up_to": GD_UP_TO[key],
             "wall_time": time.perf_counter() - start,
             "runs": {m: {f"{s} d={d} lam=4^{k}": v for (s, d, k), v in by.items()}
                      for m, by in runs.items()}}
@@ -298,9 +371,14 @@ def run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,
     0, 1, ... (``seed`` and ``store`` unused)."""
     trials = TRIALS if instances is None else max(1, min(int(instances), TRIALS))
     figure = Path(out) / FIGURE
-    ds, ks, _ = GRID["full" if profile == "full" else "quick"]
-    with Progress(2 * len(SCHEMES) * len(ds) * len(ks), "E-CEL23-1 rank proxies",
-                  enabled=show_progress) as bar:
+    key = "full" if profile == "full" else "quick"
+    ds, ks, _ = GRID[key]
+    gd_ds = [d for d in ds if d <= GD_UP_TO[key]]
+    cells = len(SCHEMES) * len(ks)
+    work = sum(_cost(d) * trials * cells for d in ds) + sum(_cost(d) * trials * cells
+                                                            for d in gd_ds)
+    with Progress(cells * (len(gd_ds) + len(ds) * trials), "E-CEL23-1 rank proxies",
+                  enabled=show_progress, work=work) as bar:
         repro = rank_runs(profile, figure, bar, trials)
     data_out = {**repro, **{name: {" ".join(map(str, key)): v
                                    for key, v in repro[name].items()}

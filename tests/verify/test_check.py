@@ -15,7 +15,7 @@ from theory.claim import Claim, Kind, Provenance, Source
 from theory.symbols import Balance, L, t
 from verify import CheckError, Outcome, check
 from verify.evidence import Estimate, Grid
-from verify.verdict import WITHIN_ERROR
+from verify.verdict import ALL_NAMED, WITHIN_ERROR
 
 SOURCE = Source("S002", "test", Provenance.DERIVED)
 
@@ -47,12 +47,15 @@ def test_monotone_loss_holds_and_halved_bound_is_violated(toy):
 
 def test_margin_within_numerical_error_is_inconclusive(toy):
     # Balance(t) <= 0: true (a_j^2 - |w_j|^2 is conserved), but the run's drift is its own
-    # numerical error, so no run decides it; re-run up the ladder, it says why
+    # numerical error (or, where the engine conserves it to round-off, within the rounding
+    # of the formula itself: float64's resolution), so no run decides it; re-run up the
+    # ladder, it says why
     claim = _pointwise(sp.Le(Balance(t), 0))
+    undecidable = (WITHIN_ERROR, ALL_NAMED)
     once = check(claim, toy, escalate=0)
-    assert once.outcome is Outcome.INCONCLUSIVE and once.reason == WITHIN_ERROR
+    assert once.outcome is Outcome.INCONCLUSIVE and once.reason.startswith(undecidable)
     ladder = check(claim, toy)
-    assert ladder.outcome is Outcome.INCONCLUSIVE and ladder.reason == WITHIN_ERROR, ladder
+    assert ladder.outcome is Outcome.INCONCLUSIVE and ladder.reason.startswith(undecidable)
     assert ladder.accuracy.startswith("the exact flow at rtol 1e-13")
 
 

@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ from verify.claim_figures import claim_figures
 from verify.errors import InputError
 from verify.figures import pdf_copies
 from verify.profiles import get_profile
-from verify.progress import Progress
+from verify.progress import Heartbeat, Progress, latest_bar, say
 from verify.report import front, tightness, verdict_table
 from verify.report import latex as latex_export
 from verify.report.doc import (
@@ -81,9 +82,11 @@ class SuiteRun:
     """``pytest verify`` in a subprocess (so the report's process stays clean), started at
     once so that it runs while the report simulates; `result` waits for it and collects
     its verdict table, the mutants scored against the declared roster and the findings
-    measured by the run (all from ``--verify-json``; `verify.findings`)."""
+    measured by the run (all from ``--verify-json``; `verify.findings`). A watcher thread
+    collects the result as soon as the suite ends and hands it to ``on_done`` (the report
+    keeps it at once: an interrupted report still has it)."""
 
-    def __init__(self, profile: str, show_progress: bool = True) -> None:
+    def __init__(self, profile: str, show_progress: bool = True, on_done=None) -> None:
         from theory import packs
 
         verify_dir = Path(__file__).resolve().parents[1]  # the verify package
@@ -96,31 +99,24 @@ class SuiteRun:
                     f"--verify-packs={packs.selection()}",
                     f"--verify-json={self.vjson}"]
         if show_progress:
-            print("running the verification suite (pytest verify) in the background ...",
-                  file=sys.stderr, flush=True)
+            say("running the verification suite (pytest verify) in the background ...")
+        # one BLAS and torch thread: the suite shares the machine with the report's sections
+        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+                   MKL_NUM_THREADS="1", GFVERIFY_THREADS="1")
         self.proc = subprocess.Popen(self.cmd, cwd=verify_dir.parent, stdout=self.out,
-                                     stderr=subprocess.STDOUT, text=True)
+                                     stderr=subprocess.STDOUT, text=True, env=env)
+        self.killed = False
+        self._result: dict | None = None
+        self._on_done = on_done
+        self._watcher = threading.Thread(target=self._collect, daemon=True,
+                                         name="gfverify-suite-watcher")
+        self._watcher.start()
 
-    def percent_done(self) -> int:
-        """The suite's progress so far: the last ``[ NN%]`` marker of pytest's -q output."""
+    def _collect(self) -> None:
+        returncode = self.proc.wait()
+        if self.killed:
+            return
         try:
-            text = Path(self.out.name).read_text(errors="replace")
-        except OSError:
-            return 0
-        marks = _PERCENT.findall(text)
-        return int(marks[-1]) if marks else 0
-
-    def result(self, show_progress: bool = True) -> dict:
-        if show_progress and self.proc.poll() is None:
-            with Progress(100, "verification suite (% of tests)") as bar:
-                while self.proc.poll() is None:
-                    done = self.percent_done()
-                    if done > bar.done:
-                        bar.advance(done - bar.done)
-                    time.sleep(0.5)
-                bar.advance(100 - bar.done)
-        try:
-            returncode = self.proc.wait()
             self.out.seek(0)
             stdout = self.out.read()
             data = (json.loads(self.vjson.read_text()) if self.vjson.exists()
@@ -128,13 +124,44 @@ class SuiteRun:
         finally:
             self.out.close()
             self.tmp.cleanup()
-        return _suite_dict(self.cmd, returncode, stdout, data, self.start)
+        self._result = _suite_dict(self.cmd, returncode, stdout, data, self.start)
+        if self._on_done is not None:
+            self._on_done(self._result)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the suite's result has been collected."""
+        return self._result is not None
+
+    def percent_done(self) -> int:
+        """The suite's progress so far: the last ``[ NN%]`` marker of pytest's -q output."""
+        try:
+            text = Path(self.out.name).read_text(errors="replace")
+        except OSError:
+            return 100 if self.finished else 0
+        marks = _PERCENT.findall(text)
+        return int(marks[-1]) if marks else 0
+
+    def result(self, show_progress: bool = True) -> dict:
+        if show_progress and not self.finished:
+            with Progress(100, "verification suite (% of tests)") as bar:
+                while self._watcher.is_alive():
+                    done = self.percent_done()
+                    if done > bar.done:
+                        bar.advance(done - bar.done)
+                    self._watcher.join(0.5)
+                bar.advance(100 - bar.done)
+        self._watcher.join()
+        return self._result
 
     def kill(self) -> None:
         if self.proc.poll() is None:
+            self.killed = True
             self.proc.kill()
             self.proc.wait()
-        self.out.close()
+        self._watcher.join(timeout=10.0)
+        if not self.out.closed:
+            self.out.close()
         self.tmp.cleanup()
 
 
@@ -219,18 +246,30 @@ def select_sections(names) -> tuple[str, ...]:
     return tuple(m for m in every if m in chosen)
 
 
+class ReportInterrupted(KeyboardInterrupt):
+    """The report was stopped (Ctrl-C, SIGTERM); ``str()`` says what it kept and where."""
+
+
 def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int = 0,
                  show_progress: bool = True, instances: int | None = None,
                  suite: bool = True, store: str | os.PathLike | None = None,
                  reproductions: tuple[str, ...] | None = None,
-                 latex: bool = False) -> ReportResult:
+                 latex: bool = False, fresh: bool = False) -> ReportResult:
     """Write the report; ``instances`` overrides the profile's number of random instances;
     ``suite=False`` skips the verification suite (the report then says so). Sweeps of the
     reproductions are stored in ``store`` (default ``out_dir/store``) and read back from
     there: a second report with the same store recomputes nothing. ``reproductions``
     selects sections by module name (default: all of `reproduction_modules`). ``latex``
     also writes ``out_dir/latex/`` (`verify.report.latex`: a fragment for a paper's
-    appendix and the sections' figures as PDF)."""
+    appendix and the sections' figures as PDF).
+
+    Finished parts (the suite's result, each section) are kept in ``out_dir`` as they
+    finish (`verify.report.resume`); a run stopped by Ctrl-C or SIGTERM raises
+    `ReportInterrupted` after writing ``verdicts.json`` with what it has, and the next run
+    with the same ``out_dir`` resumes from the kept parts (``fresh`` discards them)."""
+    from theory import packs
+    from verify.report.resume import Request, SavedProgress, code_fingerprint
+
     get_profile(profile)  # an unknown profile is refused before any work
     theory.claims()  # so is a pack whose claims are malformed (PackError naming it)
     if instances is not None and instances < 0:
@@ -262,37 +301,82 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     except OSError as exc:
         raise InputError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
     start = time.perf_counter()
-    suite_run = SuiteRun(profile, show_progress) if suite else None
+    request = Request(profile, seed, instances, tuple(sections),
+                      packs.selection() if suite else "", code_fingerprint(sections))
+    saved = SavedProgress(out, request, fresh=fresh)
+    if saved.resumed and show_progress:
+        say(f"report: resuming in {out}: reusing {saved.describe()} from an earlier run")
+    suite_run = (SuiteRun(profile, show_progress, on_done=saved.save_suite)
+                 if suite and saved.suite is None else None)
     store = Path(store) if store is not None else out / "store"
+    state = {"part": "starting"}
+
+    def status() -> str:
+        bar = latest_bar()
+        return f"{state['part']}{': ' + bar if bar else ''}{_suite_status(suite_run)}"
+
     try:
-        return _write_report(out, profile, seed, show_progress, instances, start,
-                             suite_run, store, dict(zip(sections, modules, strict=True)),
-                             latex)
-    except BaseException:
-        if suite_run is not None:
+        with Heartbeat(status, enabled=show_progress):
+            result = _write_report(out, profile, seed, show_progress, instances, start,
+                                   suite_run, saved, store,
+                                   dict(zip(sections, modules, strict=True)), latex, state)
+    except BaseException as exc:
+        if suite_run is not None and not suite_run.finished:
             suite_run.kill()
+        if isinstance(exc, KeyboardInterrupt):
+            raise ReportInterrupted(_keep_partial(out, profile, seed, saved)) from None
         raise
+    saved.finish()
+    return result
+
+
+def _keep_partial(out: Path, profile: str, seed: int, saved) -> str:
+    """After a stop: ``verdicts.json`` with the parts that finished; the message to print."""
+    kept = saved.describe()
+    others = [r for r in saved.sections.values() if hasattr(r, "experiment")]
+    _atomic_write(out / "verdicts.json", json.dumps(
+        {"profile": profile, "seed": seed, "partial": True, "kept": kept,
+         "suite": saved.suite, "reproduction": {r.experiment: r.data for r in others},
+         "provenance": environment()}, indent=2))
+    return (f"interrupted: kept {kept} in {out} ({out / 'verdicts.json'} has them, marked "
+            "partial); run the same command to resume from them")
 
 
 def _write_report(out, profile, seed, show_progress, instances, start,
-                  suite_run, store, sections, latex=False) -> ReportResult:
+                  suite_run, saved, store, sections, latex=False, state=None) -> ReportResult:
+    state = state if state is not None else {}
     others = []
     pdfs = (pdf_copies(out / latex_export.DIRECTORY / latex_export.FIGURES) if latex
             else contextlib.nullcontext())
     with pdfs:
         for name, module in sections.items():
+            state["part"] = f"reproduction {name}"
+            if name in saved.sections:
+                others.append(saved.sections[name])
+                if show_progress:
+                    say(f"reproduction {name}: kept from the earlier run")
+                continue
             if show_progress:
-                print(f"reproduction {name} ...{_suite_status(suite_run)}", file=sys.stderr,
-                      flush=True)
+                say(f"reproduction {name} ...{_suite_status(suite_run)}")
             # ``instances`` (--instances) goes to the sections that draw random instances
             extra = ({"instances": instances}
                      if "instances" in inspect.signature(module.run).parameters else {})
-            others.append(module.run(out, profile, seed=seed, show_progress=show_progress,
-                                     store=store, **extra))
-    if show_progress:
-        print(f"tightness table ...{_suite_status(suite_run)}", file=sys.stderr, flush=True)
-    tight_blocks, tight_data = tightness.run(out, profile, store, show_progress, instances)
-    suite_result = suite_run.result(show_progress) if suite_run is not None else None
+            rep = module.run(out, profile, seed=seed, show_progress=show_progress,
+                             store=store, **extra)
+            saved.save_section(name, rep)
+            others.append(rep)
+    state["part"] = "tightness table"
+    if "tightness" in saved.sections:
+        tight_blocks, tight_data = saved.sections["tightness"]
+    else:
+        if show_progress:
+            say(f"tightness table ...{_suite_status(suite_run)}")
+        tight_blocks, tight_data = tightness.run(out, profile, store, show_progress, instances)
+        saved.save_section("tightness", (tight_blocks, tight_data))
+    state["part"] = "waiting for the verification suite"
+    suite_result = (suite_run.result(show_progress) if suite_run is not None
+                    else saved.suite)
+    state["part"] = "writing the report"
     claim_figs = claim_figures(suite_result["claims"], out) if suite_result else {}
     wall = time.perf_counter() - start
     env = environment()
@@ -328,7 +412,7 @@ def _suite_status(suite_run) -> str:
     """Where the background verification suite is, for the report's progress lines."""
     if suite_run is None:
         return ""
-    if suite_run.proc.poll() is not None:
+    if suite_run.finished:
         return " (verification suite: finished)"
     return f" (verification suite in the background: {suite_run.percent_done()}% of tests)"
 
@@ -343,8 +427,9 @@ def _blocks(run, suite_result, env, others=(), tightness_section=((), {})) -> li
         *front.summary(suite_result, others, run),
         front.CONTENTS,
         Paragraph("How to read it: each claim is checked on exact gradient-flow trajectories "
-                  "(DOP853 between located activation switches; each run's error is estimated "
-                  "against a more accurate companion run). A margin within the numerical "
+                  "(the flow's Taylor series, or DOP853 where those do not apply, between "
+                  "located activation switches; each run's error is estimated against a "
+                  "companion run at a looser tolerance). A margin within the numerical "
                   "error is INCONCLUSIVE; an instance where an assumption fails is "
                   "INAPPLICABLE. Every claim's statement, source and figure are on the "
                   "[catalogue page](catalogue.html); words such as R or [seed] are in the "

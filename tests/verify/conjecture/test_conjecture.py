@@ -18,7 +18,7 @@ from verify.conjecture.instance import InstanceChecker
 from verify.conjecture.search import MethodSpec, _shrink, statement_of
 from verify.expressions import ExpressionError, parse_conjecture, parse_scaling
 from verify.scaling import fit_power_law
-from verify.verdict import WITHIN_ERROR, Outcome
+from verify.verdict import ALL_NAMED, WITHIN_ERROR, Outcome
 
 # short horizons: lam = 1e-6 instead of down to 1e-20
 FAST = {"lam": "1e-6"}
@@ -133,9 +133,12 @@ def test_escalation_ends_at_float64s_resolution_and_says_so():
     result = conjecture(AT_THE_LIMIT, "orthogonal", params={"lam": 1e-6, "n": 2, "p": 30},
                         budget=1)
     (inst,) = result.tried
-    # the run's drift is positive: the relation fails on the run, within its error, even
-    # at the finest float64 run; such times are never named as holding
-    assert inst.outcome.value == "INCONCLUSIVE" and inst.verdict.reason == WITHIN_ERROR
+    # the run's drift is its numerical error: the relation fails on the run, within its
+    # error (or, where the engine keeps the balance to round-off, within the rounding of
+    # the formula itself: float64's resolution), even at the finest float64 run; such
+    # times are never named as holding
+    assert inst.outcome.value == "INCONCLUSIVE"
+    assert inst.verdict.reason == WITHIN_ERROR or inst.verdict.reason.startswith(ALL_NAMED)
     assert "rtol 1e-13" in inst.verdict.accuracy
     assert result.escalations() == {"the exact flow at rtol 1e-13": 1}
     plateau = conjecture("L(t) <= L(0)", "orthogonal",
@@ -152,7 +155,11 @@ def test_a_search_that_decides_nothing_is_undecided_not_no_counterexample(capsys
         out = capsys.readouterr().out
         assert "verdict: UNDECIDED" in out and "NO COUNTEREXAMPLE" not in out
         assert "decided (HOLDS or VIOLATED): 0" in out
-        assert "2 x INCONCLUSIVE: the margin is within the numerical error" in out
+        # the drift is the run's numerical error (or, where the engine keeps the balance to
+        # round-off, within the rounding of the formula itself): undecided either way
+        assert ("2 x INCONCLUSIVE: the margin is within the numerical error" in out
+                or "2 x INCONCLUSIVE: every saved time of the window is below float64's "
+                   "resolution" in out)
     assert (tmp_path / "u.png").stat().st_size > 5_000
     # asking for no decided share at all accepts the search (and says what it decided)
     assert main(argv + ["--no-plot", "--min-decided", "0"]) == 0
