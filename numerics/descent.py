@@ -115,6 +115,10 @@ class GradientDescent:
         module docstring); ``None`` (default) is full-batch descent.
     sgd_seed
         The seed of the minibatches' permutations (default 0), per replicate.
+    device
+        Where the steps run: ``"cpu"`` (default), ``"cuda"`` (or ``"cuda:N"``; a GPU,
+        float64 included) or ``"auto"`` (a GPU when torch sees one, else the CPU). The
+        device used is in each Trajectory's ``provenance["device"]``.
     """
 
     lr: float
@@ -125,6 +129,7 @@ class GradientDescent:
     gemm: str = "auto"
     batch_size: int | None = None
     sgd_seed: int = 0
+    device: str = "cpu"
 
     name = "gradient_descent"
 
@@ -167,6 +172,13 @@ class GradientDescent:
         if isinstance(self.sgd_seed, bool) or not isinstance(self.sgd_seed, int) or (
                 self.sgd_seed < 0):
             raise MethodError(f"sgd_seed: must be a non-negative integer, got {self.sgd_seed!r}.")
+        if not isinstance(self.device, str) or not (
+                self.device in ("cpu", "auto") or self.device.split(":")[0] == "cuda"):
+            raise MethodError(f"device: {self.device!r} is not one of 'cpu', 'cuda', "
+                              "'cuda:N' or 'auto'.")
+        if self.gemm == "onednn" and self.device != "cpu":
+            raise MethodError("gemm: 'onednn' runs on the CPU only; use gemm='auto' or "
+                              "'blas' on another device.")
         if self.gemm == "onednn" and self.dtype != "float32":
             raise MethodError("gemm: 'onednn' takes float32 only; set dtype='float32' "
                               "or gemm='auto'.")
@@ -183,7 +195,18 @@ class GradientDescent:
             "gemm": self.gemm,
             **({} if self.batch_size is None else {"batch_size": self.batch_size,
                                                    "sgd_seed": self.sgd_seed}),
+            **({} if self.device == "cpu" else {"device": self.device}),
         }
+
+    def torch_device(self) -> torch.device:
+        """The torch device the steps run on (``auto``: a GPU when torch sees one); a
+        MethodError when the device asked for is not on this machine."""
+        if self.device == "cpu" or (self.device == "auto" and not torch.cuda.is_available()):
+            return torch.device("cpu")
+        if not torch.cuda.is_available():
+            raise MethodError(f"device: {self.device!r} is not available here (torch sees no "
+                              "GPU: torch.cuda.is_available() is False); use 'cpu' or 'auto'.")
+        return torch.device("cuda" if self.device == "auto" else self.device)
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
         """One Problem: `run_batch` with a batch of one."""
@@ -239,9 +262,10 @@ class GradientDescent:
     # -- internals -------------------------------------------------------------------
     def _descend_batch(self, problems, steps, stop_loss, halt_steps) -> _Descent:
         dtype = tn.DTYPES[self.dtype]
-        batch = tn.TorchBatch.from_problems(problems, dtype)
-        W0 = torch.from_numpy(np.stack([q.W0 for q in problems])).to(dtype)
-        a0 = torch.from_numpy(np.stack([q.a0 for q in problems])).to(dtype)
+        device = self.torch_device()
+        batch = tn.TorchBatch.from_problems(problems, dtype, device)
+        W0 = torch.from_numpy(np.stack([q.W0 for q in problems])).to(device, dtype)
+        a0 = torch.from_numpy(np.stack([q.a0 for q in problems])).to(device, dtype)
         n, d, p = problems[0].n, problems[0].d, problems[0].p
         rule = _StepRule.of(self, problems, batch)
         # span when it is cheaper: n < d, or one-hot orthogonal samples (O(np) per step)
@@ -298,7 +322,7 @@ class GradientDescent:
             n_steps=int(run.n_steps[b]),
             step_loss=run.losses[b, : int(run.n_steps[b]) + 1].copy(),
             wall_time=wall,
-            provenance=dict(environment(), gemm=run.gemm),
+            provenance=dict(environment(), gemm=run.gemm, device=run.device),
         )
 
 
@@ -333,6 +357,7 @@ class _Descent:
     halt_step: np.ndarray  # (B,) frozen at a prescribed step (companions)
     fail_step: np.ndarray  # (B,) non-finite loss
     gemm: str = "blas"  # the library of the full-space products
+    device: str = "cpu"  # where the steps ran
 
     @classmethod
     def concatenate(cls, parts: list[_Descent], gemm: str) -> _Descent:
@@ -341,7 +366,7 @@ class _Descent:
         losses = [np.pad(part.losses, ((0, 0), (0, width - part.losses.shape[1])),
                          constant_values=np.nan) for part in parts]
         joined = {f.name: np.concatenate([getattr(part, f.name) for part in parts])
-                  for f in dataclasses.fields(cls) if f.name not in ("losses", "gemm")}
+                  for f in dataclasses.fields(cls) if f.name not in ("losses", "gemm", "device")}
         return cls(losses=np.concatenate(losses), gemm=gemm, **joined)
 
 
@@ -356,7 +381,8 @@ class _FullState:
                  packed: tn.PackedSamples | None = None):
         self.batch, self.packed = batch, packed
         self.W, self.a = W0.clone(), a0.clone()
-        self.Z = torch.empty((W0.shape[0], W0.shape[1], batch.n), dtype=W0.dtype)
+        self.Z = torch.empty((W0.shape[0], W0.shape[1], batch.n), dtype=W0.dtype,
+                             device=W0.device)
 
     def rectified_preactivations(self) -> torch.Tensor:
         if self.packed is not None:
@@ -451,11 +477,11 @@ class _SpanState:
 def _one_hot_columns(X: torch.Tensor):
     """`numerics.network.one_hot_columns` of every replicate, as (columns, values) tensors
     of shape (B, n); None unless every replicate's data are one-hot."""
-    found = [network.one_hot_columns(x) for x in X.numpy()]
+    found = [network.one_hot_columns(x) for x in X.cpu().numpy()]
     if any(f is None for f in found):
         return None
-    cols = torch.from_numpy(np.stack([c for c, _ in found]))
-    return cols, torch.from_numpy(np.stack([v for _, v in found])).to(X.dtype)
+    cols = torch.from_numpy(np.stack([c for c, _ in found])).to(X.device)
+    return cols, torch.from_numpy(np.stack([v for _, v in found])).to(X.device, X.dtype)
 
 
 class _StepRule:
@@ -485,7 +511,8 @@ class _StepRule:
         if self.samplers is None:
             return None
         rows = [self.samplers[b].weights(k) for b in alive]
-        return torch.from_numpy(np.stack(rows)).to(self.batch.X.dtype)
+        X = self.batch.X
+        return torch.from_numpy(np.stack(rows)).to(X.device, X.dtype)
 
     def terms(self, state, k: int, alive):
         weights = self.weights(k, alive)
@@ -533,6 +560,7 @@ def _descend(state, rule: _StepRule, steps, stop_loss, halt_steps) -> _Descent:
     others go on without it, so a batch costs what its live replicates cost.
     """
     B = rule.batch.X.shape[0]
+    device = rule.batch.X.device
     W_init, a_init = state.weights()
     saved_W = torch.empty((B, len(steps)) + tuple(W_init.shape[1:]), dtype=W_init.dtype)
     saved_a = torch.empty((B, len(steps)) + tuple(a_init.shape[1:]), dtype=a_init.dtype)
@@ -547,31 +575,32 @@ def _descend(state, rule: _StepRule, steps, stop_loss, halt_steps) -> _Descent:
     losses = np.full((B, last + 1), np.nan)
     for k in range(last + 1):
         live_loss, AG, grad_a = rule.terms(state, k, alive)
-        live = live_loss.numpy()  # the loss of the replicates in ``alive``
+        live = live_loss.cpu().numpy()  # the loss of the replicates in ``alive``
         losses[alive, k] = live
         # all finite, none below stop_loss, no halt now: nothing to decide (the usual step)
         finished = not (np.isfinite(live.sum()) and (stop_loss is None or live.min() >= stop_loss)
                         and k not in halt_at) and _finish(
             k, live, alive, active, stop_loss, halt, stop_step, fail_step, halt_step)
         while next_save < len(steps) and steps[next_save] == k:
-            saved_W[alive, next_save], saved_a[alive, next_save] = state.weights()
+            W_now, a_now = state.weights()
+            saved_W[alive, next_save], saved_a[alive, next_save] = W_now.cpu(), a_now.cpu()
             next_save += 1
         if k == last or not active.any():
             break
         if finished:
             stay = active[alive]
             W_now, a_now = state.weights()
-            gone = torch.from_numpy(~stay)
-            saved_W[alive[~stay], next_save:] = W_now[gone][:, None]
-            saved_a[alive[~stay], next_save:] = a_now[gone][:, None]
-            rows = torch.from_numpy(np.flatnonzero(stay))
+            gone = torch.from_numpy(~stay).to(device)
+            saved_W[alive[~stay], next_save:] = W_now[gone][:, None].cpu()
+            saved_a[alive[~stay], next_save:] = a_now[gone][:, None].cpu()
+            rows = torch.from_numpy(np.flatnonzero(stay)).to(device)
             state, AG, grad_a = state.select(rows), AG[rows], grad_a[rows]
             alive = alive[stay]
         rule.step(state, AG, grad_a)
     if next_save < len(steps):  # the loop ended early: the rest repeat the last state
         W_last, a_last = state.weights()
-        saved_W[alive, next_save:] = W_last[:, None]
-        saved_a[alive, next_save:] = a_last[:, None]
+        saved_W[alive, next_save:] = W_last[:, None].cpu()
+        saved_a[alive, next_save:] = a_last[:, None].cpu()
     ended = np.where(active, last, np.maximum.reduce([stop_step, fail_step, halt_step]))
     n_saved = np.where(
         fail_step >= 0, np.searchsorted(steps, fail_step, side="left"), len(steps)
@@ -585,6 +614,7 @@ def _descend(state, rule: _StepRule, steps, stop_loss, halt_steps) -> _Descent:
         stop_step=stop_step,
         halt_step=halt_step,
         fail_step=fail_step,
+        device=str(device),
     )
 
 

@@ -69,15 +69,17 @@ class TorchBatch:
     train: str = "both"
 
     @classmethod
-    def from_problems(cls, problems: Sequence[Problem], dtype: torch.dtype) -> TorchBatch:
+    def from_problems(cls, problems: Sequence[Problem], dtype: torch.dtype,
+                      device: torch.device | str = "cpu") -> TorchBatch:
         check_batch(problems)
         first = problems[0]
-        X = _stack([q.X for q in problems], dtype)
+        X = _stack([q.X for q in problems], dtype, device)
         return cls(
             X=X,
-            y=_stack([q.y for q in problems], dtype),
+            y=_stack([q.y for q in problems], dtype, device),
             loss=first.loss,
-            loss_scale=torch.tensor([[q.loss_scale] for q in problems], dtype=dtype),
+            loss_scale=torch.tensor([[q.loss_scale] for q in problems], dtype=dtype,
+                                    device=device),
             output_factor=first.output_factor,
             flow_factor=first.flow_factor,
             activation=first.activation,
@@ -108,8 +110,8 @@ class TorchBatch:
         return new
 
 
-def _stack(arrays, dtype: torch.dtype) -> torch.Tensor:
-    return torch.from_numpy(np.stack(arrays)).to(dtype)
+def _stack(arrays, dtype: torch.dtype, device="cpu") -> torch.Tensor:
+    return torch.from_numpy(np.stack(arrays)).to(device, dtype)
 
 
 def preactivations(W: torch.Tensor, batch: TorchBatch, out: torch.Tensor | None = None):

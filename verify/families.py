@@ -27,6 +27,7 @@ family's own model (ReLU, both layers, its paper's initialisation) unless one is
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -561,6 +562,35 @@ class Family:
         if self.model:
             lines.append("    model: " + ", ".join(f"{k}={v}" for k, v in self.model.items()))
         return "\n".join(lines)
+
+
+def run_costs() -> dict:
+    """The measured cost of one run per family and point (``verify/family_costs.json``,
+    written by ``bench/family_costs.py --write``): {"measured": {...}, "families":
+    {name: [{"params", "seconds", "steps", "events", ...}, ...]}}; empty when absent."""
+    from importlib import resources
+
+    try:
+        return json.loads(resources.files("verify").joinpath("family_costs.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def cost_lines(name: str, costs: dict | None = None) -> list[str]:
+    """What one run of the family ``name`` costs at its measured points, as lines for
+    ``gfverify families`` (none when it was not measured)."""
+    costs = run_costs() if costs is None else costs
+    rows = costs.get("families", {}).get(name)
+    if not rows:
+        return []
+    m = costs.get("measured", {})
+    lines = [f"    one run (exact flow and its companion to the horizon; measured "
+             f"{m.get('date', '?')}, {m.get('cores', '?')} cores, one thread):"]
+    for row in rows:
+        where = " ".join(f"{k}={v}" for k, v in row["params"].items())
+        lines.append(f"      {where:<44} {row['seconds']:>8.1f} s  ({row['events']} events, "
+                     f"horizon {row['horizon']:g})")
+    return lines
 
 
 def all_families() -> dict[str, Family]:

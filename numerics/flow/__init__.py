@@ -96,6 +96,12 @@ class ExactFlow:
     sliding
         Integrate through sliding modes (default True); False switches a pair at every
         crossing, as earlier versions did.
+    device
+        Where the Taylor engine's series live (`numerics.flow.arrays`): ``"cpu"`` (default:
+        numpy), ``"cuda"`` or ``"cuda:N"`` (torch float64 on that GPU), ``"auto"`` (a GPU when
+        torch sees one, else numpy), ``"torch"`` (torch on the CPU: the GPU path, run here).
+        The event search and the regime run on the CPU either way; the device is recorded
+        in the Trajectory's ``provenance["device"]``. The Runge-Kutta engine runs on the CPU.
     engine
         ``"auto"`` (default: ``"taylor"`` for piecewise-linear activations in cartesian or
         span coordinates, else ``"rk"``), ``"taylor"`` (Taylor series per step, events
@@ -112,6 +118,7 @@ class ExactFlow:
     coordinates: str = "auto"
     sliding: bool = True
     engine: str = "auto"
+    device: str = "cpu"
 
     name = "exact_flow"
 
@@ -127,6 +134,10 @@ class ExactFlow:
             )
         if self.engine not in ENGINES:
             raise MethodError(f"engine: {self.engine!r} is not one of {ENGINES}.")
+        if not isinstance(self.device, str) or not (
+                self.device in ("cpu", "auto", "torch") or self.device.split(":")[0] == "cuda"):
+            raise MethodError(f"device: {self.device!r} is not one of 'cpu', 'auto', 'torch', "
+                              "'cuda' or 'cuda:N'.")
         if self.rtol * (self.error_check or 1) >= 1e-2:
             raise MethodError(
                 "error_check: rtol * error_check must stay below 1e-2; lower one of them."
@@ -143,6 +154,7 @@ class ExactFlow:
             "coordinates": self.coordinates,
             "sliding": self.sliding,
             "engine": self.engine,
+            **({} if self.device == "cpu" else {"device": self.device}),
         }
 
     def engine_for(self, problem: Problem) -> str:
@@ -157,9 +169,14 @@ class ExactFlow:
                 "engine: 'taylor' integrates piecewise-linear activations in cartesian or "
                 f"span coordinates; this run is {problem.activation.spec!r} in "
                 f"{coordinates!r} coordinates: use engine='rk' or 'auto'.")
-        if self.engine == "rk":
+        if self.engine == "rk" or not covered:
+            if self.device not in ("cpu", "auto"):
+                raise MethodError(
+                    f"device: {self.device!r} runs the Taylor engine's series; this run takes "
+                    "the Runge-Kutta engine, which runs on the CPU: use device='cpu' or "
+                    "'auto'.")
             return "rk"
-        return "taylor" if covered else "rk"
+        return "taylor"
 
     def run(self, problem: Problem, t_eval: np.ndarray) -> Trajectory:
         """Integrate ``problem`` from t = 0, saving at ``t_eval`` (validated times: call it
@@ -185,14 +202,22 @@ class ExactFlow:
             return self._run_batch(problems, t_eval, engine)
 
     def _run_batch(self, problems, t_eval, engine) -> list[Trajectory]:
-        from numerics.flow import rk, taylor
+        from numerics.flow import arrays, rk, taylor
 
         start = time.perf_counter()
+        device = "cpu"
         if engine == "taylor":
-            mains = taylor.integrate_batch(problems, t_eval, self, self.rtol)
+            try:
+                xp = arrays.backend(self.device)
+            except (RuntimeError, ValueError) as exc:  # torch's word for a device it lacks
+                raise MethodError(f"device: {self.device!r} is not available here "
+                                  f"({exc}); use 'cpu' or 'auto'.") from None
+            device = xp.device + ("" if xp.name == "numpy" else " (torch)")
+            mains = taylor.integrate_batch(problems, t_eval, self, self.rtol, xp=xp)
             looses = (None if self.error_check is None else
                       taylor.integrate_batch(problems, t_eval, self,
-                                             self.rtol * self.error_check, companion=True))
+                                             self.rtol * self.error_check, companion=True,
+                                             xp=xp))
         else:
             mains = [rk.integrate(q, t_eval, self, self.rtol) for q in problems]
             looses = (None if self.error_check is None else
@@ -205,16 +230,17 @@ class ExactFlow:
             if looses is not None:
                 loose = looses[b]
                 companion = _as_trajectory(problem, t_eval, self, loose, None, float("inf"),
-                                           0.0, engine)
+                                           0.0, engine, device)
                 k = len(main["y"])
                 if k and k == len(loose["y"]):
                     error = main["coords"].difference(main["y"], loose["y"])
             out.append(_as_trajectory(problem, t_eval, self, main, companion, error, share,
-                                      engine))
+                                      engine, device))
         return out
 
 
-def _as_trajectory(problem, t_eval, method, run, companion, error, wall, engine) -> Trajectory:
+def _as_trajectory(problem, t_eval, method, run, companion, error, wall, engine,
+                   device) -> Trajectory:
     out = run["coords"].outputs(run["y"])
     return Trajectory(
         problem=problem,
@@ -233,5 +259,5 @@ def _as_trajectory(problem, t_eval, method, run, companion, error, wall, engine)
         filippov_mask=run["masks"],
         n_steps=run["n_steps"],
         wall_time=wall,
-        provenance=dict(environment(), engine=engine),
+        provenance=dict(environment(), engine=engine, device=device),
     )

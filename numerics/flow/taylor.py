@@ -10,7 +10,9 @@ series already supports is searched for an event, and when there is one the step
 there; only an event-free step goes on to the full order (`series.order_for`), whose step
 is Jorba and Zou's. Events a thousandth of the series' radius apart, as at the papers'
 sizes where crossings follow each other closely, so cost three or four orders, not a full
-Runge-Kutta step and a restart.
+Runge-Kutta step and a restart. After an event-free step the next is searched at the full
+order only (between events, as in the smooth convergence phase, the earlier searches find
+nothing).
 
 There is nothing to restart: the series at the event's state in its new regime is the
 next step. Crossings located within ``tol`` of each other (pairs past their surface at
@@ -54,6 +56,7 @@ class _Trial:
         self.atol = self.run.coords.neuron_floor(problem, rtol, opts.atol_fraction)
         self.t = 0.0
         self.n_steps = 0
+        self.quiet = False  # its last step met no event: search only at the full order
         self.status, self.message = Status.SUCCESS, ""
         try:
             self.y = self.run.start()
@@ -93,13 +96,13 @@ class _Event:
 
 
 def integrate(problem: Problem, t_eval: np.ndarray, opts, rtol: float,
-              companion: bool = False) -> dict:
+              companion: bool = False, xp=None) -> dict:
     """One run of ``problem`` at tolerance ``rtol`` (a batch of one)."""
-    return integrate_batch([problem], t_eval, opts, rtol, companion)[0]
+    return integrate_batch([problem], t_eval, opts, rtol, companion, xp)[0]
 
 
 def integrate_batch(problems: list[Problem], t_eval: np.ndarray, opts, rtol: float,
-                    companion: bool = False) -> list[dict]:
+                    companion: bool = False, xp=None) -> list[dict]:
     """Runs of ``problems`` (same sizes and conventions) at tolerance ``rtol``, in lockstep;
     one result dict per problem, as `numerics.flow.rk.integrate` returns.
 
@@ -108,13 +111,14 @@ def integrate_batch(problems: list[Problem], t_eval: np.ndarray, opts, rtol: flo
     last term's, |theta_k| tau^k (at most its tolerance), where the run it checks keeps
     that term and errs by the next, smaller by tau / r (r the series' reach): without it,
     event-limited steps (decided at the same order whatever the tolerance) would give the
-    two runs the same polynomials and errors their difference cannot see."""
+    two runs the same polynomials and errors their difference cannot see. ``xp``: where
+    the series live (`numerics.flow.arrays`; numpy by default)."""
     t_eval = np.asarray(t_eval, dtype=float)
     t_end = float(t_eval[-1])
     trials = [_Trial(q, t_eval, opts, rtol) for q in problems]
     live = [tr for tr in trials if tr.status.ok and tr.t < t_end]
     while live:
-        _Lockstep(live, opts, rtol, t_end, 1 if companion else 0).run()
+        _Lockstep(live, opts, rtol, t_end, 1 if companion else 0, xp).run()
         live = [tr for tr in live if tr.status.ok and tr.t < t_end]
     return [tr.run.outcome(tr.status, tr.message, tr.n_steps) for tr in trials]
 
@@ -124,12 +128,12 @@ class _Lockstep:
     fails); the series arrays are sized for this set."""
 
     def __init__(self, trials: list[_Trial], opts, rtol: float, t_end: float,
-                 short: int = 0) -> None:
+                 short: int = 0, xp=None) -> None:
         self.trials, self.opts, self.rtol, self.t_end = trials, opts, rtol, t_end
         self.short = short  # orders left out of each step's sum (1 for a companion)
         self.K = order_for(rtol)
         self.series = FlowSeries([tr.problem for tr in trials], trials[0].run.coords.name,
-                                 self.K)
+                                 self.K, xp)
         for pos, tr in enumerate(trials):
             self.series.set_regime(pos, tr.D, tr.system)
         self.atol = np.stack([tr.atol for tr in trials])
@@ -143,13 +147,14 @@ class _Lockstep:
     def step(self) -> bool:
         """One step of every trial; False once one of them has left the set."""
         series, batch = self.series, self.trials
-        series.start([tr.y for tr in batch], [tr.run.preactivations(tr.y) for tr in batch])
+        Zs = [tr.run.preactivations(tr.y) for tr in batch]
+        series.start([tr.y for tr in batch], Zs)
         eps = self.rtol * series.neuron_sizes(0) + self.atol
         # a pair's event value v = sign z shows an event once above its band c |w_j| |x_i|;
         # |Z_l[j, i]| <= |w_l,j| |x_i|, so a neuron whose slack_j = min_i (band - v) / |x_i|
         # exceeds what its coefficients can move in the step has no candidate (`_search`)
         lead = self.band_rtol * series.weight_norms()
-        slack = lead - np.max(np.stack([tr.sign_x for tr in batch]) * series.Z[:, 0], axis=2)
+        slack = lead - np.max(np.stack([tr.sign_x for tr in batch]) * np.stack(Zs), axis=2)
         left = np.array([self.t_end - tr.t for tr in batch])
         taus = np.full(len(batch), np.nan)
         orders = np.full(len(batch), self.K)  # the order each trial's step was decided at
@@ -157,10 +162,13 @@ class _Lockstep:
         open_ = np.ones(len(batch), dtype=bool)
         for k in range(1, self.K + 1):
             series.extend()
-            if k not in SEARCH_ORDERS and k != self.K:
+            if k != self.K and (k not in SEARCH_ORDERS
+                                or all(batch[pos].quiet for pos in np.flatnonzero(open_))):
                 continue
             bound = np.minimum(series.step_bound(eps), left)
             for pos in np.flatnonzero(open_):
+                if k != self.K and batch[pos].quiet:
+                    continue
                 event = _search(series, pos, batch[pos], lead[pos], slack[pos],
                                 self.x_norms[pos], float(bound[pos]))
                 if event is not None:
@@ -189,14 +197,13 @@ def _search(series: FlowSeries, pos: int, trial: _Trial, lead: np.ndarray, slack
     |w_j| moves, so of |z_ij| / |x_i|) exceeds its ``slack``; on those neurons a pair is
     one when sum_l |Z_l| h^l exceeds its room (its band ``lead_j |x_i|`` above its event
     value sign z). The rest go to `first_crossing`."""
-    Z = series.z_series(pos)
-    k = Z.shape[0] - 1
-    moves = h ** np.arange(1, k + 1) @ series.sizes[pos, 1:k + 1]
+    k = series.k
+    moves = h ** np.arange(1, k + 1) @ series.upto(k)[pos, 1:]
     rows = np.flatnonzero(moves > slack)
     candidates = (rows[:0], rows[:0])
     F, bands = np.zeros((k + 1, 0)), np.zeros(0)
     if rows.size:
-        Zr = Z[:, rows]
+        Zr = series.z_rows(pos, rows)
         band = lead[rows][:, None] * x_norms
         sign = trial.sign[rows]
         near = (reach(Zr, h) > band - sign * Zr[0]) & (sign != 0.0)
@@ -226,8 +233,8 @@ def _search(series: FlowSeries, pos: int, trial: _Trial, lead: np.ndarray, slack
     else:  # a sliding pair's exit: the side its alpha = beta / g_i left [0, 1] through
         r = m - regular
         pair = (int(system.rows[r]), int(system.cols[r]))
-        beta = roots.value(series.beta[pos][:k + 1, r].tolist(), tau)
-        g = roots.value(series.g[pos, :k + 1, pair[1]].tolist(), tau)
+        beta = roots.value(series.beta_series(pos)[:, r].tolist(), tau)
+        g = roots.value(series.loss_series(pos, pair[1]), tau)
         side = ACTIVE if g != 0.0 and beta / g > 0.5 else INACTIVE
     return _Event(tau, tau_state, candidates, pair, side, h)
 
@@ -244,6 +251,7 @@ def _advance(series: FlowSeries, pos: int, trial: _Trial, tau: float, order: int
     and time, and the event's resolution by the regime."""
     run, t0 = trial.run, trial.t
     trial.n_steps += 1
+    trial.quiet = event is None
 
     def rows(times):
         return series.state_at(pos, np.asarray(times) - t0, order)

@@ -69,8 +69,11 @@ SPHERE = Family(
         "n": IntParam(2, 10, "samples", default=5),
         "p": IntParam(2, 24, "width", default=lambda v: generators.published_width(v["n"]),
                       default_text="R: ln(n/0.05)/ln(4/3)+1"),
+        # d < n is allowed: E-000-2 (the published Experiment 1.1) runs n = d, 2d, ... on
+        # these data; the claims of weak interaction say when they apply (INAPPLICABLE
+        # otherwise)
         "d": IntParam(2, 400, "input dimension", default=lambda v: 4 * v["n"] ** 2,
-                      default_text="4 n^2 (S000-C1)", ge="n"),
+                      default_text="4 n^2 (S000-C1)"),
         "seed": seed_param(),
     },
     build=lambda n, p, d, seed: generators.sphere(n=n, d=d, p=p, seed=seed),

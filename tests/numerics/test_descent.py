@@ -397,3 +397,28 @@ def test_simulate_batch_runs_methods_without_a_batch_path_one_by_one():
     together = simulate_batch(problems, method, [0.0, 1.0])
     for q, tr in zip(problems, together, strict=True):
         assert np.array_equal(tr.W, simulate(q, method, [0.0, 1.0]).W)
+
+
+# -- the device -------------------------------------------------------------------------------
+def test_descent_records_its_device_and_runs_the_same_on_the_cpu_by_name():
+    problem = generators.two_point(seed=1, p=8)
+    t = np.linspace(0.0, 2.0, 5)
+    default = simulate(problem, GradientDescent(lr=0.01), t)
+    named = simulate(problem, GradientDescent(lr=0.01, device="cpu"), t)
+    auto = simulate(problem, GradientDescent(lr=0.01, device="auto"), t)
+    assert default.provenance["device"] == "cpu" == named.provenance["device"]
+    assert np.array_equal(default.W, named.W) and np.array_equal(default.a, named.a)
+    assert "device" not in default.options and named.options == default.options
+    if not torch.cuda.is_available():  # auto falls back to the CPU, with the same numbers
+        assert auto.provenance["device"] == "cpu" and np.array_equal(auto.W, default.W)
+
+
+def test_descent_refuses_a_device_by_name():
+    with pytest.raises(MethodError, match="device: 'tpu' is not one of"):
+        GradientDescent(lr=0.01, device="tpu")
+    with pytest.raises(MethodError, match="gemm: 'onednn' runs on the CPU only"):
+        GradientDescent(lr=0.01, device="cuda", gemm="onednn", dtype="float32")
+    if not torch.cuda.is_available():
+        with pytest.raises(MethodError, match="device: 'cuda' is not available here"):
+            simulate(generators.two_point(seed=1, p=8), GradientDescent(lr=0.01, device="cuda"),
+                     np.linspace(0.0, 0.1, 3))

@@ -286,3 +286,35 @@ def test_field_and_series_agree_at_order_one():
     W1 = (s.U[0, 1] @ problem.X) if s.gram else s.U[0, 1]
     assert np.allclose(W1, dW, rtol=1e-12, atol=1e-15)
     assert np.allclose(s.a[0, 1], da, rtol=1e-12, atol=1e-15)
+
+
+# -- the device path ---------------------------------------------------------------------------
+@pytest.mark.parametrize("case", ["cel23", "sphere_sliding", "logistic", "leaky"])
+def test_the_series_on_torch_give_the_numpy_run(case):
+    """The GPU path (the series in torch float64), run on the CPU here: the same events,
+    the same states to round-off, and the device recorded."""
+    make, horizon = ENGINE_CASES[case]
+    problem = make()
+    t = np.linspace(0.0, horizon, 61)
+    ref = simulate(problem, ExactFlow(), t)
+    dev = simulate(problem, ExactFlow(device="torch"), t)
+    assert ref.provenance["device"] == "cpu" and dev.provenance["device"] == "cpu (torch)"
+    assert dev.options["device"] == "torch" and "device" not in ref.options
+    assert np.array_equal(_events(dev)[:, 1:], _events(ref)[:, 1:])
+    assert _relative(dev, ref) < 1e-12
+    assert dev.error_estimate == pytest.approx(ref.error_estimate, rel=1e-3)
+
+
+def test_a_device_the_run_cannot_use_is_refused_by_name():
+    relu = generators.two_point(seed=0, p=6)
+    with pytest.raises(MethodError, match="device: 'tpu' is not one of"):
+        ExactFlow(device="tpu")
+    with pytest.raises(MethodError, match="device: 'torch' runs the Taylor engine's series"):
+        simulate(relu, ExactFlow(device="torch", engine="rk"), np.linspace(0, 1, 3))
+    import torch
+
+    if not torch.cuda.is_available():
+        with pytest.raises(MethodError, match="device: 'cuda' is not available here"):
+            simulate(relu, ExactFlow(device="cuda"), np.linspace(0, 1, 3))
+        auto = simulate(relu, ExactFlow(device="auto"), np.linspace(0, 1, 3))
+        assert auto.provenance["device"] == "cpu"

@@ -237,10 +237,13 @@ def _scaling(args, params) -> int:
 
 
 def _families_command(args) -> int:
-    from verify.families import all_families
+    from verify.families import all_families, cost_lines, run_costs
 
+    costs = run_costs()
     for fam in all_families().values():
         print(fam.listing())
+        for line in cost_lines(fam.name, costs):
+            print(line)
         print()
     print("Fix a parameter with --param KEY=VALUE; --param horizon=T (or --t-max T) sets the "
           "simulation horizon.")

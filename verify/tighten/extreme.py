@@ -142,7 +142,7 @@ def _uncertainty_at(tight: Tightenable, part, claim: Claim, tr: Trajectory,
     at = {tight.free: sp.Float(value)}
     _, margin_error = _part_values(claim, tr, g.xreplace(at))
     slope, _ = _part_values(claim, tr, sp.diff(g, tight.free).xreplace(at))
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         out = margin_error / np.abs(slope)
     return np.where(np.isnan(out), np.inf, out)
 
