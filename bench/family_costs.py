@@ -46,11 +46,11 @@ def _points(fam) -> list[dict]:
     for name, spec in fam.params.items():
         if name not in SIZES or spec.kind != "int":
             continue
-        top = dict(base)
-        top[name] = spec.hi
-        for other, ospec in fam.params.items():  # the sizes that must follow (d >= n)
-            if other in SIZES and ospec.kind == "int" and ospec.ge == name:
-                top[other] = max(top[other], top[name])
+        top = fam.defaults(seed=0, **{name: spec.hi})  # the rules follow (p = R(n), d = 2n)
+        for other, ospec in fam.params.items():  # within the other sizes' ranges
+            if other in SIZES and other != name and ospec.kind == "int":
+                lo = max(ospec.lo, top[ospec.ge]) if ospec.ge in top else ospec.lo
+                top[other] = min(max(top[other], lo), max(ospec.hi, lo))
         if top not in points:
             points.append(top)
     for extra in EXTRA.get(fam.name, ()):

@@ -50,8 +50,9 @@ SCHEMES = data.SCHEMES
 GRID = {"quick": ((4, 16), (-7, -10, -13), 1000.0),
         "full": ((4, 16, 64, 256), (-5, -7, -9, -11, -13), 5000.0)}
 # Gradient descent runs at these d only (the flow at every d of the grid): at d = 256 its
-# 500,000 steps per cell cost about 30 minutes a cell of five trials on one core; the table
-# says so in its method column.
+# 500,000 steps per cell (two products of 5 x 200 x 256 x 256 each, 131 Mflop) cost some 20
+# minutes a cell of five trials on one core (by the flop count at 60 Gflop/s); the section
+# says so.
 GD_UP_TO = {"quick": 16, "full": 64}
 SLOPE_FROM = -7  # the small-lam law is fitted over lam <= 4^-7 (catalogue: lam <~ 4^-6)
 
@@ -123,7 +124,7 @@ def _times(horizon: float) -> np.ndarray:
 def _flow_result(problem, tr) -> dict:
     return {**rank_proxies(problem.X, tr.W[-1]), "loss": float(tr.loss[-1]),
             "t_end": float(tr.t[-1]), "error": float(tr.error_estimate),
-            "problem": problem.describe()}
+            "problem": problem.describe(), "device": tr.provenance.get("device", "cpu")}
 
 
 def _flow_one(args) -> dict:
@@ -132,12 +133,22 @@ def _flow_one(args) -> dict:
     return _flow_result(problem, simulate(problem, ExactFlow(), _times(horizon)))
 
 
+# From this d on the flows' series go to a GPU when torch sees one (`ExactFlow(device=
+# "auto")`); below, numpy on the CPU costs least. d = 1024 (the paper's largest) is not in
+# the grid: extrapolated from d = 64 and 256 (bench/flow_scale.py: 5,948 and 25,078 events,
+# 1.0 and 5.1 ms an event: events x 4.2 and cost per event x 5 per factor 4 in d), one
+# trial to t = 50 needs about 105,000 events at about 26 ms, some 45 minutes of one core,
+# its companion as much again; the 50 trials of a full grid, some 75 core-hours.
+GPU_FROM = 256
+
+
 def _flow_batch(args) -> list[tuple[tuple, dict]]:
     """Trials of one size integrated together (`ExactFlow.run_batch`: the Taylor engine
     steps them in lockstep); ((d, k, scheme, trial), result) per trial."""
     jobs, horizon = args
     problems = [_instance(*job) for job in jobs]
-    runs = simulate_batch(problems, ExactFlow(), _times(horizon))
+    device = "auto" if jobs[0][0] >= GPU_FROM else "cpu"
+    runs = simulate_batch(problems, ExactFlow(device=device), _times(horizon))
     return [(job, _flow_result(q, tr)) for job, q, tr in zip(jobs, problems, runs, strict=True)]
 
 
@@ -287,10 +298,14 @@ def _blocks(repro: dict, figure: Path) -> list[Block]:
             f"at every lam; the paper ran 5). "
             f"GD: step {LR} in float64, stopped at loss {STOP_LOSS:g} or at flow time "
             f"{repro['horizon']:g} ({int(repro['horizon'] / LR)} iterations; the paper "
-            f"allows 2e7), at d <= {repro['gd_up_to']} (beyond, its fixed cost per step "
-            f"makes a cell of five trials about half an hour per core at d = 256). Flow: "
+            f"allows 2e7), at d <= {repro['gd_up_to']} (beyond, its 500,000 steps of two "
+            f"products of five 200 x 256 by 256 x 256 matrices cost some 20 minutes of one "
+            f"core a cell, by their flop count). Flow: "
             f"the exact flow (Taylor engine) to the same time, at every d, trials of one size "
-            f"integrated as one batch. The maximum angle is "
+            f"integrated as one batch (on a GPU from d = {GPU_FROM} when torch sees one). "
+            f"The paper's d = 1024 is not run: by extrapolation from d = 64 and 256, some 45 "
+            f"minutes of one core per trial and its companion as much again. The maximum "
+            f"angle is "
             f"between neurons active on some sample at the end; the paper's medians "
             f"(Tables 1 and 2) are compared with the range of our trials (with five, a 94% "
             f"interval for our population median); the range is wide because some trials "

@@ -45,11 +45,11 @@ ORTHOGONAL_ASYM = Family(
     "c_i ~ U[1,2], |y_i| ~ U[1,2]; mean-field network, asymmetric init with W scaled by 0.01, "
     "redrawn until every sample has a neuron of its sign active (Q-good)",
     params={
-        "n": IntParam(2, 12, "samples", default=10),
+        "n": IntParam(2, 48, "samples", default=10),
         "p": IntParam(6, 24, "width (>= 6: Q-good draws stay likely)",
                       default=lambda v: generators.published_width(v["n"]),
                       default_text="R: ln(n/0.05)/ln(4/3)+1"),
-        "d": IntParam(2, 24, "input dimension (span flow when d > n)",
+        "d": IntParam(2, 96, "input dimension (span flow when d > n)",
                       default=lambda v: 2 * v["n"], default_text="2n", ge="n"),
         "seed": seed_param(),
     },
@@ -66,7 +66,7 @@ SPHERE = Family(
     "sphere, rho_i ~ U[1,2]; mean-field network, asymmetric init (I-000-repo). The exact flow "
     "slides here (pre-activations held at 0, numerics.sliding)",
     params={
-        "n": IntParam(2, 10, "samples", default=5),
+        "n": IntParam(2, 40, "samples", default=5),
         "p": IntParam(2, 24, "width", default=lambda v: generators.published_width(v["n"]),
                       default_text="R: ln(n/0.05)/ln(4/3)+1"),
         # d < n is allowed: E-000-2 (the published Experiment 1.1) runs n = d, 2d, ... on
@@ -87,7 +87,7 @@ GROUP = Family(
     description="S000's group initialisation (I-000-group, CF-7): x_i = e_i, neuron j active "
     "exactly on its group with the group's label sign, |w_j(0)| = 0.1; mean-field, square loss",
     params={
-        "n": IntParam(2, 24, "samples", default=12),
+        "n": IntParam(2, 100, "samples", default=12),
         "groups": IntParam(1, 6, "number of groups (= width p)", default=3, le="n"),
         "seed": seed_param(),
     },
