@@ -35,12 +35,12 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _trees import old_tree, run_worker, state_difference
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD_COMMIT = "327fe4e"  # the last commit with DOP853 as the only engine
@@ -79,7 +79,7 @@ def worker(args) -> None:
         tr = simulate(problem, method, t)
         best = min(best, time.perf_counter() - start)
     events = np.array([(e.t, e.neuron, e.sample, e.direction) for e in tr.events])
-    np.savez(args.out, W=tr.W[-1], a=tr.a[-1], events=events.reshape(-1, 4))
+    np.savez(args.out, W=tr.W[-1], a=tr.a[-1], events_list=events.reshape(-1, 4))
     print(json.dumps({
         "numerics": numerics.__file__, "wall": best, "status": tr.status.name,
         "steps": int(tr.n_steps), "events": len(tr.events), "loss": float(tr.loss[-1]),
@@ -88,31 +88,12 @@ def worker(args) -> None:
 
 
 def _run(tree: Path, method: str, d: int, args, out: Path) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--method", method,
-           "--d", str(d), "--seed", str(args.seed), "--horizon", str(args.horizon),
-           "--repeats", str(args.repeats), "--out", str(out)]
-    if args.companion:
-        cmd.append("--companion")
-    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    res = subprocess.run(cmd, env=env, cwd=out.parent, capture_output=True, text=True,
-                         check=False)
-    if res.returncode != 0:
-        raise RuntimeError(f"{method} on {tree} (d={d}) failed:\n{res.stderr[-3000:]}")
-    row = json.loads(res.stdout.strip().splitlines()[-1])
-    if not Path(row["numerics"]).resolve().is_relative_to(tree.resolve()):
-        raise RuntimeError(f"the run meant for {tree} imported {row['numerics']}")
-    with np.load(out) as f:
-        row["W"], row["a"], row["event_list"] = f["W"], f["a"], f["events"]
+    argv = ["--method", method, "--d", str(d), "--seed", str(args.seed), "--horizon",
+            str(args.horizon), "--repeats", str(args.repeats)]
+    row = run_worker(__file__, tree, argv + (["--companion"] if args.companion else []), out,
+                     f"{method} (d={d})", one_thread=True)
+    row["event_list"] = row.pop("events_list")
     return row
-
-
-def _state_difference(new: dict, old: dict) -> float:
-    th1 = np.concatenate([new["W"], new["a"][:, None]], axis=1)
-    th2 = np.concatenate([old["W"], old["a"][:, None]], axis=1)
-    scale = np.linalg.norm(th1, axis=1)
-    diff = np.linalg.norm(th1 - th2, axis=1)
-    return float(np.max(np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), diff)))
 
 
 def _gemm_rate(p: int, n: int, d: int) -> float:
@@ -138,7 +119,7 @@ def _compare(new: dict, old: dict) -> str:
     dt = float(np.max(np.abs(a[:, 0] - b[:, 0]))) if len(a) else 0.0
     return (f"{'the same' if same else 'NOT the same'} {len(a)} events (pairs, directions, "
             f"order); event times within {dt:.2g}; final states within "
-            f"{_state_difference(new, old):.2g} (relative, per neuron)")
+            f"{state_difference(new, old):.2g} (relative, per neuron)")
 
 
 def main(args) -> None:
@@ -156,15 +137,10 @@ def main(args) -> None:
     rows = {}
     with tempfile.TemporaryDirectory(prefix="flow_scale_") as tmp:
         tmp = Path(tmp)
-        old_tree = tmp / "old"
-        if "old" in engines:
-            old_tree.mkdir()
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", OLD_COMMIT,
-                                      "numerics", "papers", "verify", "theory"],
-                                     capture_output=True, check=True).stdout
-            subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive, check=True)
+        old = (old_tree(OLD_COMMIT, tmp / "old", ("numerics", "papers", "verify", "theory"))
+               if "old" in engines else None)
         for d in args.dims:
-            plan = [(label, tree, "flow") for label, tree in (("old", old_tree), ("new", ROOT))
+            plan = [(label, tree, "flow") for label, tree in (("old", old), ("new", ROOT))
                     if label in engines]
             if args.gd:
                 plan.append(("gd", ROOT, "gd"))

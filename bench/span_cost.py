@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _trees import old_tree, run_worker, state_difference
 
 ROOT = Path(__file__).resolve().parent.parent
 SLIDING_COMMIT = "03647fc"  # "ExactFlow integrates through sliding modes"
@@ -56,7 +55,7 @@ def worker(args) -> None:
         start = time.perf_counter()
         tr = flow.run(problem, t)
         best = min(best, time.perf_counter() - start)
-    np.savez(args.out, W=tr.W[-1], a=tr.a[-1], loss=tr.loss)
+    np.savez(args.out, W=tr.W[-1], a=tr.a[-1], loss_curve=tr.loss)
     print(json.dumps({
         "numerics": numerics.__file__, "wall": best, "status": tr.status.name,
         "steps": tr.n_steps, "events": len(tr.events), "loss": float(tr.loss[-1]),
@@ -64,30 +63,12 @@ def worker(args) -> None:
 
 
 def _run(tree: Path, d: int, args, out: Path, activation: str = "relu") -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--d", str(d),
-           "--activation", activation,
-           "--n", str(args.n), "--p", str(args.p), "--seed", str(args.seed),
-           "--horizon", str(args.horizon), "--points", str(args.points),
-           "--repeats", str(args.repeats), "--out", str(out)]
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    res = subprocess.run(cmd, env=env, cwd=out.parent, capture_output=True, text=True,
-                         check=False)
-    if res.returncode != 0:
-        raise RuntimeError(f"run on {tree} (d={d}) failed:\n{res.stderr}")
-    row = json.loads(res.stdout.strip().splitlines()[-1])
-    if not Path(row["numerics"]).resolve().is_relative_to(tree.resolve()):
-        raise RuntimeError(f"the run meant for {tree} imported {row['numerics']}")
-    with np.load(out) as f:
-        row["W"], row["a"], row["curve"] = f["W"], f["a"], f["loss"]
+    row = run_worker(__file__, tree, [
+        "--d", str(d), "--activation", activation, "--n", str(args.n), "--p", str(args.p),
+        "--seed", str(args.seed), "--horizon", str(args.horizon), "--points",
+        str(args.points), "--repeats", str(args.repeats)], out, f"run (d={d})")
+    row["curve"] = row.pop("loss_curve")
     return row
-
-
-def _state_difference(new: dict, old: dict) -> float:
-    th1 = np.concatenate([new["W"], new["a"][:, None]], axis=1)
-    th2 = np.concatenate([old["W"], old["a"][:, None]], axis=1)
-    scale = np.linalg.norm(th1, axis=1)
-    diff = np.linalg.norm(th1 - th2, axis=1)
-    return float(np.max(np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), diff)))
 
 
 def main(args) -> None:
@@ -105,13 +86,9 @@ def main(args) -> None:
     rows = {}
     with tempfile.TemporaryDirectory(prefix="span_cost_") as tmp:
         tmp = Path(tmp)
-        old_tree = tmp / "old"
-        old_tree.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", old_rev, "numerics"],
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive, check=True)
+        old = old_tree(old_rev, tmp / "old")
         for d in args.dims:
-            for label, tree, act in (("new", ROOT, "relu"), ("old", old_tree, "relu"),
+            for label, tree, act in (("new", ROOT, "relu"), ("old", old, "relu"),
                                      ("leaky", ROOT, args.activation)):
                 rows[label, d] = _run(tree, d, args, tmp / f"{label}_{d}.npz", act)
                 r = rows[label, d]
@@ -141,7 +118,7 @@ def main(args) -> None:
         rel_loss = abs(new["loss"] - old["loss"]) / abs(old["loss"])
         print(f"  d={d}: final loss {new['loss']:.6e} vs {old['loss']:.6e} (relative "
               f"difference {rel_loss:.2g}); max_j |theta_j - theta'_j| / |theta_j| = "
-              f"{_state_difference(new, old):.2g}")
+              f"{state_difference(new, old):.2g}")
         keep = old["curve"] >= 1e-8 * old["curve"][0]
         curve = np.max(np.abs(new["curve"][keep] - old["curve"][keep]) / old["curve"][keep])
         print(f"         loss curve, max relative difference where L >= 1e-8 L(0) "

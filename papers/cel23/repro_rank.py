@@ -331,9 +331,17 @@ def _blocks(repro: dict, figure: Path) -> list[Block]:
     ]
 
 
-def _cost(d: int) -> float:
-    """Relative cost of one trial at size d (events ~ d, each ~ d^2): for progress ETAs."""
-    return float(d) ** 3
+def _gd_cost(d: int, horizon: float, trials: int) -> float:
+    """Rough seconds of one GD cell (for progress ETAs): a step's fixed cost plus its two
+    products' flop at 50 Gflop/s."""
+    return horizon / LR * (2e-4 + trials * 4 * WIDTH * d * d / 5e10)
+
+
+def _flow_cost(d: int, horizon: float) -> float:
+    """Rough seconds of one flow trial with its companion (for progress ETAs): about 90 d
+    crossings, each a few orders of a p x d x d product (bench/flow_scale.py), and the
+    smooth phase after them."""
+    return 2 * 90 * d * (2e-4 + 9 * WIDTH * d * d / 1e11) + 0.004 * horizon
 
 
 def rank_runs(profile: str, figure: Path, bar: Progress | None = None,
@@ -352,7 +360,7 @@ def rank_runs(profile: str, figure: Path, bar: Progress | None = None,
             for k in ks:
                 runs["gd"][(scheme, d, k)] = _gd_cell(d, k, scheme, horizon, trials)
                 if bar is not None:
-                    bar.advance(work=_cost(d) * trials)
+                    bar.advance(work=_gd_cost(d, horizon, trials))
     batches = _flow_batches(ds, ks, trials, horizon)
 
     def collect(results):
@@ -360,7 +368,7 @@ def rank_runs(profile: str, figure: Path, bar: Progress | None = None,
             d, k, scheme, trial = job
             runs["flow"].setdefault((scheme, d, k), [None] * trials)[trial] = result
             if bar is not None:
-                bar.advance(work=_cost(d))
+                bar.advance(work=_flow_cost(d, horizon))
 
     if len(batches) == 1:
         collect(_flow_batch(batches[0]))
@@ -390,8 +398,9 @@ def run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,
     ds, ks, _ = GRID[key]
     gd_ds = [d for d in ds if d <= GD_UP_TO[key]]
     cells = len(SCHEMES) * len(ks)
-    work = sum(_cost(d) * trials * cells for d in ds) + sum(_cost(d) * trials * cells
-                                                            for d in gd_ds)
+    horizon = GRID[key][2]
+    work = (sum(_flow_cost(d, horizon) * trials * cells for d in ds)
+            + sum(_gd_cost(d, horizon, trials) * cells for d in gd_ds))
     with Progress(cells * (len(gd_ds) + len(ds) * trials), "E-CEL23-1 rank proxies",
                   enabled=show_progress, work=work) as bar:
         repro = rank_runs(profile, figure, bar, trials)

@@ -42,3 +42,22 @@ def test_batch_cost_grows_with_the_arithmetic_of_a_step():
     assert batch(200, 20, 100).cost() == 2 * 100 * 200 * 20 * 30
     assert batch(2800, 100, 1229).cost() / batch(100, 10, 165).cost() > 1000
     assert batch(100, 10, 165, seeds=(0,)).cost() * 2 == batch(100, 10, 165).cost()
+
+
+def test_heartbeat_speaks_when_nothing_else_does():
+    import time as real_time
+
+    from verify.progress import Heartbeat, say
+
+    stream = io.StringIO()
+    with Heartbeat(lambda: "section X: 3/9", quiet=0.2, stream=stream):
+        real_time.sleep(0.7)
+    lines = stream.getvalue().strip().splitlines()
+    assert lines and all("section X: 3/9" in line and "still working" in line
+                         for line in lines)
+    quiet = io.StringIO()
+    with Heartbeat(lambda: "never", quiet=0.5, stream=quiet):
+        for _ in range(6):  # something is written every 0.1 s: no heartbeat
+            say("working", io.StringIO())
+            real_time.sleep(0.1)
+    assert "never" not in quiet.getvalue()
