@@ -338,6 +338,9 @@ def _keep_partial(out: Path, profile: str, seed: int, saved) -> str:
         {"profile": profile, "seed": seed, "partial": True, "kept": kept,
          "suite": saved.suite, "reproduction": {r.experiment: r.data for r in others},
          "provenance": environment()}, indent=2))
+    if saved.suite is None and not saved.sections:
+        return (f"interrupted before any part finished: nothing kept in {out} (its "
+                "verdicts.json says so, marked partial)")
     return (f"interrupted: kept {kept} in {out} ({out / 'verdicts.json'} has them, marked "
             "partial); run the same command to resume from them")
 
