@@ -24,6 +24,12 @@ _EXPORTS = {
     "with_model": "numerics.model",
     "MethodError": "numerics.flow",
     "Problem": "numerics.problem",
+    "RecordError": "numerics.recorded",
+    "Recorder": "numerics.recorder",
+    "RunModel": "numerics.recorded",
+    "compare_with_flow": "numerics.recorded",
+    "recorded": "numerics.recorded",
+    "write_run": "numerics.recorded",
     "ProblemError": "numerics.problem",
     "Status": "numerics.trajectory",
     "Trajectory": "numerics.trajectory",
@@ -35,13 +41,17 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
+# functions named as the submodule they live in
+_SAME_NAME = ("simulate", "recorded")
+
+
 class _Package(types.ModuleType):
-    """Keeps ``numerics.simulate`` the function: importing the submodule of that name would
-    otherwise bind the package attribute to the module."""
+    """Keeps ``numerics.simulate`` and ``numerics.recorded`` the functions: importing the
+    submodule of that name would otherwise bind the package attribute to the module."""
 
     def __setattr__(self, name, value):
-        if name == "simulate" and isinstance(value, types.ModuleType):
-            value = value.simulate
+        if name in _SAME_NAME and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
         super().__setattr__(name, value)
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from verify.figures import pyplot, save_png
+from verify.findings import data_label
 
 
 def figure_path(out_dir: Path, claim_id: str) -> Path:
@@ -52,8 +53,8 @@ def claim_figures(rows: list[dict], out_dir: Path) -> dict[str, Path]:
                           stacklevel=2)
             continue
         key = str(row.get("claim", "claim"))
-        if row.get("data") == "published":
-            key += " (published data)"
+        if data_label(row.get("data")):
+            key += f" ({data_label(row.get('data'))})"
         path = figure_path(out_dir, key)
         try:
             fig = draw(row, data)

@@ -195,8 +195,9 @@ def _findings_command(args) -> int:
 
 # Further subcommands live in their own modules, each with ``register(subparsers)``
 # that adds its parser and sets ``run`` (a function of the parsed args -> exit code).
-COMMAND_MODULES: tuple[str, ...] = ("verify.conjecture.cli", "verify.sweep.cli",
-                                   "verify.tighten.cli", "verify.new_pack")
+COMMAND_MODULES: tuple[str, ...] = ("verify.recorded.cli", "verify.conjecture.cli",
+                                   "verify.sweep.cli", "verify.tighten.cli",
+                                   "verify.new_pack")
 
 
 def build_parser() -> argparse.ArgumentParser:

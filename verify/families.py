@@ -374,6 +374,9 @@ class Family:
     model
         Model options fixed by the user (`MODEL_OPTIONS`: activation, train, bias, init);
         empty: the family's own model. Read-only.
+    selector
+        The command-line arguments that select the family in a replay command (a dataset
+        family's ``("--data", PATH)``); empty: ``--family NAME``.
     """
 
     name: str
@@ -388,6 +391,7 @@ class Family:
     horizon_override: float | None = None
     coordinates: str = "auto"
     model: Mapping[str, Any] = field(default_factory=dict)
+    selector: tuple[str, ...] = ()
 
     @property
     def flow_coordinates(self) -> str:

@@ -213,7 +213,7 @@ def _overall(counts: dict[str, int]) -> str:
 
 
 def _data_cell(r: dict) -> str:
-    return "published" if r.get("data") == "published" else "sim"
+    return {"published": "published", "recorded": "recorded"}.get(r.get("data"), "sim")
 
 
 def format_table(table: list[dict]) -> list[str]:
@@ -289,7 +289,7 @@ def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
         margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
         if r["error"] is not None and margin:
             margin += f" (err {r['error']:.1g})"
-        data = "published" if r.get("data") == "published" else "sim"
+        data = _data_cell(r)
         rows.append([r["claim"], r["kind"], data, str(r["instances"]), str(r["HOLDS"]),
                      str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
                      r["verdict"], margin, r["where"]])

@@ -8,6 +8,7 @@ traceback, no file written, and that a parsed statement has finite real sides.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import sqlite3
@@ -46,7 +47,66 @@ def _prepare(tmp: Path) -> dict[str, str]:
     (corrupt / sweep.DB_NAME).write_bytes(b"not a database" * 100)
     return {"@FILE": str(tmp / "afile"), "@HUGE_GRID": str(tmp / "huge.toml"),
             "@HUGE_SEEDS": str(tmp / "seeds.toml"), "@SMALL_GRID": str(tmp / "small.toml"),
-            "@CORRUPT_STORE": str(corrupt)}
+            "@CORRUPT_STORE": str(corrupt), **_recorded_files(tmp)}
+
+
+@functools.cache
+def _good_run() -> dict:
+    """A valid recorded run's arrays (gradient descent on a small orthogonal problem)."""
+    from numerics import GradientDescent, Problem, simulate
+    from numerics.recorded import RunModel
+
+    rng = np.random.default_rng(0)
+    W0 = 1e-3 * rng.standard_normal((6, 4))
+    problem = Problem(X=np.eye(4), y=np.array([1.0, -0.7, 1.3, -1.2]), W0=W0,
+                      a0=np.linalg.norm(W0, axis=1) * np.array([1, -1] * 3))
+    tr = simulate(problem, GradientDescent(lr=0.1, error_check=None), np.arange(6) * 0.1)
+    return {"X": problem.X, "y": problem.y, "times": tr.t, "W": tr.W, "a": tr.a,
+            "loss": tr.loss, "model": RunModel(method="gd", lr=0.1)}
+
+
+def _recorded_files(tmp: Path) -> dict[str, str]:
+    """Recorded runs and datasets, one valid and each bad in one way (``@RUN_...``,
+    ``@DATA_...``)."""
+    good = _good_run()
+
+    def run_file(name, drop=(), model=None, **changes):
+        arrays = {k: v for k, v in {**good, **changes}.items() if k not in drop}
+        fields = json.loads(good["model"].to_json())
+        fields.update(model if isinstance(model, dict) else {})
+        arrays["model"] = np.array(json.dumps(fields) if model != "bad" else "not json")
+        np.savez(tmp / f"{name}.npz", **arrays)
+        return str(tmp / f"{name}.npz")
+
+    files = {
+        "@RUN": run_file("run"),
+        "@RUN_NO_W": run_file("run_no_w", drop=("W",)),
+        "@RUN_SHAPES": run_file("run_shapes", a=good["a"][:, :2]),
+        "@RUN_TIMES": run_file("run_times", times=good["times"][::-1].copy()),
+        "@RUN_NAN": run_file("run_nan", W=np.where(good["W"] > 1e-3, np.nan, good["W"])),
+        "@RUN_LOSS": run_file("run_loss", loss=2 * good["loss"]),
+        "@RUN_ACTIVATION": run_file("run_act", model={"activation": "tanh"}),
+        "@RUN_METHOD": run_file("run_method", model={"method": {"name": "adam", "lr": 0.1}}),
+        "@RUN_LR": run_file("run_lr", model={"method": {"name": "gd", "lr": None}}),
+        "@RUN_DTYPE": run_file("run_dtype", model={"dtype": "float16"}),
+        "@RUN_FORMAT": run_file("run_format", model={"format": "something/2"}),
+        "@RUN_JSON": run_file("run_json", model="bad"),
+        "@RUN_BIAS": run_file("run_bias", model={"hidden_bias": 1.0}),
+        "@RUN_SCALE": run_file("run_scale", model={"loss_scale": -1}),
+        "@RUN_BATCH": run_file("run_batch", model={"method": {"name": "sgd", "lr": 0.1,
+                                                               "batch_size": 0}}),
+        "@RUN_TRAIN": run_file("run_train", model={"train": "middle"}),
+    }
+    np.savez(tmp / "data_no_y.npz", X=good["X"])
+    (tmp / "data_bad.csv").write_text("x1,x2,y\n1,0,1\n0,one,-1\n")
+    (tmp / "data_ragged.csv").write_text("1,0,1\n0,1\n")
+    np.savez(tmp / "data_inf.npz", X=np.array([[1.0, np.inf]]), y=np.ones(1))
+    (tmp / "data.txt").write_text("1 2 3\n")
+    files.update({"@DATA_NO_Y": str(tmp / "data_no_y.npz"),
+                  "@DATA_CSV_BAD": str(tmp / "data_bad.csv"),
+                  "@DATA_RAGGED": str(tmp / "data_ragged.csv"),
+                  "@DATA_INF": str(tmp / "data_inf.npz"), "@DATA_TXT": str(tmp / "data.txt")})
+    return files
 
 
 def _snapshot(root: Path) -> dict[str, int]:

@@ -37,7 +37,15 @@ def register(subparsers) -> None:
     con.add_argument("--scaling", default=None, metavar="LAW",
                      help='a scaling statement instead, e.g. "PL(oo) ~ n**alpha"')
     con.add_argument("--family", default=None,
-                     help="family name (see `gfverify families`); required unless --results")
+                     help="family name (see `gfverify families`); required unless --data, "
+                          "--run or --results")
+    con.add_argument("--data", default=None, metavar="FILE",
+                     help="search your dataset instead of a family: an .npz with arrays X and "
+                          "y, or a .csv with the label last; --param n= (samples), p=, lam=, "
+                          "loss=, init=, activation=, seed= as for a family")
+    con.add_argument("--run", dest="runs", action="append", default=[], metavar="FILE",
+                     help="check the statement on recorded runs (.npz, repeatable) instead of "
+                          "searching: no instances are drawn")
     con.add_argument("--results", default=None, metavar="DIR",
                      help="with --scaling 'COLUMN ~ n**alpha': fit stored sweep rows instead of "
                           "simulating (COLUMN a numeric column of the store)")
@@ -151,14 +159,25 @@ def _conjecture_command(args) -> int:
 
     if (args.expr is None) == (args.scaling is None):
         raise UsageError("conjecture: give either a statement or --scaling LAW (not both)")
+    if args.runs:
+        return _on_runs(args)
     if args.results is not None:
         return _stored_scaling(args)
     if args.where:
         raise UsageError("--where: only used with --results")
-    if args.family is None:
-        raise UsageError("--family: required (see `gfverify families`), unless --scaling is "
-                         "fitted to a sweep store with --results DIR")
+    if args.data is not None:
+        if args.family is not None:
+            raise UsageError("--family/--data: give one of them (--data FILE is the family of "
+                             "your dataset)")
+    elif args.family is None:
+        raise UsageError("--family: required (see `gfverify families`), unless --data FILE "
+                         "searches your dataset, --run FILE checks recorded runs or --scaling "
+                         "is fitted to a sweep store with --results DIR")
     params = parse_params(args.param)
+    if args.data is not None:
+        from verify.recorded.data import data_family
+
+        args.family = data_family(args.data, loss=params.pop("loss", "square"))
     try:
         if args.scaling is not None:
             return _scaling(args, params)
@@ -185,6 +204,38 @@ def _conjecture_command(args) -> int:
             method=args.method, lr=args.lr, t_max=args.t_max,
             plot=plot_path(args, "conjecture.png"), **kwargs)
     except (ConjectureError, FamilyError) as exc:
+        raise UsageError(str(exc)) from None
+    print(result.report())
+    return result.exit_code
+
+
+def _on_runs(args) -> int:
+    from verify.conjecture import ConjectureError
+    from verify.recorded.statement import on_runs
+
+    if args.expr is None:
+        raise UsageError("--run: give a statement to check on the runs (a --scaling law needs "
+                         "a family or a sweep store)")
+    given = [name for name, value in (
+        ("--family", args.family), ("--data", args.data), ("--results", args.results),
+        ("--param", args.param), ("--assume", args.assume), ("--budget", args.budget),
+        ("--shrink-budget", args.shrink_budget), ("--min-decided", args.min_decided),
+        ("--lr", args.lr), ("--t-max", args.t_max), ("--points", args.points),
+        ("--escalate", args.escalate), ("--n", args.n), ("--reps", args.reps),
+        ("--where", args.where)) if value not in (None, [])]
+    if args.method != "flow":
+        given.append("--method")
+    if given:
+        raise UsageError(f"{given[0]}: not used with --run (the recorded runs are the "
+                         "instances: nothing is drawn or simulated)")
+    mode = "at_t" if args.at_t is not None else (args.mode or "for_all_t")
+    if args.loss_floor is not None and not (0 < args.loss_floor < 1):
+        raise UsageError(f"--loss-floor {args.loss_floor!r}: expected a number between 0 and "
+                         "1 (a level of L(t)/L(0))")
+    try:
+        result = on_runs(args.expr, args.runs, mode=mode, at_t=args.at_t,
+                         loss_floor=args.loss_floor)
+    except ConjectureError as exc:
         raise UsageError(str(exc)) from None
     print(result.report())
     return result.exit_code

@@ -318,7 +318,7 @@ class InstanceChecker:
             verdict = replace(verdict, unresolved="; ".join(
                 x for x in (verdict.unresolved, floor_note) if x))
         self.trajectories[self.key(params)] = tr
-        point = _tightest(claim, tr, verdict)
+        point = tightest_point(claim, tr, verdict)
         t_at, lhs, rhs, margin, error, rel_margin = point
         return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
                         verdict=verdict, t=t_at, lhs=lhs, rhs=rhs, margin=margin, error=error,
@@ -341,7 +341,7 @@ def floored(claim: Claim, tr: Trajectory, level: float) -> tuple[Claim, str]:
                  f"{later.size} saved times")
 
 
-def _tightest(claim: Claim, tr: Trajectory, verdict: Verdict):
+def tightest_point(claim: Claim, tr: Trajectory, verdict: Verdict):
     """(t, lhs, rhs, margin, error, relative margin) at the point that decides the instance.
 
     VIOLATED or INCONCLUSIVE: the verdict's own point. HOLDS: the saved time in the window

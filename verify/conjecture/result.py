@@ -359,13 +359,16 @@ def _plot(result: ConjectureResult, path: Path) -> None:
     save_png(fig, path)
 
 
-def replay_command(statement: str, family: str, params: Mapping, mode: str,
+def replay_command(statement: str, family, params: Mapping, mode: str,
                    at_t: float | None, method: MethodSpec, horizon: float | None,
                    points: int, loss_floor: float | None = None,
                    model: Mapping | None = None, assume=()) -> str:
     """A command that checks exactly this instance again (every parameter fixed, and the
-    family's model options)."""
-    args = ["gfverify", "conjecture", statement, "--family", family]
+    family's model options). ``family``: its name, or the Family (whose ``selector``, such
+    as ``--data FILE``, then selects it)."""
+    selector = list(getattr(family, "selector", ()) or
+                    ("--family", getattr(family, "name", family)))
+    args = ["gfverify", "conjecture", statement, *selector]
     for k, v in {**params, **(model or {})}.items():
         args += ["--param", f"{k}={value_text(v)}"]
     if horizon is not None:

@@ -250,7 +250,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                             first_positive(result._trajectory))
             horizon = fam.horizon_override
             result.replay_command = replay_command(
-                statement.text, fam.name, shown.params, mode, at_t, spec,
+                statement.text, fam, shown.params, mode, at_t, spec,
                 horizon if horizon is not None else None, points, loss_floor, fam.model,
                 assume=result.assume)
             if plot is not None:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from numerics.provenance import source_commit
 from theory import packs, registry
 from verify import findings as findings_mod
+from verify.findings import data_label
 from verify.report.doc import CONTENTS_MARK, Bullets, Heading, Html, inline_html
 
 OUTCOMES = ("VIOLATED", "INCONCLUSIVE", "HOLDS", "INAPPLICABLE")
@@ -105,7 +106,8 @@ def summary(suite_result: dict | None, reproductions, run: dict) -> list:
             parts.append("<p>Findings (where a paper and the measurements disagree):</p><ul>"
                          + "".join(f'<li><a href="#finding-{html.escape(f.id)}">'
                                    f"{inline_html(f.title)}</a>"
-                                   + (" (published data)" if f.data == "published" else "")
+                                   + (f" ({data_label(f.data)})" if data_label(f.data)
+                                      else "")
                                    + "</li>" for f in found) + "</ul>")
     if reproductions:
         items = []

@@ -15,6 +15,7 @@ import sympy as sp
 from theory import registry
 from theory.claim import render_latex
 from theory.symbols import latex_names_for
+from verify.findings import data_label
 from verify.report.doc import number_text
 from verify.report.front import base_id
 
@@ -78,8 +79,8 @@ def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
         margin = number_text(r["worst_margin"], ".3g", missing="", nonfinite="not finite")
         error = number_text(r["error"], ".1g", missing="", nonfinite="not finite")
         link = f"[{r['claim']}]({catalogue_page}#{cid})"
-        if r.get("data") == "published":
-            link += " (published data)"
+        if data_label(r.get("data")):
+            link += f" ({data_label(r.get('data'))})"
         counts = ", ".join(f"{r[o]} {o}" for o in _OUTCOMES if r.get(o))
         out.append([link, r["kind"], r["verdict"], f"{r['instances']}: {counts or 'none'}",
                     margin, error, f"`{instance}`" if instance else "", t, relation])

@@ -34,6 +34,7 @@ from verify import mutants as mutants_mod
 from verify.claim_figures import claim_figures
 from verify.errors import InputError
 from verify.figures import pdf_copies
+from verify.findings import data_label
 from verify.profiles import get_profile
 from verify.progress import Heartbeat, Progress, latest_bar, say
 from verify.report import front, tightness, verdict_table
@@ -499,7 +500,7 @@ def _catalogue_status(r: dict) -> str:
               f"; worst margin {r['worst_margin']:.3g}"
               + ("" if r["error"] is None else f" (error {r['error']:.1g})")
               + (f" at {where}" if where else ""))
-    data = " of published data" if r.get("data") == "published" else ""
+    data = f" of {data_label(r.get('data'))}" if data_label(r.get("data")) else ""
     return (f"verdict {r['verdict']} on {r['instances']} instances{data} (HOLDS "
             f"{r['HOLDS']}, VIOLATED {r['VIOLATED']}, INAPPLICABLE "
             f"{r['INAPPLICABLE']}, INCONCLUSIVE {r['INCONCLUSIVE']}){margin}")
