@@ -30,6 +30,8 @@ STEPS = {
     "check": ["gfverify check S002 CF-13 --run run.npz"],
     "conjecture": ['gfverify conjecture "first(L(t) <= 1e-3*L(0)) <= 3*log(1/lam)/Dminus" '
                    "--run run.npz"],
+    "room": ['gfverify tighten "NormW(t) <= C*(NormW(0) + 1)" --run run.npz',
+             'gfverify tighten "NormW(t) <= C*(NormW(0) + 1)" --run run.npz --rounding-only'],
     "order": [f"{TRAIN} --out half.npz --lr 0.025",
               "gfverify check S002-L1 --run run.npz --run half.npz --compare"],
     "weight-decay": [f"{TRAIN} --out decay.npz --unbalanced --weight-decay 1e-3",

@@ -90,6 +90,37 @@ def test_a_dataset_is_searched_and_a_counterexample_shrunk_and_replayed(tmp_path
                  "--budget", "3", "--no-plot"]) == EXIT_OK
 
 
+def test_tighten_measures_a_constant_on_runs(run_file, capsys):
+    """No search: the critical constant on each run, with its error and its time; a
+    proved value the run contradicts is exit 1."""
+    code = main(["tighten", "L(t) <= C*L(0)", "--run", str(run_file)])
+    out = capsys.readouterr().out
+    assert "on 1 recorded run(s); no search" in out
+    assert code in (EXIT_OK, EXIT_UNDECIDED)
+    if code == EXIT_OK:
+        value = float(re.search(r"holds for C >= (\S+) ", out).group(1))
+        assert value == pytest.approx(1.0, abs=1e-6)  # the loss at t = 0 is the largest
+    assert main(["tighten", "L(t) <= C*L(0)", "--run", str(run_file),
+                 "--family", "orthogonal"]) == 2
+    assert "--family: not used with --run" in capsys.readouterr().err
+
+
+def test_tighten_searches_a_dataset_and_replays_on_it(tmp_path, capsys, monkeypatch):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((12, 4))
+    np.savez(tmp_path / "my.npz", X=X, y=np.sign(X[:, 0]))
+    monkeypatch.chdir(tmp_path)
+    code = main(["tighten", "NormW(t) <= C*(NormW(0) + 1)", "--data", "my.npz",
+                 "--budget", "3", "--param", "p=6", "--no-plot"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    replay = re.search(r"^  replay: (.*)$", out, flags=re.M).group(1)
+    argv = shlex.split(replay)
+    assert argv[:2] == ["gfverify", "tighten"] and argv[argv.index("--data") + 1] == "my.npz"
+    assert "--family" not in argv
+    assert main(argv[1:] + ["--no-plot"]) == EXIT_OK
+
+
 def _page_tool():
     spec = importlib.util.spec_from_file_location("own_run_page",
                                                   ROOT / "examples" / "own_run" / "page.py")

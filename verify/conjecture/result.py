@@ -49,6 +49,10 @@ class SearchSettings:
     model
         The family's fixed model options (``{"activation": "leaky:0.1"}``); empty for its
         own model.
+    selector
+        The command-line arguments that select the family in a replay command
+        (`verify.families.Family.selector`, such as ``("--data", "my.npz")``); empty:
+        ``--family NAME``.
     """
 
     family: str
@@ -58,6 +62,7 @@ class SearchSettings:
     budget: int
     seed: int
     model: dict = field(default_factory=dict)
+    selector: tuple = ()
 
     @property
     def family_text(self) -> str:
@@ -96,6 +101,9 @@ class ConjectureResult(SearchSettings):
     model
         The family's fixed model options (``{"activation": "leaky:0.1"}``); empty for its
         own model.
+    selector
+        The command-line arguments that select the family in a replay command
+        (``("--data", "my.npz")`` for a dataset); empty: ``--family NAME``.
     statement
         The statement as given (a callable shows as ``"<callable NAME>"``).
     tried
@@ -359,16 +367,14 @@ def _plot(result: ConjectureResult, path: Path) -> None:
     save_png(fig, path)
 
 
-def replay_command(statement: str, family, params: Mapping, mode: str,
+def replay_command(statement: str, family: str, params: Mapping, mode: str,
                    at_t: float | None, method: MethodSpec, horizon: float | None,
                    points: int, loss_floor: float | None = None,
-                   model: Mapping | None = None, assume=()) -> str:
+                   model: Mapping | None = None, assume=(), selector=()) -> str:
     """A command that checks exactly this instance again (every parameter fixed, and the
-    family's model options). ``family``: its name, or the Family (whose ``selector``, such
-    as ``--data FILE``, then selects it)."""
-    selector = list(getattr(family, "selector", ()) or
-                    ("--family", getattr(family, "name", family)))
-    args = ["gfverify", "conjecture", statement, *selector]
+    family's model options). ``selector``: the arguments that select the family
+    (`verify.families.Family.selector`), by default ``--family NAME``."""
+    args = ["gfverify", "conjecture", statement, *(selector or ("--family", family))]
     for k, v in {**params, **(model or {})}.items():
         args += ["--param", f"{k}={value_text(v)}"]
     if horizon is not None:

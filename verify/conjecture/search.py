@@ -237,7 +237,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   at_t=at_t, method=spec, budget=budget, seed=seed, tried=tried,
                                   counterexample=found, first_found=first, shrink_trials=trials,
                                   fixed=fixed, unbuildable=checker.unbuildable,
-                                  model=dict(fam.model), excluded=checker.excluded,
+                                  model=dict(fam.model), selector=fam.selector,
+                                  excluded=checker.excluded,
                                   assume=tuple(a.text for a in assumptions),
                                   min_decided=float(min_decided), loss_floor=loss_floor)
         shown = found or result.worst or (tried[0] if tried else None)
@@ -250,9 +251,9 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                             first_positive(result._trajectory))
             horizon = fam.horizon_override
             result.replay_command = replay_command(
-                statement.text, fam, shown.params, mode, at_t, spec,
+                statement.text, fam.name, shown.params, mode, at_t, spec,
                 horizon if horizon is not None else None, points, loss_floor, fam.model,
-                assume=result.assume)
+                assume=result.assume, selector=fam.selector)
             if plot is not None:
                 result.plot(plot)
     return result

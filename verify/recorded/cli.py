@@ -85,14 +85,19 @@ def _check_command(args) -> int:
     return EXIT_UNDECIDED if "INCONCLUSIVE" in outcomes else EXIT_OK
 
 
+def error_counted(tr) -> str:
+    """What a recorded run's error estimate counts, in words."""
+    return {"gd_step_halving": "the recording's rounding and gfverify's gradient descent "
+                               "at half the step (its discretisation error)",
+            "exact_flow": "the recording's rounding and gfverify's exact flow",
+            }.get(tr.options.get("error_from"), "the recording's rounding only")
+
+
 def _run_header(path: str, tr) -> str:
     from numerics.recorded import convention_text
 
     p = tr.problem
-    how = {"gd_step_halving": "the recording's rounding and gfverify's gradient descent "
-                              "at half the step (its discretisation error)",
-           "exact_flow": "the recording's rounding and gfverify's exact flow",
-           }.get(tr.options.get("error_from"), "the recording's rounding only")
+    how = error_counted(tr)
     return (f"run {path}: {tr.provenance.get('run', tr.method)}; n={p.n} d={p.d} p={p.p}, "
             f"{len(tr.t)} saved times t in [{tr.t[0]:.4g}, {tr.t[-1]:.4g}]\n"
             f"  loss: {convention_text(p)}\n"

@@ -39,6 +39,16 @@ def register(subparsers) -> None:
     tg.add_argument("--family", default=None,
                     help="family name (see `gfverify families`); for a claim, default the "
                          "first family of its pack")
+    tg.add_argument("--data", default=None, metavar="FILE",
+                    help="search your dataset instead of a family (an .npz with X and y, or "
+                         "a .csv with the label last; see `gfverify conjecture --data`)")
+    tg.add_argument("--run", dest="runs", action="append", default=[], metavar="FILE",
+                    help="measure the constant on recorded runs (.npz, repeatable) instead "
+                         "of searching")
+    tg.add_argument("--rounding-only", action="store_true",
+                    help="with --run: count only the recording's rounding as its error (by "
+                         "default a gradient-descent record also carries its discretisation "
+                         "error, as in `gfverify check --run`)")
     tg.add_argument("--param", action="append", default=[], metavar="KEY=VALUE|NAME",
                     help="KEY=VALUE fixes a family parameter (repeatable; horizon=T sets the "
                          "horizon); for a claim, a bare NAME is the parameter to tighten")
@@ -95,6 +105,16 @@ def _tighten_command(args) -> int:
     family_params = parse_params([p for p in args.param if "=" in p])
     names = [p.strip() for p in args.param if "=" not in p]
     mode = "at_t" if args.at_t is not None else (args.mode or "for_all_t")
+    if args.runs:
+        return _on_runs(args, family_params, names, mode)
+    if args.rounding_only:
+        raise UsageError("--rounding-only: used with --run only")
+    if args.data is not None:
+        if args.family is not None:
+            raise UsageError("--family/--data: give one of them")
+        from verify.recorded.data import data_family
+
+        args.family = data_family(args.data, loss=family_params.pop("loss", "square"))
     out = _json_path(args.json)
     kwargs = dict(params=family_params, budget=args.budget, seed=args.seed,
                   method=args.method, lr=args.lr, t_max=args.t_max,
@@ -140,4 +160,30 @@ def _tighten_command(args) -> int:
         tmp.write_text(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
         tmp.replace(out)
         print(f"  json: {out}")
+    return result.exit_code
+
+
+def _on_runs(args, family_params, names, mode) -> int:
+    from verify.recorded.tighten import tighten_on_runs
+    from verify.tighten.statement import TightenError
+
+    given = [name for name, value in (
+        ("--family", args.family), ("--data", args.data), ("--results", args.results),
+        ("--json", args.json), ("--refine-budget", args.refine_budget), ("--lr", args.lr),
+        ("--t-max", args.t_max), ("--points", args.points), ("--escalate", args.escalate),
+        ("--loss-floor", args.loss_floor), ("--param", family_params)) if value]
+    if given:
+        raise UsageError(f"{given[0]}: not used with --run (the recorded runs are the "
+                         "instances: nothing is drawn or simulated)")
+    if len(names) > 1:
+        raise UsageError(f"--param: one claim parameter at a time, got {names}")
+    try:
+        result = tighten_on_runs(args.target, args.runs, free=args.free,
+                                 param=names[0] if names else None, part=args.part,
+                                 mode=mode, at_t=args.at_t,
+                                 claim_params=parse_params(args.claim_param, "--claim-param"),
+                                 reference=not args.rounding_only)
+    except TightenError as exc:
+        raise UsageError(str(exc)) from None
+    print(result.report())
     return result.exit_code

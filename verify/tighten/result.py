@@ -154,6 +154,9 @@ class TightenResult(SearchSettings):
     model
         The family's fixed model options (``{"activation": "leaky:0.1"}``); empty for its
         own model.
+    selector
+        The command-line arguments that select the family in a replay command
+        (``("--data", "my.npz")`` for a dataset); empty: ``--family NAME``.
     tightenable
         The statement tightened (`verify.tighten.statement.Tightenable`): its text, the
         free constant, the relations that involve it, the proved value if any.
@@ -309,7 +312,7 @@ class TightenResult(SearchSettings):
         if self.witness is None:
             return ""
         t = self.tightenable
-        args = ["gfverify", "tighten", t.text, "--family", self.family]
+        args = ["gfverify", "tighten", t.text, *(self.selector or ("--family", self.family))]
         if t.claim is None:
             args[3:3] = ["--free", t.free.name]
         elif t.param is not None:
@@ -345,10 +348,10 @@ class TightenResult(SearchSettings):
                               else ("at_t", self.at_t))
         return {"past": replay_command(t.text_at(w.past), self.family, params, past_mode,
                                        past_at, self.method, self.horizon, self.points,
-                                       model=self.model),
+                                       model=self.model, selector=self.selector),
                 "back": replay_command(t.text_at(w.back), self.family, params, self.mode,
                                        self.at_t, self.method, self.horizon, self.points,
-                                       model=self.model)}
+                                       model=self.model, selector=self.selector)}
 
     # -- output --------------------------------------------------------------------------
     def to_dict(self) -> dict:

@@ -248,6 +248,7 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
         if store is not None:
             store.close()
     result = TightenResult(tightenable=tight, family=fam.name, model=dict(fam.model),
+                           selector=fam.selector,
                            mode=mode, at_t=at_t,
                            method=spec, budget=budget, seed=seed, points=points,
                            searched=ev.order, stored=ev.stored, refined=refined,
