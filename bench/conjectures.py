@@ -385,13 +385,16 @@ def run_statement(stmt: Statement, budget: int, seed: int) -> dict:
     return row
 
 
-def _run_in_fresh_process(args: tuple[Statement, int, int]) -> dict:
-    return run_statement(*args)
+def _run_in_fresh_process(args: tuple) -> dict:
+    worker, *rest = args
+    return worker(*rest)
 
 
-def run_all(statements, budget: int, seed: int, jobs: int, on_row=None) -> list[dict]:
+def run_all(statements, budget: int, seed: int, jobs: int, on_row=None,
+            worker=run_statement) -> list[dict]:
     """Every statement in its own fresh process, ``jobs`` at a time, so that no statement
-    reuses the runs another one simulated (the search memoises its runs per process).
+    reuses the runs another one simulated (the search memoises its runs per process);
+    ``worker(statement, budget, seed)`` makes a statement's row (`run_statement`).
 
     Where processes fork (Linux), this process imports everything first and each child
     starts from that state, with no run in memory; elsewhere each child imports anew.
@@ -405,7 +408,7 @@ def run_all(statements, budget: int, seed: int, jobs: int, on_row=None) -> list[
         context = multiprocessing.get_context("spawn")
     rows: list[dict] = []
     with context.Pool(processes=jobs, maxtasksperchild=1) as pool:
-        tasks = [(s, budget, seed) for s in statements]
+        tasks = [(worker, s, budget, seed) for s in statements]
         for row in pool.imap(_run_in_fresh_process, tasks):
             rows.append(row)
             if on_row is not None:

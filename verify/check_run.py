@@ -10,7 +10,7 @@ instance scalar, the window cut at a loss floor), so that each is read one way.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
@@ -237,25 +237,14 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
     finest = finest_float64(tr)
     equalities = []  # (error, rounding) of each equality, for the identity gate
     for rel in claim.relations():
-        margin, error, is_eq, rounding = margin_on_run(rel, ctx)
-        margin, error, rounding = margin[inside], error[inside], rounding[inside]
+        on = _on_window(rel, ctx, inside, finest)
+        margin, error, rounding, exact_fit = on.margin, on.error, on.rounding, on.exact_fit
         part = sp.sstr(rel)
-        exact_fit = np.zeros(len(times), dtype=bool)
-        if not (np.all(np.isfinite(margin)) and np.all(np.isfinite(error))):
-            # where the loss is 0, or within its own error of 0, in float64 (the outputs
-            # equal the labels to about the last bits) a ratio of it such as the PL is
-            # 0/0, or not known to be finite: no float64 run resolves it there
-            exact_fit = (_loss_at_floor(tr)[inside]
-                         & ~(np.isfinite(margin) & np.isfinite(error)))
-            zero_loss |= exact_fit
-            rest = ~np.isfinite(margin) & ~exact_fit
-            if rest.any():
-                k = int(np.flatnonzero(rest)[0])
-                return _verdict(claim, tr, Outcome.INCONCLUSIVE,
-                                where=_where(tr, times[k], part),
-                                reason=f"{part} is not finite at t={times[k]:.4g}")
-            margin = np.where(exact_fit, 0.0, margin)
-            error = np.where(exact_fit, 0.0, error)
+        zero_loss |= exact_fit
+        if on.not_finite is not None:
+            k = on.not_finite
+            return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, times[k], part),
+                            reason=f"{part} is not finite at t={times[k]:.4g}")
         series.setdefault(part, (rel, margin, error))
         strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
         bad = ((margin < -error) | (strict & (margin <= 0) & (error == 0))) & ~exact_fit
@@ -265,19 +254,13 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
             k = int(np.argmin(margin + error))
             violated.append((margin[k] + error[k], margin[k], error[k], times[k], part, k))
             continue
-        if is_eq:
+        if on.is_eq:
             equalities.append((error, rounding))
         else:
-            undecided = (np.abs(margin) <= error) & (error > 0) & ~exact_fit
-            below = undecided & np.isfinite(rounding) & (np.abs(margin) < rounding)
-            unresolved |= below
-            # at the finest float64 run, a time where the run finds the relation holding
-            # but within its error is named; one where it finds it failing stays undecided
-            # (a measured violation is never turned into a HOLDS)
-            named = undecided & ~below & (margin >= 0) if finest else np.zeros_like(below)
-            unfinished |= named
-            if (undecided & ~below & ~named).any():
-                k = int(np.flatnonzero(undecided & ~below & ~named)[0])
+            unresolved |= on.below
+            unfinished |= on.named
+            if (on.undecided & ~on.below & ~on.named).any():
+                k = int(np.flatnonzero(on.undecided & ~on.below & ~on.named)[0])
                 inconclusive.append((0.0, margin[k], error[k], times[k], part, k))
         denom = np.abs(margin) + error
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -320,6 +303,85 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
     return _verdict(claim, tr, outcome, margin=float(margin), error=float(error),
                     where=_where(tr, float(t_at), part), reason=reason, figure_data=figure,
                     window=window, unresolved=note)
+
+
+@dataclass(frozen=True)
+class _OnWindow:
+    """One relation's margins over a window's saved times, and which of them no float64 run
+    decides (`_on_window`)."""
+
+    margin: np.ndarray
+    error: np.ndarray
+    rounding: np.ndarray
+    is_eq: bool
+    exact_fit: np.ndarray  # the loss within its own error of 0: the relation undefined
+    not_finite: int | None  # the first other time where the margin is not finite
+    undecided: np.ndarray  # |margin| <= error (inequalities)
+    below: np.ndarray  # ... and below the rounding of the relation's own formula
+    named: np.ndarray  # ... or, at the finest float64 run, holding within its error
+
+
+def _on_window(rel: sp.Basic, ctx: RunContext, inside: np.ndarray, finest: bool) -> _OnWindow:
+    margin, error, is_eq, rounding = margin_on_run(rel, ctx)
+    margin, error, rounding = margin[inside], error[inside], rounding[inside]
+    exact_fit = np.zeros(len(margin), dtype=bool)
+    not_finite = None
+    if not (np.all(np.isfinite(margin)) and np.all(np.isfinite(error))):
+        # where the loss is 0, or within its own error of 0, in float64 (the outputs
+        # equal the labels to about the last bits) a ratio of it such as the PL is
+        # 0/0, or not known to be finite: no float64 run resolves it there
+        exact_fit = (_loss_at_floor(ctx.tr)[inside]
+                     & ~(np.isfinite(margin) & np.isfinite(error)))
+        rest = ~np.isfinite(margin) & ~exact_fit
+        if rest.any():
+            not_finite = int(np.flatnonzero(rest)[0])
+        margin = np.where(exact_fit, 0.0, margin)
+        error = np.where(exact_fit, 0.0, error)
+    undecided = (np.abs(margin) <= error) & (error > 0) & ~exact_fit
+    if is_eq:
+        none = np.zeros_like(undecided)
+        return _OnWindow(margin, error, rounding, True, exact_fit, not_finite, undecided,
+                         none, none)
+    with np.errstate(invalid="ignore"):
+        below = undecided & np.isfinite(rounding) & (np.abs(margin) < rounding)
+    # at the finest float64 run, a time where the run finds the relation holding but within
+    # its error is named; one where it finds it failing stays undecided (a measured
+    # violation is never turned into a HOLDS)
+    named = undecided & ~below & (margin >= 0) if finest else np.zeros_like(below)
+    return _OnWindow(margin, error, rounding, False, exact_fit, not_finite, undecided, below,
+                     named)
+
+
+def undecidable_times(claim: Claim, tr: Trajectory) -> tuple[np.ndarray, str]:
+    """The saved times of ``tr`` (a mask over ``tr.t``) in ``claim``'s window that no
+    float64 run decides, as a check names them: an inequality's margin within its error and
+    below the rounding of its own formula, within the finest float64 run's error where the
+    relation holds, or the loss within its own error of 0 where the relation is not finite;
+    and the note a check prints for them ("" when there are none)."""
+    ctx = RunContext(claim, tr)
+    try:
+        inside = _window_mask(claim, ctx)
+    except MissingValue as exc:
+        raise CheckError(f"the instance does not define {exc}") from None
+    times = tr.t[inside]
+    below = np.zeros(len(times), dtype=bool)
+    named, zero = np.zeros_like(below), np.zeros_like(below)
+    if times.size:
+        finest = finest_float64(tr)
+        for rel in claim.relations():
+            on = _on_window(rel, ctx, inside, finest)
+            zero |= on.exact_fit
+            below |= on.below
+            named |= on.named
+    mask = np.zeros(len(tr.t), dtype=bool)
+    mask[inside] = below | named | zero
+    note = "; ".join(x for x in (
+        unresolved_text(tr, times, below, "below the rounding of the relation's own formula"),
+        unresolved_text(tr, times, named & ~below, f"within the error of the finest float64 "
+                        f"run ({_accuracy(tr)})"),
+        unresolved_text(tr, times, zero & ~below & ~named, "the loss within its own error "
+                        "of 0 in float64")) if x)
+    return mask, note
 
 
 def _loss_at_floor(tr: Trajectory) -> np.ndarray:

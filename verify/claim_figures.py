@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from verify.figures import pyplot, save_png
+from verify.figures import legend, pyplot, save_png
 from verify.findings import data_label
 
 
@@ -149,14 +149,14 @@ def _series(row: dict, data: dict):
                  label=f"reported point {data.get('x_label', 't')} = {at['t']:.4g}")
         for ax in (top, bottom):
             ax.axvline(at["t"], color="k", lw=0.6, alpha=0.4)
-    top.legend(fontsize=7, loc="best")
+    legend(top, fontsize=7, loc="best")
     top.grid(alpha=0.3)
     top.set_ylabel("measured and bound")
     if data.get("relation") == "==":
         _deviation_panel(bottom, t, margin, tol, at if event is None else {}, style)
     else:
         _ratio_panel(bottom, t, margin, tol, at if event is None else {}, style)
-    bottom.legend(fontsize=7, loc="best")
+    legend(bottom, fontsize=7, loc="best")
     bottom.grid(alpha=0.3)
     bottom.set_xlabel(data.get("x_label", "t"))
     return _finish(fig, row, data, 0.93)
@@ -181,7 +181,7 @@ def _single_time(row: dict, data: dict, t: float, obs: float, bound: float, tol:
     if _spans_decades(np.array([obs, bound])):
         ax.set_yscale("log")
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=7, loc="best")
+    legend(ax, fontsize=7, loc="best")
     return _finish(fig, row, data, 0.9)
 
 
@@ -281,7 +281,7 @@ def _scaling(row: dict, data: dict):
     ax.set_xlabel(data.get("variable", "x"))
     ax.set_ylabel(data.get("quantity", "y"))
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7, loc="best")
+    legend(ax, fontsize=7, loc="best")
     return _finish(fig, row, data, 0.92)
 
 
@@ -314,7 +314,7 @@ def _probability(row: dict, data: dict):
                   fontsize=8)
     ax.set_ylabel("probability (measured side of each relation)")
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=7, loc="best")
+    legend(ax, fontsize=7, loc="best")
     return _finish(fig, row, data, 0.92)
 
 

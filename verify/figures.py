@@ -35,6 +35,13 @@ def pyplot():
     return plt
 
 
+def legend(ax, **kwargs) -> None:
+    """``ax.legend(**kwargs)`` when ``ax`` has a labelled artist (matplotlib warns on a
+    terminal otherwise)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kwargs)
+
+
 def save_png(fig, path, dpi: int = 110) -> Path:
     """Save ``fig`` to ``path`` (parents created) atomically, then close it."""
     path = Path(path)

@@ -20,7 +20,7 @@ from verify.check import evaluate
 from verify.conjecture.instance import Instance, MethodSpec, relation_named, value_text
 from verify.conjecture.statement import DEFAULT_POINTS, ConjectureError
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
-from verify.figures import pyplot, save_png
+from verify.figures import legend, pyplot, save_png
 from verify.verdict import Outcome
 
 
@@ -362,7 +362,7 @@ def _plot(result: ConjectureResult, path: Path) -> None:
     ax.set_xlabel("t")
     title = "counterexample" if result.found else "worst instance"
     ax.set_title(f"{result.statement}\n{title}: {result.family} {inst.describe()}", fontsize=9)
-    ax.legend(fontsize=8)
+    legend(ax, fontsize=8)
     fig.tight_layout()
     save_png(fig, path)
 

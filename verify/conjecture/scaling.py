@@ -42,7 +42,7 @@ from verify import limits
 from verify.check import CheckError, evaluate
 from verify.conjecture import ConjectureError, MethodSpec, run_instance
 from verify.expressions import ExpressionError, ScalingStatement, parse_scaling
-from verify.figures import pyplot, save_png
+from verify.figures import legend, pyplot, save_png
 from verify.scaling import FitError, PowerLawFit, fit_power_law
 
 ASYMPTOTIC_LEVEL = 1e-9
@@ -276,7 +276,7 @@ class ScalingResult:
                           label=f"stated n^{e:g}")
         ax.set_xlabel("n")
         ax.set_title(f"{self.statement.text.strip()} on {self.family}", fontsize=9)
-        ax.legend(fontsize=8)
+        legend(ax, fontsize=8)
         fig.tight_layout()
         save_png(fig, path)
         self.plot_path = path

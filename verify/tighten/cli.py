@@ -65,6 +65,9 @@ def register(subparsers) -> None:
                     help="end the window at the last saved time where L(t)/L(0) >= LEVEL "
                          "(e.g. 1e-10: below it the round-off of vanishing ratios such as "
                          "the PL swamps every margin)")
+    tg.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                    help="a condition on the instance (e.g. 'GammaMax < 1'; repeatable): an "
+                         "instance that fails it is inapplicable, never simulated")
     tg.add_argument("--results", default=None, metavar="DIR",
                     help="store the instances in DIR/tighten.sqlite; a later run with the "
                          "same query reads them and extends the search")
@@ -120,7 +123,7 @@ def _tighten_command(args) -> int:
                   method=args.method, lr=args.lr, t_max=args.t_max,
                   refine_budget=args.refine_budget, results=args.results,
                   plot=plot_path(args, "tighten.png"), progress=not args.quiet,
-                  loss_floor=args.loss_floor)
+                  loss_floor=args.loss_floor, assume=tuple(args.assume))
     if args.points is not None:
         kwargs["points"] = args.points
     if args.escalate is not None:
@@ -171,7 +174,8 @@ def _on_runs(args, family_params, names, mode) -> int:
         ("--family", args.family), ("--data", args.data), ("--results", args.results),
         ("--json", args.json), ("--refine-budget", args.refine_budget), ("--lr", args.lr),
         ("--t-max", args.t_max), ("--points", args.points), ("--escalate", args.escalate),
-        ("--loss-floor", args.loss_floor), ("--param", family_params)) if value]
+        ("--loss-floor", args.loss_floor), ("--param", family_params),
+        ("--assume", args.assume)) if value]
     if given:
         raise UsageError(f"{given[0]}: not used with --run (the recorded runs are the "
                          "instances: nothing is drawn or simulated)")

@@ -49,8 +49,10 @@ class Evaluator:
 
     def __init__(self, tight: Tightenable, family: fam_mod.Family, mode: str,
                  at_t: float | None, method: MethodSpec, points: int,
-                 store: Store | None, bar: Progress | None, loss_floor: float | None = None):
+                 store: Store | None, bar: Progress | None, loss_floor: float | None = None,
+                 assumptions: tuple = ()):
         self.tight, self.family, self.mode, self.at_t = tight, family, mode, at_t
+        self.assumptions = assumptions  # --assume: an instance failing one is not run
         self.loss_floor = loss_floor
         self.method, self.points, self.store, self.bar = method, points, store, bar
         self.seen: dict[str, Searched] = {}
@@ -149,6 +151,12 @@ class Evaluator:
 
     def _before_run(self, problem) -> str | None:
         """Why the instance says nothing, known before simulating it (or None)."""
+        if self.assumptions:
+            claim = replace(self.tight.claim_for(self.mode, self.at_t, 1.0, None),
+                            setting=self.assumptions)
+            why = inapplicable_instance(claim, problem)
+            if why is not None:
+                return why
         if self.tight.parsed is not None:  # a user's text: a part undefined here
             try:
                 Statement(self.tight.text, self.tight.parsed).require_defined(problem)

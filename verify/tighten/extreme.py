@@ -20,6 +20,13 @@ the larger of the value and the proved value (`move_scale`). The witness is chec
 C moved 2% of the value past and back when the value is known to 2% of itself, else 2%
 of that scale (`witness_move`): either way past the half-width, so C moved past fails at
 the witness's time and moved back holds at every time.
+
+Saved times that no float64 run decides are left out, as `gfverify conjecture` leaves them
+out of a for-all-t window (`verify.check_run.undecidable_times`, at the value found: the
+loss within its own error of 0, a margin below the rounding of its own formula, or within
+the finest float64 run's error where the relation holds): when the other times bound C to
+2%, the instance is decided and its note names the times left out, and says so when the
+run's own values there pass the decided one (the extreme may lie there).
 """
 
 from __future__ import annotations
@@ -33,18 +40,21 @@ import sympy as sp
 from numerics import Trajectory
 from theory.claim import Claim
 from verify.check import check, evaluate
-from verify.check_run import event_time, instance_scalar, window_mask
+from verify.check_run import event_time, instance_scalar, undecidable_times, window_mask
 from verify.tighten.statement import Tightenable, TightenError, substitute
 from verify.verdict import CheckError, Outcome
 
 DECIDED, UNDECIDED, INAPPLICABLE = "decided", "undecided", "inapplicable"
 # what an instance's value means; part of a store's query, so that rows measured under an
 # earlier definition are not read back as if they were this one's (3: the interval over
-# the whole window, from the margins' errors, 2026-11-25)
-DEFINITION = 3
+# the whole window, from the margins' errors, 2026-11-25; 4: the saved times no float64 run
+# decides left out and named, 2026-11-28)
+DEFINITION = 4
 MOVE = 0.02  #: The witness is checked with C moved 2% past and back (`verify.tighten.search`).
 # an instance decides C only where C's error is below the 2% of that check
 RESOLVED = MOVE
+# how a decided instance's note begins when saved times were left out of its extreme
+LEFT_OUT = "decided without the saved times no float64 run decides"
 
 
 def move_scale(value: float, proved: float | None) -> float:
@@ -91,7 +101,9 @@ class Extreme:
         Which way C is bounded on this run: +1 when C >= ``value`` makes the statement
         hold, -1 when C <= ``value`` does; 0 unless decided.
     note
-        Why the instance is not decided (shown in the result); "" when it is.
+        Why the instance is not decided (shown in the result); for a decided one, the saved
+        times left out of its extreme because no float64 run decides them there (``LEFT_OUT``,
+        named as a check names them), or "".
     """
 
     status: str
@@ -101,6 +113,34 @@ class Extreme:
     part: int = 0
     direction: int = 0
     note: str = ""
+
+
+# the reasons an instance does not decide C, by the start of its note: how a result groups
+# its undecided instances (one line per reason, with a count)
+REASONS = (
+    ("the constant is not resolved: on this run it lies between",
+     "the constant is not resolved to 2% on the run (on the most accurate run tried; "
+     "saved times where the run's value fails within its error are not left out)"),
+    ("the constant is not resolved: its value at",
+     "the constant's error is unknown at a saved time no float64 run is known not to decide"),
+    ("the constant is not resolved: no float64 run",
+     "no float64 run decides the constant at any saved time of the window"),
+    ("no saved time inside the window", "no saved time inside the window"),
+    ("the constant is not determined", "the constant is not determined at any saved time"),
+    ("the event did not happen", "the event did not happen by the horizon"),
+    ("the event time's error", "the event time's error makes C uncertain by more than 2%"),
+    ("simulation not trustworthy", "the simulation is not trustworthy"),
+)
+
+
+def reason(extreme: Extreme) -> str:
+    """The reason ``extreme`` (not decided) is grouped under: for an undecided instance one
+    of ``REASONS``, for an inapplicable one its note (an assumption's)."""
+    for start, text in REASONS:
+        if extreme.note.startswith(start):
+            return f"{extreme.status}: {text}"
+    # an assumption's note ends with its numbers on this instance: grouped by the assumption
+    return f"{extreme.status}: {extreme.note.split('; by ')[0].split(' with ')[0]}"
 
 
 def witness_move(value: float, error: float, proved: float | None) -> float:
@@ -168,20 +208,86 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory,
             raise TightenError(f"{tight.text}: its parts bound the constant from opposite "
                                f"sides; tighten one part (--part)")
         direction = d
-        parts.append((k, part, np.flatnonzero(ok), vals, errs))
+        parts.append((k, part, ok, vals, errs))
     if not parts:
         return Extreme(UNDECIDED, note="the constant is not determined at any saved time of "
                                        "the window (no saved time there, or its coefficient "
                                        "is 0 or not finite)")
-    d = direction
+    # the times no float64 run decides (as a check names them at the value found: the loss
+    # at its floor, a margin below its own rounding) are left out and named, as
+    # `gfverify conjecture` leaves them out; the rest decide the value
+    left_out, named = np.zeros(len(tr.t), dtype=bool), ""
+    for _ in range(3):
+        found = _interval(tight, claim, tr, parts, direction, ~left_out, reference)
+        if found is None or found.resolved:
+            break
+        # named as a check names them at the value the witness check must find holding:
+        # the value the surest time bounds C by (a poorly known time would move the
+        # interval's middle anywhere), moved back by the check's 2%
+        back = found.sure + direction * MOVE * move_scale(found.sure, reference)
+        at = replace(claim, statement=substitute(claim.statement,
+                                                 {tight.free: sp.Float(back)}))
+        mask, note = undecidable_times(at, tr)
+        if np.array_equal(mask, left_out):
+            break
+        left_out, named = mask, note
+    if found is None:
+        return Extreme(UNDECIDED, note=f"the constant is not resolved: no float64 run "
+                                       f"decides it at any saved time of the window "
+                                       f"({named})")
+    if found.unknown:
+        return Extreme(UNDECIDED, note=f"the constant is not resolved: its value at "
+                                       f"t = {found.t_high:.4g} has an unknown error")
+    lo, hi = found.bounds
+    if not found.resolved:
+        return Extreme(UNDECIDED, note=f"the constant is not resolved: on this run it lies "
+                                       f"between {lo:.4g} and {hi:.4g} (more than "
+                                       f"{RESOLVED:.0%} apart; least sure at "
+                                       f"t = {found.t_high:.4g})")
+    note = ""
+    if left_out.any():
+        d = direction
+        note = f"{LEFT_OUT}: {named}"
+        beyond = [d * vals[ok & left_out] for _, _, ok, vals, _ in parts
+                  if (ok & left_out).any()]
+        reach = max((float(np.max(b)) for b in beyond), default=-math.inf)
+        if reach > d * found.value + found.error:
+            note += (f"; the run's values there reach {d * reach:.4g}: the extreme may lie in "
+                     f"those times")
+    return Extreme(DECIDED, found.value, found.error, found.t, found.part, direction, note)
+
+
+@dataclass(frozen=True)
+class _Interval:
+    """What the kept saved times bound the instance's critical value to (`_interval`)."""
+
+    value: float
+    error: float
+    bounds: tuple[float, float]
+    t: float  # the time that bounds C most surely
+    part: int
+    t_high: float  # the least sure time
+    sure: float  # the value the surest time bounds C by
+    unknown: bool  # some kept time's value has an unknown error
+    resolved: bool
+
+
+def _interval(tight: Tightenable, claim: Claim, tr: Trajectory, parts: list, d: int,
+              keep: np.ndarray, reference: float | None) -> _Interval | None:
+    """The interval the saved times in ``keep`` bound the critical value to (None when no
+    part has a kept time)."""
+    kept = [(k, part, np.flatnonzero(ok & keep), vals, errs)
+            for k, part, ok, vals, errs in parts if (ok & keep).any()]
+    if not kept:
+        return None
     # a first value: where C is most surely bounded by the critical values' own errors
-    first = max(float(np.max(d * v[i] - e[i])) for _, _, i, v, e in parts)
+    first = max(float(np.max(d * v[i] - e[i])) for _, _, i, v, e in kept)
     if not math.isfinite(first):  # every critical value's own error unknown: its extreme
-        first = max(float(np.max(d * v[i])) for _, _, i, v, _ in parts)
+        first = max(float(np.max(d * v[i])) for _, _, i, v, _ in kept)
     value = d * first
     for _ in range(2):  # the interval seen from that value, then from its middle
         sure = possible = None  # (d h - u, t, part) largest; (d h + u, t) largest
-        for k, part, idx, vals, _ in parts:
+        for k, part, idx, vals, _ in kept:
             u = _uncertainty_at(tight, part, claim, tr, value)[idx]
             low, high = d * vals[idx] - u, d * vals[idx] + u
             j, jq = int(np.argmax(low)), int(np.argmax(high))
@@ -191,16 +297,12 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory,
                 possible = (float(high[jq]), float(tr.t[idx[jq]]))
         (low, t, k), (high, t_high) = sure, possible
         if not (math.isfinite(low) and math.isfinite(high)):
-            return Extreme(UNDECIDED, note=f"the constant is not resolved: its value at "
-                                           f"t = {t_high:.4g} has an unknown error")
-        bounds = sorted((d * low, d * high))
+            return _Interval(value, math.inf, (-math.inf, math.inf), t, k, t_high,
+                             d * low if math.isfinite(low) else value, True, False)
+        bounds = tuple(sorted((d * low, d * high)))
         value, error = (bounds[0] + bounds[1]) / 2, (high - low) / 2
-    if not error <= RESOLVED * move_scale(value, reference):
-        return Extreme(UNDECIDED, note=f"the constant is not resolved: on this run it lies "
-                                       f"between {bounds[0]:.4g} and {bounds[1]:.4g} (more "
-                                       f"than {RESOLVED:.0%} apart; least sure at "
-                                       f"t = {t_high:.4g})")
-    return Extreme(DECIDED, value, error, t, k, direction)
+    return _Interval(value, error, bounds, t, k, t_high, d * low, False,
+                     error <= RESOLVED * move_scale(value, reference))
 
 
 def _event(tight: Tightenable, claim: Claim, tr: Trajectory, error: float,

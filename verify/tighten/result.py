@@ -17,8 +17,8 @@ from verify.conjecture.instance import value_text
 from verify.conjecture.result import SearchSettings, replay_command
 from verify.conjecture.statement import DEFAULT_POINTS
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
-from verify.figures import pyplot, save_png
-from verify.tighten.extreme import DECIDED, MOVE, Extreme
+from verify.figures import legend, pyplot, save_png
+from verify.tighten.extreme import DECIDED, LEFT_OUT, MOVE, Extreme, reason
 from verify.tighten.statement import Tightenable
 from verify.verdict import Outcome
 
@@ -188,6 +188,9 @@ class TightenResult(SearchSettings):
         The PNG written (best value against instances searched), or None.
     loss_floor
         Windows end at the last saved time where L(t)/L(0) is at least this; None for none.
+    assume
+        The conditions on the instance (``--assume`` texts), in order: an instance failing
+        one is inapplicable, never simulated.
     """
 
     tightenable: Tightenable
@@ -204,6 +207,7 @@ class TightenResult(SearchSettings):
     seconds: float = 0.0
     plot_path: Path | None = None
     loss_floor: float | None = None
+    assume: tuple = ()
 
     # -- numbers -------------------------------------------------------------------------
     @property
@@ -270,13 +274,29 @@ class TightenResult(SearchSettings):
         return out
 
     def reasons(self) -> dict[str, int]:
-        """How often each reason was given for an instance that did not decide C."""
+        """How many instances that did not decide C gave each reason
+        (`verify.tighten.extreme.reason`: one per kind of reason, not per instance)."""
         out: dict[str, int] = {}
         for s in self.searched:
             if s.extreme.status != DECIDED:
-                key = f"{s.extreme.status}: {s.extreme.note}"
+                key = reason(s.extreme)
                 out[key] = out.get(key, 0) + 1
         return out
+
+    def reason_examples(self) -> dict[str, Searched]:
+        """The first instance searched that gave each reason (`reasons`)."""
+        out: dict[str, Searched] = {}
+        for s in self.searched:
+            if s.extreme.status != DECIDED:
+                out.setdefault(reason(s.extreme), s)
+        return out
+
+    @property
+    def left_out(self) -> int:
+        """How many decided instances left saved times out of their extreme (times no
+        float64 run decides, named in their note)."""
+        return sum(s.extreme.status == DECIDED and s.extreme.note.startswith(LEFT_OUT)
+                   for s in self.searched)
 
     @property
     def verdict(self) -> str:
@@ -332,6 +352,8 @@ class TightenResult(SearchSettings):
             args += ["--points", str(self.points)]
         if self.loss_floor is not None:
             args += ["--loss-floor", repr(float(self.loss_floor))]
+        for text in self.assume:
+            args += ["--assume", text]
         args += self.method.cli() + ["--budget", "1", "--refine-budget", "0"]
         return " ".join(shlex.quote(a) for a in args)
 
@@ -348,10 +370,12 @@ class TightenResult(SearchSettings):
                               else ("at_t", self.at_t))
         return {"past": replay_command(t.text_at(w.past), self.family, params, past_mode,
                                        past_at, self.method, self.horizon, self.points,
-                                       model=self.model, selector=self.selector),
+                                       model=self.model, assume=self.assume,
+                                       selector=self.selector),
                 "back": replay_command(t.text_at(w.back), self.family, params, self.mode,
                                        self.at_t, self.method, self.horizon, self.points,
-                                       model=self.model, selector=self.selector)}
+                                       model=self.model, assume=self.assume,
+                                       selector=self.selector)}
 
     # -- output --------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -369,7 +393,7 @@ class TightenResult(SearchSettings):
             "counts": self.counts(), "reasons": self.reasons(),
             "stored_before": self.stored, "refined": self.refined,
             "budget": self.budget, "seed": self.seed, "fixed": self.fixed,
-            "loss_floor": self.loss_floor,
+            "loss_floor": self.loss_floor, "assume": list(self.assume),
             "history": self.history(), "seconds": round(self.seconds, 3),
             "replay": self.replay(), "results": self.results,
             "plot": str(self.plot_path) if self.plot_path else None,
@@ -405,8 +429,15 @@ class TightenResult(SearchSettings):
         stored = f" ({self.stored} read from the store)" if self.stored else ""
         lines.append(f"  searched: {len(self.searched)} instances{stored}: {counts}; "
                      f"refinement {self.refined} runs; {self.seconds:.1f} s")
+        examples = self.reason_examples()
         for why, k in self.reasons().items():
+            ex = examples[why]
             lines.append(f"  {k} x {why}")
+            lines.append(f"      e.g. {_params_text(ex.params)}: {_short(ex.extreme.note)}")
+        if self.left_out:
+            lines.append(f"  {self.left_out} decided instance(s) left out saved times no "
+                         f"float64 run decides (the loss at its floor, a margin below its own "
+                         f"rounding), as `gfverify conjecture` does")
         if w is None:
             lines.append("  verdict: UNDECIDED: no instance decided the constant")
             return "\n".join(lines)
@@ -414,6 +445,8 @@ class TightenResult(SearchSettings):
         side = "smallest C that holds" if e.direction > 0 else "largest C that holds"
         lines.append(f"  sharpest observed: {e.value:.6g} +- {e.error:.2g} ({side}; at "
                      f"t = {e.t:.4g}, part {t.parts[e.part].text()})")
+        if e.note.startswith(LEFT_OUT):
+            lines.append(f"  on the witness: {_short(e.note.split('; by ')[0], 400)}")
         if t.proved is not None:
             slack = (f"{self.slack:.3g}" if self.slack is not None else
                      f"at least {self.slack_at_least:.3g} (the value is known to 2% of the "
@@ -454,10 +487,14 @@ class TightenResult(SearchSettings):
         ax.set_xlabel("instances searched")
         ax.set_ylabel(f"critical {self.tightenable.free.name}")
         ax.set_title(f"tighten {self.tightenable.text}"[:80], fontsize=9)
-        ax.legend(fontsize=8)
+        legend(ax, fontsize=8)
         fig.tight_layout()
         self.plot_path = save_png(fig, path)
         return self.plot_path
+
+
+def _short(note: str, width: int = 160) -> str:
+    return note if len(note) <= width else note[:width - 3].rstrip() + "..."
 
 
 def _params_text(params: dict) -> str:

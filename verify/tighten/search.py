@@ -42,7 +42,9 @@ from verify.check_run import inapplicable_instance, relaxed_note
 from verify.conjecture.instance import MethodSpec, first_positive
 from verify.conjecture.statement import (
     DEFAULT_POINTS,
+    ConjectureError,
     check_search_options,
+    parse_assumptions,
 )
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.profiles import pinned_hypothesis_draws
@@ -201,8 +203,12 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
          at_t: float | None, budget: int, seed: int, method: str, lr: float | None,
          t_max: float | None, points: int, refine_budget: int | None, results,
          plot, progress: bool, loss_floor: float | None = None,
-         escalate: int = ESCALATION_BUDGET) -> TightenResult:
+         escalate: int = ESCALATION_BUDGET, assume=()) -> TightenResult:
     refine_budget = max(2, budget // 4) if refine_budget is None else refine_budget
+    try:
+        assumptions = parse_assumptions(assume)
+    except ConjectureError as exc:
+        raise TightenError(str(exc)) from None
     if loss_floor is not None and not (isinstance(loss_floor, (int, float))
                                        and 0 < loss_floor < 1):
         raise TightenError(f"--loss-floor {loss_floor!r}: expected a number between 0 and 1 "
@@ -234,13 +240,16 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
         description["loss_floor"] = loss_floor
     if tight.parameters:
         description["claim_params"] = dict(tight.parameters)
+    if assumptions:
+        description["assume"] = [a.text for a in assumptions]
     store = (Store(results, query_hash(description), description)
              if results is not None else None)
     start = time.perf_counter()
     try:
         with Progress(budget + refine_budget, f"tighten {tight.text}",
                       enabled=progress) as bar:
-            ev = Evaluator(tight, fam, mode, at_t, spec, points, store, bar, loss_floor)
+            ev = Evaluator(tight, fam, mode, at_t, spec, points, store, bar, loss_floor,
+                           assumptions)
             _search(ev, budget, seed)
             refined = _refine(ev, refine_budget, pinned)
         witness, passed_over = _decided_witness(ev)
@@ -256,7 +265,8 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
                            unbuildable=ev.unbuildable,
                            horizon=fam.horizon_override,
                            results=str(results) if results is not None else None,
-                           seconds=time.perf_counter() - start, loss_floor=loss_floor)
+                           seconds=time.perf_counter() - start, loss_floor=loss_floor,
+                           assume=tuple(a.text for a in assumptions))
     if plot is not None:
         result.plot(plot)
     return result
@@ -269,7 +279,7 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
             points: int = DEFAULT_POINTS, refine_budget: int | None = None,
             results: str | Path | None = None, plot: str | Path | None = None,
             progress: bool = False, loss_floor: float | None = None,
-            escalate: int = ESCALATION_BUDGET) -> TightenResult:
+            escalate: int = ESCALATION_BUDGET, assume=()) -> TightenResult:
     """The sharpest value of the free constant ``free`` in ``expr`` over ``family``.
 
     ``mode``: ``"for_all_t"`` (every saved time from t = 0: the extreme over time, the
@@ -278,14 +288,16 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
     simulations for the local refinement (default budget/4). ``results``: a directory
     whose store is read and extended. ``plot``: a PNG of the best value against the
     number of instances searched. ``loss_floor``: the window ends at the last saved time
-    where L(t)/L(0) is at least this (`verify.check_run.above_loss_floor`). Other arguments as in
+    where L(t)/L(0) is at least this (`verify.check_run.above_loss_floor`). ``assume``:
+    conditions on the instance (``"GammaMax < 1"``), as in `verify.conjecture.conjecture`:
+    an instance that fails one is inapplicable, never simulated. Other arguments as in
     `verify.conjecture.conjecture`.
     """
     tight = from_text(expr, free, part)
     return _run(tight, family, params=params, mode=mode, at_t=at_t, budget=budget, seed=seed,
                 method=method, lr=lr, t_max=t_max, points=points,
                 refine_budget=refine_budget, results=results, plot=plot, progress=progress,
-                loss_floor=loss_floor, escalate=escalate)
+                loss_floor=loss_floor, escalate=escalate, assume=assume)
 
 
 def default_family(claim_id: str) -> str:
