@@ -18,7 +18,7 @@ from theory import packs, registry
 from verify.errors import InputError
 from verify.profiles import get_profile
 from verify.progress import Progress
-from verify.report.doc import Block, Heading, Paragraph, Table, number_text
+from verify.report.doc import Block, Bullets, Heading, Paragraph, Table, number_text
 
 HEADER = ["claim", "constant", "family", "proved", "sharpest observed", "slack",
           "witness", "verdict"]
@@ -139,6 +139,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
     wall = time.perf_counter() - start
     found = sum(1 for d in data.values()
                 if d.get("verdict") in ("SHARPEST FOUND", "PROVED VALUE VIOLATED"))
+    notes = _number_reasons(rows, data)
     rows_total = len(data)
     blocks = [
         Heading(2, "How tight: the sharpest constants"),
@@ -158,7 +159,36 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
               f"decided witness ({wall:.1f} s)."),
         Table(HEADER, rows),
     ]
+    if notes:
+        blocks += [Paragraph("Rows without a decided witness, by reason (the numbers in "
+                             "the verdict column; instances counted per row):"),
+                   Bullets(notes)]
     return blocks, {"profile": profile, "wall_time": wall, "claims": data}
+
+
+def _number_reasons(rows: list[list[str]], data: dict) -> list[str]:
+    """Number the reasons of the rows without a decided witness (one number per reason,
+    in the order met), append the numbers to those rows' verdict cells, and return the
+    numbered list: each reason with the rows it came from and their instances."""
+    numbers: dict[str, int] = {}
+    where: dict[str, list[str]] = {}
+    for row, (key, d) in zip(rows, data.items(), strict=True):
+        if d.get("verdict") in ("SHARPEST FOUND", "PROVED VALUE VIOLATED"):
+            continue
+        reasons = d.get("reasons") or {}
+        if "refused" in d:
+            reasons = {f"not tightened: {d['refused']}": 0}
+        elif not reasons and d.get("witness"):
+            reasons = {"the witness's 2% check is within numerical error on the five "
+                       "sharpest instances": 0}
+        mine = []
+        for why, count in reasons.items():
+            k = numbers.setdefault(why, len(numbers) + 1)
+            mine.append(k)
+            where.setdefault(why, []).append(f"{key} ({count})" if count else key)
+        if mine:
+            row[-1] += " [" + ", ".join(str(k) for k in sorted(set(mine))) + "]"
+    return [f"[{k}] {why}: {', '.join(where[why])}" for why, k in numbers.items()]
 
 
 __all__ = ["HEADER", "declared_settings", "run", "tightenable_claims"]

@@ -227,7 +227,10 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory,
         back = found.sure + direction * MOVE * move_scale(found.sure, reference)
         at = replace(claim, statement=substitute(claim.statement,
                                                  {tight.free: sp.Float(back)}))
-        mask, note = undecidable_times(at, tr)
+        try:
+            mask, note = undecidable_times(at, tr)
+        except (ArithmeticError, CheckError):  # not evaluable at that value (overflow)
+            break
         if np.array_equal(mask, left_out):
             break
         left_out, named = mask, note
