@@ -53,6 +53,19 @@ def sgd_run(problem: Problem, iterations: int, seed: int = 0) -> tuple[Trajector
     return simulate(problem, method, its * PAPER_LR), its
 
 
+F9_ITERATIONS = 2500  # past S001-F9's window (2000 iterations)
+
+
+def alignment_runs(profile: str = "quick") -> dict[str, Trajectory]:
+    """The run S001-F9 is checked on: E-001-3's both-layer SGD run at ``profile``'s digits,
+    up to just past the claim's window (the tightness table tightens the claim on it: no
+    family draws E-001-3's instance)."""
+    from papers.s001.alignment import settings_for
+
+    problem = problems(settings_for(profile), 0)["both layers"]
+    return {"E-001-3 both layers": sgd_run(problem, F9_ITERATIONS)[0]}
+
+
 def curves(tr: Trajectory) -> dict[str, np.ndarray]:
     norm, direction = measure(tr, "NormChange"), measure(tr, "DirChange")
     return {"norm": norm.values, "norm_error": norm.roundoff, "dir": direction.values,

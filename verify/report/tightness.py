@@ -5,13 +5,16 @@ Each claim that `verify.tighten.statement.is_tightenable` accepts (checkable, po
 event-time, with a bound side that is not 0) is tightened by `tighten_claim` at the
 profile's budget (`verify.profiles.Profile.tighten_budget`), on the family its pack
 declares for it (a ``TIGHTEN`` mapping in the pack's families module: claim id ->
-``{"family": NAME, "params": {...}, "param": NAME}``) or else on the default family of its
-paper. Instances are kept in the report's store (``tighten.sqlite``), so a second report
-with the same store reads them and a larger budget extends them.
+``{"family": NAME, "params": {...}, "param": NAME}``, or ``{"runs": "module:function"}``
+for a claim stated for an experiment no family draws: the function returns the named runs
+it is tightened on, `verify.tighten.search.tighten_claim_on_runs`) or else on the default
+family of its paper. Instances are kept in the report's store (``tighten.sqlite``), so a
+second report with the same store reads them and a larger budget extends them.
 """
 
 from __future__ import annotations
 
+import importlib
 import time
 
 from theory import packs, registry
@@ -46,6 +49,12 @@ def statement_parameter(claim) -> str | None:
     names = sorted(k for k in claim.parameters
                    if any(s.name == k for s in claim.statement.free_symbols))
     return names[0] if len(names) == 1 else None
+
+
+def _resolve(where: str):
+    """The function a ``TIGHTEN`` entry's ``"runs"`` names (``"module:name"``)."""
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def _number(x, digits: int = 4) -> str:
@@ -100,7 +109,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
     """The section's blocks and its data (for verdicts.json). ``instances`` (`gfverify
     report --instances`) caps the instances drawn per claim (at least 1; default: the
     profile's budget)."""
-    from verify.tighten.search import tighten_claim
+    from verify.tighten.search import tighten_claim, tighten_claim_on_runs
 
     prof = get_profile(profile)
     budget = (prof.tighten_budget if instances is None
@@ -114,6 +123,12 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
 
             def one(part, label, s=s, claim=claim):
                 try:
+                    if "runs" in s:  # an experiment no family draws: its own runs
+                        return _row(label, tighten_claim_on_runs(
+                            claim.id, _resolve(s["runs"])(), part=part,
+                            param=s.get("param", statement_parameter(claim)),
+                            claim_params=s.get("claim_params"),
+                            label=s.get("family", "its runs")))
                     result = tighten_claim(
                         claim.id, s.get("family"), part=part,
                         param=s.get("param", statement_parameter(claim)),

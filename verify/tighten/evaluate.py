@@ -210,6 +210,26 @@ class Evaluator:
             else ext
 
 
+class RunsEvaluator(Evaluator):
+    """Instances that are given runs, by name (``{"run": NAME}``): a claim stated for an
+    experiment no family draws (S001-F9 on E-001-3's SGD run) is tightened on that run.
+    Nothing is drawn or simulated; the runs' own error estimates count."""
+
+    def __init__(self, tight: Tightenable, runs: Mapping, mode: str, at_t: float | None,
+                 method: MethodSpec):
+        super().__init__(tight, None, mode, at_t, method, 0, None, None)
+        self.runs = dict(runs)
+
+    def run(self, params: Mapping):
+        tr = self.runs[params["run"]]
+        return tr.problem, tr, float(tr.t[-1]) if len(tr.t) else 0.0
+
+    def _measure(self, params):
+        problem, tr, horizon = self.run(params)
+        why = self._before_run(problem)
+        return (problem, why, 0.0) if why is not None else (problem, tr, horizon)
+
+
 # the notes of an undecided instance that a more accurate run can resolve
 RESOLVABLE = ("the constant is not resolved", "the event time's error makes C uncertain")
 
@@ -218,4 +238,4 @@ def _fixed_times(tight: Tightenable) -> list[float]:
     return Statement(tight.text, tight.parsed).fixed_times()
 
 
-__all__ = ["EVENT_POINTS", "Evaluator", "WINDOW_POINTS"]
+__all__ = ["EVENT_POINTS", "Evaluator", "RunsEvaluator", "WINDOW_POINTS"]

@@ -191,6 +191,10 @@ class TightenResult(SearchSettings):
     assume
         The conditions on the instance (``--assume`` texts), in order: an instance failing
         one is inapplicable, never simulated.
+    from_runs
+        Whether the instances were given runs (`verify.tighten.search.tighten_claim_on_runs`:
+        parameters ``{"run": NAME}``, ``family`` their label), not family draws: no replay
+        command reproduces them.
     """
 
     tightenable: Tightenable
@@ -208,6 +212,7 @@ class TightenResult(SearchSettings):
     plot_path: Path | None = None
     loss_floor: float | None = None
     assume: tuple = ()
+    from_runs: bool = False
 
     # -- numbers -------------------------------------------------------------------------
     @property
@@ -328,8 +333,9 @@ class TightenResult(SearchSettings):
 
     # -- how to reproduce ----------------------------------------------------------------
     def replay(self) -> str:
-        """A command that tightens again on the witness alone (every parameter fixed)."""
-        if self.witness is None:
+        """A command that tightens again on the witness alone (every parameter fixed); ""
+        when there is no witness or the instances were given runs."""
+        if self.witness is None or self.from_runs:
             return ""
         t = self.tightenable
         args = ["gfverify", "tighten", t.text, *(self.selector or ("--family", self.family))]
@@ -363,7 +369,8 @@ class TightenResult(SearchSettings):
         must be a counterexample; C moved back, in the tightening's mode, where it must
         hold."""
         t, w = self.tightenable, self.witness
-        if w is None or t.parsed is None or t.part is not None or self.loss_floor is not None:
+        if (w is None or t.parsed is None or t.part is not None or self.loss_floor is not None
+                or self.from_runs):
             return {}  # (`gfverify conjecture` has no --part and no --loss-floor)
         params = w.searched.params
         past_mode, past_at = (("at_t", w.searched.extreme.t) if self.mode != "at_t"
@@ -465,7 +472,8 @@ class TightenResult(SearchSettings):
                      f"{'decided' if w.decided else 'NOT decided (within numerical error)'}")
         lines.append(f"  verdict: {self.verdict}"
                      + (f"; the witness is {w.relaxed}" if w.relaxed else ""))
-        lines.append(f"  replay: {self.replay()}")
+        lines.append(f"  replay: {self.replay()}" if not self.from_runs else
+                     "  (the instances are given runs: no replay command)")
         if self.plot_path:
             lines.append(f"  plot: {self.plot_path}")
         return "\n".join(lines)

@@ -209,14 +209,12 @@ def test_a_relu_claim_is_inapplicable_on_a_leaky_network():
 
 
 # -- S001-F9 / E-001-3: two phases, both layers against the first layer only -------------------
-F9_ITERATIONS = 2500  # past S001-F9's window (2000 iterations)
-
-
 @cache
 def two_phase_runs() -> dict:
     """E-001-3's two SGD runs (quick-profile digits), up to just past S001-F9's window."""
     problems = e001_3.problems(settings_for("quick"), 0)
-    return {name: e001_3.sgd_run(pr, F9_ITERATIONS)[0] for name, pr in problems.items()}
+    return {name: e001_3.sgd_run(pr, e001_3.F9_ITERATIONS)[0]
+            for name, pr in problems.items()}
 
 
 def test_f9_both_layers_start_with_an_alignment_phase(verdicts):

@@ -81,3 +81,19 @@ def test_assume_leaves_out_instances_and_is_replayed():
     assert result.verdict == "SHARPEST FOUND", result.report()
     assert "--assume 'GammaMax < 1'" in result.replay()
     assert all("--assume 'GammaMax < 1'" in c for c in result.conjecture_commands().values())
+
+
+def test_a_claim_is_tightened_on_its_experiments_runs():
+    """S001-F9 is stated for E-001-3's SGD run, which no family draws: the table tightens it
+    on that run, with the witness's 2% check, and no replay command is offered."""
+    from papers.s001.e001_3 import alignment_runs
+    from verify.tighten.search import tighten_claim_on_runs
+
+    runs = alignment_runs()
+    norms = tighten_claim_on_runs("S001-F9", runs, part=2, label="E-001-3 runs")
+    assert norms.verdict == "SHARPEST FOUND", norms.report()
+    assert norms.witness.searched.params == {"run": "E-001-3 both layers"}
+    assert norms.direction > 0 and 0 < norms.sharpest < 1  # NormChange <= C/100, C = 1 holds
+    assert norms.replay() == "" and "no replay command" in norms.report()
+    directions = tighten_claim_on_runs("S001-F9", runs, part=1)
+    assert directions.direction < 0 and directions.sharpest > 1  # DirChange >= C, C = 1 holds
