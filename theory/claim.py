@@ -33,7 +33,9 @@ from types import MappingProxyType
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from theory import fields
 from theory.symbols import UnknownName, latex_names, latex_names_for
+from theory.symbols import t as t_symbol
 
 
 class Kind(enum.Enum):
@@ -119,6 +121,14 @@ class Source:
     reference: str  # "Lemma 3", "Section 5", ...
     provenance: Provenance
 
+    def __post_init__(self) -> None:
+        fields.text("source", "paper", self.paper, empty=False)
+        owner = f"source ({self.paper} ...)"
+        fields.text(owner, "reference", self.reference)
+        if not isinstance(self.provenance, Provenance):
+            raise fields.fail(owner, "provenance", "a Provenance (" + ", ".join(
+                f"Provenance.{p.name}" for p in Provenance) + ")", self.provenance)
+
     @property
     def seed_file(self) -> str:
         """The seed text file of a built-in paper ("" for any other pack)."""
@@ -156,6 +166,16 @@ class Assumption:
     text: str
     required: bool = True
 
+    def __post_init__(self) -> None:
+        fields.text("assumption", "name", self.name, empty=False)
+        owner = f"assumption {self.name!r}"
+        fields.relation(owner, "statement", self.statement)
+        if t_symbol in self.statement.free_symbols:
+            raise fields.fail(owner, "statement", "a condition on the instance (no t: an "
+                              "assumption is checked once per instance)", self.statement)
+        fields.text(owner, "text", self.text)
+        fields.flag(owner, "required", self.required)
+
     def latex(self, names: dict[str, str] | None = None) -> str:
         """The statement in LaTeX, with ``names`` (default `theory.symbols.latex_names`)."""
         return render_latex(self.statement, latex_names if names is None else names)
@@ -164,6 +184,7 @@ class Assumption:
 # How a claim's parametrisation reads on a simulated Problem: the network convention and
 # the losses it covers. S001's "classification" setting is the standard network trained
 # on a sum-type exponential or logistic loss.
+LOSSES = ("square", "exponential", "logistic")  # the losses a claim can be stated for
 CONVENTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "standard": ("standard", ("square", "exponential", "logistic")),
     "mean_field": ("mean_field", ("square", "exponential", "logistic")),
@@ -281,11 +302,34 @@ class Claim:
     layers: tuple[str, ...] = ("both",)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "parameters", _frozen(self.parameters))
-        object.__setattr__(self, "definitions", _frozen(self.definitions))
-        for symbol in self.definitions:
-            if not isinstance(symbol, sp.Symbol):
-                raise ValueError(f"{self.id}: definitions are keyed by symbols, got {symbol!r}.")
+        """Every field is checked here (`theory.fields`): a malformed record is refused
+        where it is made, naming the claim, the field and what is allowed."""
+        owner = f"claim {self.id!r}"
+        if not isinstance(self.id, str) or not self.id.strip() or "\n" in self.id:
+            raise fields.fail("claim", "id", "a non-empty one-line string (PAPER-LABEL)",
+                              self.id)
+        fields.text(owner, "title", self.title)
+        if not isinstance(self.kind, Kind):
+            raise fields.fail(owner, "kind", "a Kind (" + ", ".join(
+                f"Kind.{k.name}" for k in Kind) + ")", self.kind)
+        fields.instance_of(owner, "source", self.source, Source,
+                           "a Source(paper, reference, provenance)")
+        fields.relation(owner, "statement", self.statement)
+        object.__setattr__(self, "setting", fields.records(owner, "setting", self.setting,
+                                                           Assumption))
+        object.__setattr__(self, "window", fields.window(owner, self.window))
+        fields.relation(owner, "event", self.event, allow_none=True)
+        fields.symbol(owner, "event_time", self.event_time, allow_none=True)
+        object.__setattr__(self, "parameters",
+                           _frozen(fields.parameters(owner, self.parameters)))
+        object.__setattr__(self, "definitions",
+                           _frozen(fields.definitions(owner, self.definitions)))
+        for name in ("parameter_notes", "measures", "not_checkable_reason", "notes"):
+            fields.text(owner, name, getattr(self, name))
+        fields.flag(owner, "checkable", self.checkable)
+        object.__setattr__(self, "flags", fields.strings(owner, "flags", self.flags))
+        if self.loss is not None and self.loss not in LOSSES:
+            raise fields.fail(owner, "loss", f"None or one of {LOSSES}", self.loss)
         if self.parametrization is not None and self.parametrization not in CONVENTIONS:
             raise ValueError(f"{self.id}: parametrization {self.parametrization!r} is not one "
                              f"of {sorted(CONVENTIONS)}.")
@@ -293,6 +337,8 @@ class Claim:
             raise ValueError(f"{self.id}: an EVENT_TIME claim needs event and event_time.")
         for name, values, allowed in (("activations", self.activations, ACTIVATION_KINDS),
                                       ("layers", self.layers, LAYERS)):
+            values = fields.strings(owner, name, values)
+            object.__setattr__(self, name, values)
             if not values or not set(values) <= set(allowed):
                 raise ValueError(f"{self.id}: {name} {values!r} must be a non-empty subset "
                                  f"of {allowed}.")

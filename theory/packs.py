@@ -304,6 +304,32 @@ def select(choice: str) -> None:
 
 # where each installed pack was found: id(pack) -> "installed pack 'name' (module:attr in FILE)"
 _ORIGINS: dict[int, str] = {}
+_ENTRY_NAMES: dict[int, str] = {}  # id(pack) -> its entry point's name
+
+
+def tested(choice: str) -> tuple[Pack, ...]:
+    """The packs whose tests (and declared mutants) a run of ``pytest verify
+    --verify-packs CHOICE`` counts: every pack for ``all``, the built-in ones for
+    ``builtin``, else only the packs named (a comma list of pack names, any case, or
+    installed packs' entry-point names). A name no pack answers to is a `PackError`."""
+    choice = (choice or "all").strip() or "all"
+    if choice == "all":
+        return packs()
+    if choice == "builtin":
+        return BUILTIN
+    names = [n.strip() for n in choice.split(",") if n.strip()]
+    every = packs()
+    out = []
+    for name in names:
+        hits = [p for p in every if p.name.lower() == name.lower()
+                or _ENTRY_NAMES.get(id(p)) == name]
+        if not hits:
+            known = ", ".join(sorted({p.name for p in every}
+                                     | {v for v in _ENTRY_NAMES.values()}))
+            raise PackError(f"--verify-packs {name!r}: no pack has that name (packs: "
+                            f"{known}; or all, builtin)")
+        out += [p for p in hits if p not in out]
+    return tuple(out)
 
 
 @cache
@@ -312,12 +338,13 @@ def installed() -> tuple[Pack, ...]:
     selection, `SELECT_ENV`, admits)."""
     chosen = selection()
     _ORIGINS.clear()
+    _ENTRY_NAMES.clear()
     if chosen == "builtin":
         return ()
-    names = None if chosen == "all" else {n.strip() for n in chosen.split(",")}
+    names = None if chosen == "all" else {n.strip().lower() for n in chosen.split(",")}
     found = []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        if names is not None and ep.name not in names:
+        if names is not None and ep.name.lower() not in names:
             continue
         try:
             pack = ep.load()
@@ -331,6 +358,7 @@ def installed() -> tuple[Pack, ...]:
             raise PackError(f"installed pack {ep.name!r}: {where} is a "
                             f"{type(pack).__name__}, not a theory.packs.Pack")
         _ORIGINS[id(pack)] = f"installed pack {ep.name!r} ({where})"
+        _ENTRY_NAMES[id(pack)] = ep.name
         found.append(pack)
     return tuple(found)
 

@@ -114,11 +114,19 @@ class Term:
     meaning: str
 
     def __post_init__(self) -> None:
+        from theory import fields
+
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise fields.fail("term", "name", "a name statements can use (an identifier, "
+                              "e.g. 'NormV')", self.name)
+        owner = f"term {self.name!r}"
+        fields.vocabulary_object(owner, self.obj)
+        fields.text(owner, "meaning", self.meaning)
         try:
             object.__setattr__(self, "sort", Sort(self.sort))
         except ValueError:
-            raise ValueError(f"Term {self.name!r}: sort {self.sort!r} is not one of "
-                             f"{', '.join(s.value for s in Sort)}") from None
+            raise fields.RecordError(f"Term {self.name!r}: sort {self.sort!r} is not one of "
+                                     f"{', '.join(s.value for s in Sort)}") from None
 
 
 _TERMS = (

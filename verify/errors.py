@@ -4,7 +4,8 @@ An `InputError` means the caller (a user at the command line, a pack author in c
 gave something gfverify cannot use; its message names the input and what is allowed.
 `gfverify` turns it into exit code 2. Any other exception escaping a command is a bug
 of ours (exit 4). The layers below have their own: `numerics.ProblemError`,
-`numerics.MethodError` and `theory.UnknownName` (see `INPUT_ERRORS`).
+`numerics.MethodError`, `theory.UnknownName` and `theory.fields.RecordError` (a
+malformed claim, family or term; see `input_errors`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ def input_errors() -> tuple[type[BaseException], ...]:
     so that a command that fails early does not load numerics)."""
     from numerics import MethodError, ProblemError
     from theory import UnknownName
+    from theory.fields import RecordError
     from theory.packs import PackError
     from verify.measures import UnknownQuantity
 
-    return (InputError, ProblemError, MethodError, UnknownName, UnknownQuantity, PackError)
+    return (InputError, ProblemError, MethodError, UnknownName, UnknownQuantity, PackError,
+            RecordError)

@@ -38,6 +38,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from numerics import Problem, ProblemError
+from theory import fields
 from verify.errors import InputError
 
 
@@ -403,6 +404,26 @@ class Family:
         return "auto" if other and self.coordinates == "lognorm" else self.coordinates
 
     def __post_init__(self) -> None:
+        """Every field is checked here (`theory.fields`): a malformed family is refused
+        where it is made, naming the family, the field and what is allowed."""
+        if not isinstance(self.name, str) or not self.name or any(
+                c.isspace() for c in self.name):
+            raise fields.fail("family", "name", "a non-empty string without spaces",
+                              self.name)
+        owner = f"family {self.name!r}"
+        fields.text(owner, "description", self.description)
+        if not isinstance(self.params, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, IntParam | FloatParam | ChoiceParam)
+                for k, v in self.params.items()):
+            raise fields.fail(owner, "params", "a mapping name (str) -> IntParam, FloatParam "
+                              "or ChoiceParam", self.params)
+        fields.callable_field(owner, "build", self.build, "build(**params) -> Problem")
+        fields.callable_field(owner, "horizon_rule", self.horizon_rule,
+                              "horizon_rule(problem, params) -> float")
+        for name in ("horizon_text", "setting", "coordinates"):
+            fields.text(owner, name, getattr(self, name))
+        object.__setattr__(self, "aliases", fields.strings(owner, "aliases", self.aliases))
+        object.__setattr__(self, "selector", fields.strings(owner, "selector", self.selector))
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
         object.__setattr__(self, "fixed_values", MappingProxyType(dict(self.fixed_values)))
         object.__setattr__(self, "model", MappingProxyType(dict(self.model)))

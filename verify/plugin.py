@@ -35,28 +35,42 @@ def pytest_addoption(parser):
                     help="write the verdict table as JSON to PATH")
     group.addoption("--verify-packs", default=None, metavar="WHICH",
                     help="the packs whose tests and mutants run: all (default: built-in and "
-                         "installed), builtin, or a comma list of installed packs' names "
-                         "(with the built-in ones)")
+                         "installed), builtin, or a comma list of pack names (any case) or "
+                         "installed packs' entry-point names: those packs only")
     group.addoption("--verify-md", default=None, metavar="PATH",
                     help="write the verdict table as Markdown to PATH")
 
 
-def _pack_test_dirs() -> list[Path]:
-    """The test directories of every pack, built-in and installed (`theory.packs`)."""
+def _pack_test_dirs(choice: str | None = None) -> list[Path]:
+    """The test directories of the packs ``--verify-packs`` selects (`theory.packs.tested`;
+    every pack, built-in and installed, without the option)."""
     from theory import packs
 
-    return [d for pack in packs.packs() if (d := pack.directory("tests")) is not None]
+    return [d for pack in packs.tested(choice or "all")
+            if (d := pack.directory("tests")) is not None]
+
+
+def tested_mutants(choice: str | None) -> tuple[str, ...]:
+    """The declared mutants (`verify.mutants.roster`) of the packs whose tests run: ids
+    ``PACK-...~label`` of the selected packs."""
+    from theory import packs
+
+    roster = mutants_mod.roster()
+    if choice is None or choice.strip() in ("", "all"):
+        return roster
+    names = {p.name for p in packs.tested(choice)}
+    return tuple(m for m in roster if m.split("-", 1)[0] in names)
 
 
 def _add_pack_tests(config) -> None:
-    """``pytest verify`` runs every pack's tests with the toolkit's own: when the invocation
-    collects this package's directory, the packs' test directories join it (unless a path
-    given already contains them)."""
+    """``pytest verify`` runs the packs' tests with the toolkit's own: when the invocation
+    collects this package's directory, the selected packs' test directories join it
+    (unless a path given already contains them)."""
     here = Path(__file__).resolve().parent
     given = [Path(str(a).split("::")[0]).resolve() for a in config.args]
     if here not in given:
         return
-    for path in _pack_test_dirs():
+    for path in _pack_test_dirs(config.getoption("--verify-packs")):
         if not any(path == g or g in path.parents for g in given):
             config.args.append(str(path))
 
@@ -120,7 +134,8 @@ def pytest_terminal_summary(terminalreporter, config):
     terminalreporter.section("gfverify verdicts")
     for line in format_table(table):
         terminalreporter.write_line(line)
-    score = mutants_mod.score(log.mutants)
+    score = mutants_mod.score(log.mutants,
+                              tested_mutants(config.getoption("--verify-packs")))
     terminalreporter.write_line(mutants_mod.summary_line(score))
     found = findings_mod.distinct([findings_mod.Finding.from_dict(d) for d in log.findings])
     if found:

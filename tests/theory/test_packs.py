@@ -9,6 +9,7 @@ import textwrap
 from importlib.metadata import EntryPoint
 
 import pytest
+import sympy as sp
 
 import theory
 from theory import packs, registry
@@ -205,7 +206,7 @@ def _refused(capsys, *needles, commands=(["packs"], ["claims"])) -> None:
 
 
 @pytest.mark.parametrize("source, says", [
-    (_claims(_claim(kind="'pointwise'")), "TOY-1 in 'toy_pack.claims'"),
+    (_claims(_claim(kind="'pointwise'")), "claim 'TOY-1': kind: a Kind"),
     (_claims(_claim(extra=", parametrization='bogus'")), "fails on import"),
     (_claims(_claim(), _claim()), "declared twice"),
     (_claims("'TOY-1'"), "CLAIMS[0]"),
@@ -219,6 +220,115 @@ def test_a_bad_claim_record_is_refused_naming_the_pack_and_file(source, says, in
     (tmp_path / "toy_pack" / "claims.py").write_text(source)
     installed()
     _refused(capsys, "pack 'TOY'", str(tmp_path / "toy_pack" / "claims.py"), says)
+
+
+# every field of a claim (and of its assumptions and source) is checked where the record
+# is made: one line naming the claim (or the assumption), the field and what is allowed
+_ASSUMPTION = "Assumption('small init', sp.Le(lam, 1), 'lam <= 1')"
+
+
+@pytest.mark.parametrize("extra, says", [
+    (", parameters={sp.Symbol('eps'): 0.1}", "claim 'TOY-1': parameters: keys that are "
+     "parameter names (str), got Symbol eps; write {'eps': ...}"),
+    (", parameters={'eps': 'big'}", "parameters['eps']: a sympy expression or a number"),
+    (", parameters={'eps': [1]}", "parameters['eps']"),
+    (", title=3", "claim 'TOY-1': title: a string, got int 3"),
+    (", statement=True", "claim 'TOY-1': statement: a sympy relation"),
+    (", statement=L(t)", "claim 'TOY-1': statement: a sympy relation"),
+    (", setting=" + _ASSUMPTION, "claim 'TOY-1': setting: a tuple of Assumption"),
+    (", setting=('lam <= 1',)", "claim 'TOY-1': setting: a tuple of Assumption"),
+    (", window=(0,)", "claim 'TOY-1': window: a pair (start, end)"),
+    (", window=('0', 'oo')", "window[0]: a sympy expression or a number, got str '0' (text "
+     "is not evaluated"),
+    (", event_time='t2'", "claim 'TOY-1': event_time: a sympy Symbol (or None), got str "
+     "'t2'; write sp.Symbol('t2')"),
+    (", event=sp.Symbol('x')", "claim 'TOY-1': event: a sympy relation"),
+    (", definitions={'zeta': 1}", "claim 'TOY-1': definitions: keys that are sympy Symbols"),
+    (", flags='a remark'", "claim 'TOY-1': flags: a tuple of strings, got str 'a remark'; "
+     "write ('a remark',)"),
+    (", checkable='yes'", "claim 'TOY-1': checkable: True or False"),
+    (", loss='mse'", "claim 'TOY-1': loss: None or one of"),
+    (", activations='relu'", "claim 'TOY-1': activations: a tuple of strings, got str "
+     "'relu'; write ('relu',)"),
+    (", notes=None", "claim 'TOY-1': notes: a string, got NoneType None"),
+    (", setting=(Assumption('big', True, 'always'),)", "assumption 'big': statement: a sympy "
+     "relation"),
+    (", setting=(Assumption('late', sp.Le(L(t), 1), 'L <= 1'),)", "assumption 'late': "
+     "statement: a condition on the instance (no t"),
+    (", setting=(Assumption('lam', sp.Le(lam, 1), 'lam <= 1', required='no'),)",
+     "assumption 'lam': required: True or False"),
+    (", source=('TOY', 'here')", "claim 'TOY-1': source: a Source(paper, reference, "
+     "provenance)"),
+    (", source=Source('TOY', 3, Provenance.DERIVED)", "source (TOY ...): reference: a string"),
+    (", source=Source('TOY', 'here', 'derived')", "source (TOY ...): provenance: a "
+     "Provenance"),
+], ids=lambda v: v[2:40] if isinstance(v, str) and v.startswith(",") else "")
+def test_a_malformed_claim_field_is_refused_where_it_is_made(extra, says, installed,
+                                                            tmp_path, capsys):
+    """The record is refused at its construction (theory.fields.RecordError); from an
+    installed pack the command line says so in one line, exit 2."""
+    head = (_HEAD.replace("import L, t", "import L, lam, t")
+            .replace("from theory import Claim,", "from theory import Assumption, Claim,"))
+    good = ("id='TOY-1', title='toy', kind=Kind.POINTWISE, source=Source('TOY', 'here', "
+            "Provenance.DERIVED), statement=sp.Le(L(t), L(0))")
+    # the malformed field replaces the good one (the later key wins)
+    source = _claims(f"Claim(**dict(dict({good}){extra}))", head=head)
+    (tmp_path / "toy_pack" / "claims.py").write_text(source)
+    installed()
+    _refused(capsys, "pack 'TOY'", str(tmp_path / "toy_pack" / "claims.py"), says)
+
+
+@pytest.mark.parametrize("change, says", [
+    (('params={"seed": IntParam(0, 9, "seed", default=0)}', 'params={"seed": 3}'),
+     "family 'toy': params: a mapping name (str) -> IntParam, FloatParam or ChoiceParam"),
+    (("horizon_rule=lambda problem, params: 5.0", "horizon_rule=5.0"),
+     "family 'toy': horizon_rule: a function horizon_rule(problem, params) -> float, got "
+     "float 5.0"),
+    (('description="two-point data"', "description=None"), "family 'toy': description: a "
+     "string"),
+    (('setting="TOY",', 'setting="TOY", aliases="toy2",'), "family 'toy': aliases: a tuple "
+     "of strings, got str 'toy2'; write ('toy2',)"),
+], ids=["param-not-a-spec", "horizon-not-a-function", "description", "aliases-as-text"])
+def test_a_malformed_family_is_refused_where_it_is_made(change, says, installed, tmp_path,
+                                                        capsys):
+    fams = tmp_path / "toy_pack" / "fams.py"
+    fams.write_text(fams.read_text().replace(*change))
+    installed()
+    _refused(capsys, "pack 'TOY'", str(fams), says, commands=(["families"],))
+
+
+@pytest.mark.parametrize("change, says", [
+    (('Term("ToyQuantity", Toy,', 'Term("Toy Quantity", Toy,'), "term: name: a name "
+     "statements can use"),
+    (('Term("ToyQuantity", Toy,', 'Term("ToyQuantity", "Toy",'), "term 'ToyQuantity': obj: "
+     "a sympy Symbol or Function, got str 'Toy'"),
+    (('"a toy quantity"', "None"), "term 'ToyQuantity': meaning: a string"),
+], ids=["name", "obj", "meaning"])
+def test_a_malformed_term_is_refused_where_it_is_made(change, says, installed, tmp_path,
+                                                      capsys):
+    claims = tmp_path / "toy_pack" / "claims.py"
+    claims.write_text(claims.read_text().replace(*change))
+    installed()
+    _refused(capsys, "pack 'TOY'", str(claims), says)
+
+
+def test_plain_numbers_in_a_claim_become_sympy_numbers():
+    """An int or a Fraction where an expression is expected is converted exactly (the later
+    checks then work on it), a float to a sympy Float."""
+    from fractions import Fraction
+
+    from theory import Claim, Kind, Provenance, Source
+    from theory.symbols import L, t
+
+    claim = Claim(id="TOY-1", title="toy", kind=Kind.POINTWISE,
+                  source=Source("TOY", "here", Provenance.DERIVED),
+                  statement=sp.Le(L(t), sp.Symbol("c") * L(0)),
+                  parameters={"c": 1, "d": Fraction(1, 4), "e": 0.5, "f": None},
+                  window=(0, 10))
+    assert claim.parameters["c"] == sp.Integer(1) and claim.parameters["d"] == sp.Rational(1, 4)
+    assert isinstance(claim.parameters["e"], sp.Float) and claim.parameters["f"] is None
+    assert claim.window == (sp.Integer(0), sp.Integer(10))
+    assert claim.substituted(claim.statement) == sp.Le(L(t), L(0))
 
 
 def test_a_missing_claims_module_is_refused_naming_the_pack_and_module(installed, tmp_path,
@@ -279,6 +389,25 @@ def test_a_section_that_does_not_exist_is_refused_by_report_only(installed, tmp_
              commands=(["report", "--no-suite", "--quiet", "--section", "TOY", "--out",
                         str(tmp_path / "rep")],))
     assert not (tmp_path / "rep").exists()
+
+
+def test_verify_packs_names_the_packs_whose_tests_run(installed, monkeypatch):
+    """`pytest verify --verify-packs NAME` runs that pack's tests and counts its mutants
+    only (a built-in pack by its name in any case, an installed one by its name or entry
+    point); an unknown name is refused naming the packs there are."""
+    from verify.plugin import _pack_test_dirs, tested_mutants
+
+    installed()
+    assert [p.name for p in packs.tested("toy")] == ["TOY"]
+    assert [p.name for p in packs.tested("s002,TOY")] == ["S002", "TOY"]
+    assert _pack_test_dirs("s002") == [packs.BUILTIN[2].directory("tests")]
+    assert packs.BUILTIN[2].name == "S002"
+    assert tested_mutants("TOY") == ("TOY-1~half",)
+    s002 = tested_mutants("S002")
+    assert s002 and all(m.startswith("S002-") for m in s002)
+    assert len(tested_mutants("all")) > len(s002)
+    with pytest.raises(packs.PackError, match="--verify-packs 'nope': no pack has that name"):
+        packs.tested("nope")
 
 
 def test_the_builtin_selection_never_loads_an_installed_pack(installed):
