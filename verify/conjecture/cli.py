@@ -89,9 +89,24 @@ def add_time_options(parser, for_all_help: str) -> None:
     when = parser.add_mutually_exclusive_group()
     when.add_argument("--for-all-t", dest="mode", action="store_const", const="for_all_t",
                       help=for_all_help)
-    when.add_argument("--at-t", type=float, default=None, metavar="T", help="at time T")
+    when.add_argument("--at-t", default=None, metavar="T",
+                      help="at time T: a number, or (gfverify conjecture) a time on each "
+                           "instance: an expression in instance numbers "
+                           "('3*log(1/lam)/Dplus') or a run's event ('first(L(t) <= "
+                           "L(0)/2)')")
     when.add_argument("--as-t-to-inf", dest="mode", action="store_const",
                       const="as_t_to_inf", help="at the end of the horizon")
+
+
+def numeric_at_t(value, where: str) -> float | None:
+    """``--at-t`` as a number, for the commands that take no instance-dependent time."""
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise UsageError(f"--at-t {value!r}: {where} takes a number (an instance-dependent "
+                         "time is for `gfverify conjecture` on a family)") from None
 
 
 def add_run_options(parser) -> None:
@@ -233,7 +248,8 @@ def _on_runs(args) -> int:
         raise UsageError(f"--loss-floor {args.loss_floor!r}: expected a number between 0 and "
                          "1 (a level of L(t)/L(0))")
     try:
-        result = on_runs(args.expr, args.runs, mode=mode, at_t=args.at_t,
+        result = on_runs(args.expr, args.runs, mode=mode,
+                         at_t=numeric_at_t(args.at_t, "--run"),
                          loss_floor=args.loss_floor)
     except ConjectureError as exc:
         raise UsageError(str(exc)) from None

@@ -28,10 +28,11 @@ from verify.conjecture.statement import (
     Statement,
     UndefinedHere,
 )
+from verify.conjecture.when import AtTime
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.escalation import MAX_BUDGET as MAX_ESCALATION
 from verify.escalation import check_escalating
-from verify.verdict import Outcome, Verdict, Where
+from verify.verdict import CheckError, Outcome, Verdict, Where
 
 
 # -- simulation ------------------------------------------------------------------------------
@@ -276,7 +277,7 @@ class InstanceChecker:
         """Raise _Excluded (with the reason) when ``problem`` fails an assumption."""
         if not self.assumptions:
             return
-        claim = replace(self.statement.claim(self.mode, self.at_t, 1.0),
+        claim = replace(self.statement.claim(self.mode, self._numeric_at(0.0), 1.0),
                         setting=self.assumptions)
         why = inapplicable_instance(claim, problem)
         if why is not None:
@@ -305,11 +306,20 @@ class InstanceChecker:
             return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
                             verdict=verdict, t=None, lhs=None, rhs=None, margin=math.nan,
                             error=math.nan, relative_margin=math.nan, horizon=0.0)
+        at_t = self.at_t if self.mode == "at_t" else None
+        if isinstance(at_t, AtTime):  # this instance's time (after a first run: an event)
+            at_t, why = self._time_here(problem, params)
+            if why:
+                verdict = Verdict("conjecture", why[0], reason=why[1],
+                                  where=Where(problem.content_hash, params.get("seed")))
+                return Instance(params=params, problem_hash=problem.content_hash,
+                                sizes=sizes, verdict=verdict, t=None, lhs=None, rhs=None,
+                                margin=math.nan, error=math.nan, relative_margin=math.nan,
+                                horizon=0.0)
         tr, horizon = run_family_instance(self.family, problem, params, self.method,
-                                          self.points, self.statement.fixed_times(),
-                                          self.at_t if self.mode == "at_t" else None)
+                                          self.points, self.statement.fixed_times(), at_t)
         t_end = float(tr.t[-1]) if len(tr.t) else horizon
-        claim = self.statement.claim(self.mode, self.at_t, t_end, first_positive(tr))
+        claim = self.statement.claim(self.mode, at_t, t_end, first_positive(tr))
         floor_note = ""
         if self.loss_floor is not None:
             claim, floor_note = floored(claim, tr, self.loss_floor)
@@ -323,6 +333,38 @@ class InstanceChecker:
         return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
                         verdict=verdict, t=t_at, lhs=lhs, rhs=rhs, margin=margin, error=error,
                         relative_margin=float(rel_margin), horizon=horizon)
+
+
+    def _numeric_at(self, placeholder: float):
+        """``at_t`` as a number (an instance-dependent one: ``placeholder``)."""
+        return placeholder if isinstance(self.at_t, AtTime) else self.at_t
+
+    def _time_here(self, problem: Problem, params: dict) -> tuple[float, tuple]:
+        """The instance-dependent time on this instance, snapped to gradient descent's
+        steps; with (outcome, reason) when the statement cannot be compared there: a time
+        the instance does not define or that is not finite and >= 0 (INAPPLICABLE), an
+        event that did not happen by the horizon (INCONCLUSIVE)."""
+        when = self.at_t
+        try:
+            if when.uses_event:
+                first, _ = run_family_instance(self.family, problem, params, self.method,
+                                               self.points, self.statement.fixed_times())
+                value = when.value(problem, first)
+                if not math.isfinite(value):
+                    return 0.0, (Outcome.INCONCLUSIVE, f"--at-t {when.text}: the event did "
+                                 f"not happen by t = {float(first.t[-1]):.4g}")
+            else:
+                value = when.value(problem)
+        except CheckError as exc:
+            return 0.0, (Outcome.INAPPLICABLE, f"--at-t {when.text}: {exc}")
+        if not (math.isfinite(value) and value >= 0):
+            return 0.0, (Outcome.INAPPLICABLE, f"--at-t {when.text} is {value:.4g} on this "
+                         f"instance: not a time >= 0")
+        try:
+            limits.at_most("--at-t (on this instance)", value, "horizon")
+        except (TypeError, ValueError) as exc:
+            raise ConjectureError(str(exc)) from None
+        return (self.method.snap(value) if self.method.name == "gd" else value), ()
 
 
 class _Excluded(Exception):

@@ -38,7 +38,8 @@ class SearchSettings:
         When the statement is compared: ``"for_all_t"`` (every saved time of the horizon),
         ``"at_t"`` (at ``at_t``) or ``"as_t_to_inf"`` (the end of the horizon).
     at_t
-        The time of the ``"at_t"`` mode; None otherwise.
+        The time of the ``"at_t"`` mode (a number, or a `verify.conjecture.when.AtTime`
+        read on each instance); None otherwise.
     method
         How instances were simulated (`verify.conjecture.MethodSpec`: ``"flow"`` or
         ``"gd"`` with its step ``lr``, the flow's coordinates, the escalation budget).
@@ -57,7 +58,7 @@ class SearchSettings:
 
     family: str
     mode: str
-    at_t: float | None
+    at_t: object  # float, verify.conjecture.when.AtTime, or None
     method: MethodSpec
     budget: int
     seed: int
@@ -90,7 +91,8 @@ class ConjectureResult(SearchSettings):
         When the statement is compared: ``"for_all_t"`` (every saved time of the horizon),
         ``"at_t"`` (at ``at_t``) or ``"as_t_to_inf"`` (the end of the horizon).
     at_t
-        The time of the ``"at_t"`` mode; None otherwise.
+        The time of the ``"at_t"`` mode (a number, or a `verify.conjecture.when.AtTime`
+        read on each instance); None otherwise.
     method
         How instances were simulated (`verify.conjecture.MethodSpec`: ``"flow"`` or
         ``"gd"`` with its step ``lr``, the flow's coordinates, the escalation budget).
@@ -254,7 +256,7 @@ class ConjectureResult(SearchSettings):
         """The result as ``gfverify conjecture`` prints it (several lines)."""
         mode = {"for_all_t": "for all t in the horizon",
                 "as_t_to_inf": "at the end of the horizon (t -> oo)",
-                "at_t": f"at t = {self.at_t}"}[self.mode]
+                "at_t": f"at t = {getattr(self.at_t, 'text', self.at_t)}"}[self.mode]
         lines = [f"conjecture: {self.statement}   ({mode})",
                  f"family: {self.family_text}   method: {self.method.name}   budget: {self.budget}"
                  f"   seed: {self.seed}",
@@ -382,7 +384,7 @@ def replay_command(statement: str, family: str, params: Mapping, mode: str,
     for text in assume:
         args += ["--assume", text]
     args += {"for_all_t": ["--for-all-t"], "as_t_to_inf": ["--as-t-to-inf"],
-             "at_t": ["--at-t", repr(at_t)]}[mode]
+             "at_t": ["--at-t", at_t.text if hasattr(at_t, "text") else repr(at_t)]}[mode]
     if points != DEFAULT_POINTS:
         args += ["--points", str(points)]
     if loss_floor is not None:

@@ -68,6 +68,7 @@ from verify.conjecture.statement import (
     parse_assumptions,
     statement_of,
 )
+from verify.conjecture.when import AtTime, parse_at_time
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.expressions import ExpressionError
 from verify.profiles import pinned_hypothesis_draws
@@ -159,7 +160,7 @@ def _shrink(checker: InstanceChecker, found: Instance, budget: int) -> tuple[Ins
 
 # -- the entry point -----------------------------------------------------------------------------
 def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = None,
-               mode: str = "for_all_t", at_t: float | None = None,
+               mode: str = "for_all_t", at_t: float | str | None = None,
                budget: int = DEFAULT_BUDGET, seed: int = 0, method: str = "flow",
                lr: float | None = None, t_max: float | None = None,
                points: int = DEFAULT_POINTS, shrink_budget: int = DEFAULT_SHRINK_BUDGET,
@@ -172,6 +173,9 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     a callable (see the module docstring). ``family``: a name (``"orthogonal"``) or a
     `Family`. ``params``: parameters to fix (``{"n": 3}``, ``{"horizon": 50}``).
     ``mode``: ``"for_all_t"``, ``"at_t"`` (with ``at_t``) or ``"as_t_to_inf"``.
+    ``at_t``: a number, or a text read on each instance (`verify.conjecture.when`: an
+    expression in instance numbers such as ``"log(1/lam)/Dplus"``, or one using a run's
+    event, ``"first(L(t) <= L(0)/2)"``).
     ``budget``: instances hypothesis draws; ``seed``: its seed (same seed, same search).
     ``method``: ``"flow"`` (exact gradient flow) or ``"gd"`` (gradient descent, step
     ``lr``). ``t_max`` overrides the family's horizon. ``plot``: write the PNG there.
@@ -192,6 +196,11 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
             or not 0.0 <= min_decided <= 1.0):
         raise ConjectureError(f"--min-decided: a share in [0, 1], got {min_decided!r}")
     horizon_given = t_max if t_max is not None else (params or {}).get("horizon")
+    if isinstance(at_t, str):  # a number, or a time on each instance (verify.conjecture.when)
+        try:
+            at_t = parse_at_time(at_t)
+        except ExpressionError as exc:
+            raise ConjectureError(str(exc)) from None
     check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
                                       "--shrink-budget": (shrink_budget, 0)},
                          t_max, horizon=horizon_given)
@@ -210,8 +219,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
             raise ConjectureError("--loss-floor: only with --for-all-t (it ends the window)")
     spec = MethodSpec(method, lr, escalate=escalate)
     spec.method()  # fail early if the method is unavailable
-    if spec.name == "gd" and at_t is not None:
-        at_t = spec.snap(at_t)
+    if spec.name == "gd" and isinstance(at_t, float | int):
+        at_t = spec.snap(at_t)  # (an instance-dependent time is snapped on each instance)
     try:
         statement = statement_of(expr_or_callable)
     except ExpressionError as exc:
@@ -247,7 +256,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
             result.plot_skipped = "no instance could be built" if plot is not None else ""
         else:
             result._trajectory = checker.trajectory(shown)
-            result._claim = statement.claim(mode, at_t, float(result._trajectory.t[-1]),
+            at_here = shown.t if isinstance(at_t, AtTime) else at_t  # its time on it
+            result._claim = statement.claim(mode, at_here, float(result._trajectory.t[-1]),
                                             first_positive(result._trajectory))
             horizon = fam.horizon_override
             result.replay_command = replay_command(

@@ -54,7 +54,12 @@ def check_search_options(mode: str, at_t, counts: dict, t_max, horizon=None,
     if mode not in MODES:
         raise error(f"mode: {mode!r} is not one of {MODES}")
     if mode == "at_t":
-        if at_t is None or not (math.isfinite(at_t) and at_t >= 0):
+        from verify.conjecture.when import AtTime
+
+        if isinstance(at_t, AtTime):
+            pass  # an instance-dependent time: checked on each instance
+        elif (at_t is None or isinstance(at_t, bool) or not isinstance(at_t, int | float)
+              or not (math.isfinite(at_t) and at_t >= 0)):
             raise error(f"--at-t: a time >= 0 is needed, got {at_t!r}")
     elif at_t is not None:
         raise error("at_t is only used with mode='at_t'")

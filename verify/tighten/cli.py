@@ -13,7 +13,13 @@ import json
 from pathlib import Path
 
 from verify.cli import UsageError
-from verify.conjecture.cli import add_run_options, add_time_options, parse_params, plot_path
+from verify.conjecture.cli import (
+    add_run_options,
+    add_time_options,
+    numeric_at_t,
+    parse_params,
+    plot_path,
+)
 
 _EPILOG = """\
 EXPR is a statement with one free constant (--free, default C); a claim id tightens the
@@ -107,6 +113,7 @@ def _tighten_command(args) -> int:
 
     family_params = parse_params([p for p in args.param if "=" in p])
     names = [p.strip() for p in args.param if "=" not in p]
+    args.at_t = numeric_at_t(args.at_t, "gfverify tighten")
     mode = "at_t" if args.at_t is not None else (args.mode or "for_all_t")
     if args.runs:
         return _on_runs(args, family_params, names, mode)

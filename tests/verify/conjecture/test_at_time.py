@@ -1,0 +1,68 @@
+"""`--at-t` at an instance-dependent time: an expression in instance numbers, or a run's
+event through first(...) (verify.conjecture.when)."""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+
+import pytest
+
+from numerics import generators
+from verify.cli import main
+from verify.conjecture import conjecture
+from verify.conjecture.when import AtTime, parse_at_time
+from verify.exit_codes import EXIT_FOUND, EXIT_OK
+from verify.expressions import ExpressionError
+
+
+def test_a_time_is_a_number_an_instance_expression_or_an_event():
+    assert parse_at_time("2.5") == 2.5 and parse_at_time(3) == 3.0
+    when = parse_at_time("log(1/lam)/Dplus")
+    assert isinstance(when, AtTime) and not when.uses_event
+    problem = generators.two_point(seed=0)
+    value = when.value(problem)  # the vocabulary's lam and Dplus of this instance
+    assert math.isfinite(value) and value > 0
+    event = parse_at_time("2*first(L(t) <= L(0)/2)")
+    assert event.uses_event
+    for bad in ("L(t)", "t + 1", "NotAName"):
+        with pytest.raises(ExpressionError):
+            parse_at_time(bad)
+
+
+def test_at_an_instance_expression_the_run_saves_that_time_and_replays(capsys):
+    """The statement is compared at exactly the instance's time (a saved time of its
+    run), and the replay command carries the expression."""
+    result = conjecture("NormW(t) <= 2*NormW(0)", "orthogonal", mode="at_t",
+                        at_t="log(1/lam)/(2*Dplus)", budget=3, plot=None)
+    assert result.verdict == "COUNTEREXAMPLE"
+    found = result.counterexample
+    problem = result._trajectory.problem
+    expected = parse_at_time("log(1/lam)/(2*Dplus)").value(problem)
+    assert found.t == pytest.approx(expected, rel=1e-12)
+    assert "--at-t 'log(1/lam)/(2*Dplus)'" in result.replay_command
+    argv = shlex.split(result.replay_command)
+    assert main(argv[1:] + ["--no-plot"]) == EXIT_FOUND
+    assert "COUNTEREXAMPLE" in capsys.readouterr().out
+
+
+def test_at_an_event_the_instance_is_compared_at_the_events_time(capsys):
+    code = main(["conjecture", "L(t) >= 0.4*L(0)", "--family", "two-point", "--at-t",
+                 "first(L(t) <= L(0)/2)", "--budget", "3", "--no-plot"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    # at the first saved time where L <= L(0)/2, L is about L(0)/2 (a saved time's step on)
+    lhs, rhs = (float(x) for x in re.search(r"lhs = (\S+), rhs = (\S+)", out).groups())
+    loss0 = rhs / 0.4
+    assert 0.4 * loss0 < lhs <= 0.5 * loss0
+    assert "(at t = first(L(t) <= L(0)/2))" in out
+
+
+def test_an_instance_time_is_refused_where_it_cannot_be_used(capsys):
+    assert main(["conjecture", "L(t) <= L(0)", "--family", "orthogonal", "--at-t",
+                 "L(t)"]) == 2
+    assert "--at-t 'L(t)': a time is a number" in capsys.readouterr().err
+    assert main(["tighten", "L(t) <= C*L(0)", "--family", "orthogonal", "--at-t",
+                 "log(1/lam)"]) == 2
+    assert "gfverify tighten takes a number" in capsys.readouterr().err
