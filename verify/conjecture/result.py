@@ -393,3 +393,36 @@ def replay_command(statement: str, family: str, params: Mapping, mode: str,
     return " ".join(shlex.quote(a) for a in args)
 
 
+
+
+def replay_call(func, family: str, params: Mapping, mode: str, at_t, method: MethodSpec,
+                horizon: float | None, points: int, loss_floor: float | None = None,
+                model: Mapping | None = None, assume=()) -> str:
+    """For a statement given as a Python callable: a command that imports it and checks
+    exactly this instance again (as `replay_command` does for a text), or why there is
+    none (a lambda, a function defined inside another, or in ``__main__``: nothing can
+    import it)."""
+    module, name = getattr(func, "__module__", None), getattr(func, "__qualname__", "")
+    if not module or module == "__main__" or not name.isidentifier():
+        where = ("in __main__" if module == "__main__" else
+                 "as a lambda or inside a function" if not name.isidentifier() else "nowhere")
+        return (f"(none: the callable {getattr(func, '__name__', func)!r} is defined {where}; "
+                "define it at the top of an importable module to get a replay command)")
+    fixed = {**params, **(model or {})}
+    if horizon is not None:
+        fixed["horizon"] = float(horizon)
+    kwargs = [f"params={fixed!r}", f"mode={mode!r}"]
+    if mode == "at_t":
+        kwargs.append(f"at_t={getattr(at_t, 'text', at_t)!r}")
+    if method.name != "flow":
+        kwargs += [f"method={method.name!r}", f"lr={method.lr!r}"]
+    if points != DEFAULT_POINTS:
+        kwargs.append(f"points={points}")
+    if loss_floor is not None:
+        kwargs.append(f"loss_floor={float(loss_floor)!r}")
+    if assume:
+        kwargs.append(f"assume={tuple(assume)!r}")
+    code = (f"from {module} import {name}; from verify.conjecture import conjecture; "
+            f"print(conjecture({name}, {family!r}, {', '.join(kwargs)}, budget=1, "
+            f"plot=None).report())")
+    return "python -c " + shlex.quote(code)

@@ -52,7 +52,7 @@ from verify.conjecture.instance import (
     first_positive,
     run_instance,
 )
-from verify.conjecture.result import ConjectureResult, replay_command
+from verify.conjecture.result import ConjectureResult, replay_call, replay_command
 from verify.conjecture.statement import (
     DEFAULT_BUDGET,
     DEFAULT_GD_LR,
@@ -260,10 +260,15 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
             result._claim = statement.claim(mode, at_here, float(result._trajectory.t[-1]),
                                             first_positive(result._trajectory))
             horizon = fam.horizon_override
-            result.replay_command = replay_command(
-                statement.text, fam.name, shown.params, mode, at_t, spec,
-                horizon if horizon is not None else None, points, loss_floor, fam.model,
-                assume=result.assume, selector=fam.selector)
+            if statement.func is not None:  # a callable: a Python command imports it
+                result.replay_command = replay_call(
+                    statement.func, fam.name, shown.params, mode, at_t, spec, horizon,
+                    points, loss_floor, fam.model, assume=result.assume)
+            else:
+                result.replay_command = replay_command(
+                    statement.text, fam.name, shown.params, mode, at_t, spec,
+                    horizon if horizon is not None else None, points, loss_floor, fam.model,
+                    assume=result.assume, selector=fam.selector)
             if plot is not None:
                 result.plot(plot)
     return result

@@ -354,3 +354,33 @@ def test_an_event_time_statement_is_searched_not_crashed():
     plateau L(t) <= L(0)/2 comes long after t = 1 (lam <= 1e-4), so the bound 1 is false."""
     result = conjecture("first(L(t) <= 0.5*L(0)) <= 1", "two-point", budget=1)
     assert result.verdict == "COUNTEREXAMPLE" and result.exit_code == 1, result.report()
+
+
+def test_a_callable_statement_replays_by_importing_it(tmp_path, monkeypatch):
+    """A callable at the top of an importable module gets a replay command that imports it
+    and checks the same instance (run here in a fresh interpreter); a lambda gets the
+    reason it has none."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    (tmp_path / "my_statements.py").write_text(
+        "def rank_at_most_two(tr):\n    return tr.stable_rank, 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from my_statements import rank_at_most_two
+
+    result = conjecture(rank_at_most_two, "orthogonal", params=FAST, budget=3, plot=None)
+    assert result.found and result.replay_command.startswith("python -c ")
+    argv = shlex.split(result.replay_command)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), root]))
+    out = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "verdict: COUNTEREXAMPLE" in out.stdout
+    assert result.counterexample.problem_hash in out.stdout
+    lam = conjecture(lambda tr: (tr.stable_rank, 2.0), "orthogonal", params=FAST, budget=2,
+                     plot=None)
+    assert lam.replay_command.startswith("(none: the callable '<lambda>' is defined as a "
+                                         "lambda or inside a function")
