@@ -55,6 +55,10 @@ def register(subparsers) -> None:
     con.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                      help="fix a family parameter (repeatable); horizon=T sets the horizon")
     add_time_options(con, "at every saved time of the horizon (default)")
+    con.add_argument("--window", default=None, metavar="A,B",
+                     help="at every saved time from A to B, each a number or a time on "
+                          "each instance as --at-t takes it; B may be oo: "
+                          "'0, log(1/lam)/(2*Dplus)' or 'first(L(t) <= L(0)/2), oo'")
     con.add_argument("--assume", action="append", default=[], metavar="EXPR",
                      help="a condition on the instance (e.g. 'mu >= 0.1'; repeatable): draws "
                           "that fail it are excluded before they are simulated, and counted")
@@ -200,6 +204,12 @@ def _conjecture_command(args) -> int:
             if getattr(args, opt) is not None:
                 raise UsageError(f"--{opt}: only used with --scaling")
         mode = "at_t" if args.at_t is not None else (args.mode or "for_all_t")
+        at_t = args.at_t
+        if args.window is not None:
+            if args.at_t is not None or args.mode is not None:
+                raise UsageError("--window: give one of --for-all-t, --at-t, --as-t-to-inf "
+                                 "and --window")
+            mode, at_t = "window", args.window
         kwargs = {}
         if args.points is not None:
             kwargs["points"] = args.points
@@ -214,7 +224,7 @@ def _conjecture_command(args) -> int:
         if args.assume:
             kwargs["assume"] = tuple(args.assume)
         result = conjecture(
-            args.expr, args.family, params=params, mode=mode, at_t=args.at_t,
+            args.expr, args.family, params=params, mode=mode, at_t=at_t,
             budget=20 if args.budget is None else args.budget, seed=args.seed,
             method=args.method, lr=args.lr, t_max=args.t_max,
             plot=plot_path(args, "conjecture.png"), **kwargs)
@@ -237,7 +247,7 @@ def _on_runs(args) -> int:
         ("--shrink-budget", args.shrink_budget), ("--min-decided", args.min_decided),
         ("--lr", args.lr), ("--t-max", args.t_max), ("--points", args.points),
         ("--escalate", args.escalate), ("--n", args.n), ("--reps", args.reps),
-        ("--where", args.where)) if value not in (None, [])]
+        ("--where", args.where), ("--window", args.window)) if value not in (None, [])]
     if args.method != "flow":
         given.append("--method")
     if given:
@@ -275,9 +285,9 @@ def _stored_scaling(args) -> int:
 def _scaling(args, params) -> int:
     from verify.conjecture.scaling import scaling_conjecture
 
-    if args.mode is not None or args.at_t is not None:
-        raise UsageError("--for-all-t/--at-t/--as-t-to-inf: a scaling statement is taken at "
-                         "t = oo (the asymptotic window)")
+    if args.mode is not None or args.at_t is not None or args.window is not None:
+        raise UsageError("--for-all-t/--at-t/--as-t-to-inf/--window: a scaling statement is "
+                         "taken at t = oo (the asymptotic window)")
     if args.budget is not None:
         raise UsageError("--budget: not used with --scaling (use --n and --reps)")
     if args.min_decided is not None:

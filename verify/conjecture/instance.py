@@ -28,7 +28,7 @@ from verify.conjecture.statement import (
     Statement,
     UndefinedHere,
 )
-from verify.conjecture.when import AtTime
+from verify.conjecture.when import AtTime, Window
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.escalation import MAX_BUDGET as MAX_ESCALATION
 from verify.escalation import check_escalating
@@ -306,8 +306,9 @@ class InstanceChecker:
             return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
                             verdict=verdict, t=None, lhs=None, rhs=None, margin=math.nan,
                             error=math.nan, relative_margin=math.nan, horizon=0.0)
-        at_t = self.at_t if self.mode == "at_t" else None
-        if isinstance(at_t, AtTime):  # this instance's time (after a first run: an event)
+        at_t = self.at_t if self.mode in ("at_t", "window") else None
+        extra = list(self.statement.fixed_times())
+        if isinstance(at_t, AtTime | Window):  # this instance's time(s) (an event: after a run)
             at_t, why = self._time_here(problem, params)
             if why:
                 verdict = Verdict("conjecture", why[0], reason=why[1],
@@ -316,10 +317,14 @@ class InstanceChecker:
                                 sizes=sizes, verdict=verdict, t=None, lhs=None, rhs=None,
                                 margin=math.nan, error=math.nan, relative_margin=math.nan,
                                 horizon=0.0)
+        ends = at_t
+        if self.mode == "window":  # save both ends; the run reaches a finite end
+            extra.append(at_t[0])
+            at_t = at_t[1] if math.isfinite(at_t[1]) else None
         tr, horizon = run_family_instance(self.family, problem, params, self.method,
-                                          self.points, self.statement.fixed_times(), at_t)
+                                          self.points, sorted(set(extra)), at_t)
         t_end = float(tr.t[-1]) if len(tr.t) else horizon
-        claim = self.statement.claim(self.mode, at_t, t_end, first_positive(tr))
+        claim = self.statement.claim(self.mode, ends, t_end, first_positive(tr))
         floor_note = ""
         if self.loss_floor is not None:
             claim, floor_note = floored(claim, tr, self.loss_floor)
@@ -336,7 +341,9 @@ class InstanceChecker:
 
 
     def _numeric_at(self, placeholder: float):
-        """``at_t`` as a number (an instance-dependent one: ``placeholder``)."""
+        """``at_t`` as numbers (an instance-dependent time or window: ``placeholder``)."""
+        if isinstance(self.at_t, Window):
+            return (placeholder, placeholder)
         return placeholder if isinstance(self.at_t, AtTime) else self.at_t
 
     def _time_here(self, problem: Problem, params: dict) -> tuple[float, tuple]:
@@ -345,26 +352,39 @@ class InstanceChecker:
         the instance does not define or that is not finite and >= 0 (INAPPLICABLE), an
         event that did not happen by the horizon (INCONCLUSIVE)."""
         when = self.at_t
+        option = "--window" if isinstance(when, Window) else "--at-t"
         try:
+            first = None
             if when.uses_event:
                 first, _ = run_family_instance(self.family, problem, params, self.method,
                                                self.points, self.statement.fixed_times())
-                value = when.value(problem, first)
-                if not math.isfinite(value):
-                    return 0.0, (Outcome.INCONCLUSIVE, f"--at-t {when.text}: the event did "
-                                 f"not happen by t = {float(first.t[-1]):.4g}")
-            else:
-                value = when.value(problem)
+            values = (when.values(problem, first) if isinstance(when, Window)
+                      else (when.value(problem, first),))
         except CheckError as exc:
-            return 0.0, (Outcome.INAPPLICABLE, f"--at-t {when.text}: {exc}")
-        if not (math.isfinite(value) and value >= 0):
-            return 0.0, (Outcome.INAPPLICABLE, f"--at-t {when.text} is {value:.4g} on this "
+            return 0.0, (Outcome.INAPPLICABLE, f"{option} {when.text}: {exc}")
+        times = (when.start, when.end) if isinstance(when, Window) else (when,)
+        if any(isinstance(e, AtTime) and e.uses_event and math.isinf(v)
+               for e, v in zip(times, values, strict=True)):
+            return 0.0, (Outcome.INCONCLUSIVE, f"{option} {when.text}: the event did not "
+                         f"happen by t = {float(first.t[-1]):.4g}")
+        # (a window's end may be oo: the end of the run)
+        finite_ends = [v for e, v in zip(times, values, strict=True)
+                       if not (e is math.inf or (isinstance(e, float) and math.isinf(e)))]
+        if not all(math.isfinite(v) and v >= 0 for v in finite_ends):
+            shown = ", ".join(f"{v:.4g}" for v in values)
+            return 0.0, (Outcome.INAPPLICABLE, f"{option} {when.text} is {shown} on this "
                          f"instance: not a time >= 0")
+        if option == "--window" and values[1] < values[0]:
+            return 0.0, (Outcome.INAPPLICABLE, f"--window {when.text} is [{values[0]:.4g}, "
+                         f"{values[1]:.4g}] on this instance: it ends before it starts")
         try:
-            limits.at_most("--at-t (on this instance)", value, "horizon")
+            for v in finite_ends:
+                limits.at_most(f"{option} (on this instance)", v, "horizon")
         except (TypeError, ValueError) as exc:
             raise ConjectureError(str(exc)) from None
-        return (self.method.snap(value) if self.method.name == "gd" else value), ()
+        snapped = tuple(self.method.snap(v) if self.method.name == "gd" and math.isfinite(v)
+                        else v for v in values)
+        return (snapped if option == "--window" else snapped[0]), ()
 
 
 class _Excluded(Exception):

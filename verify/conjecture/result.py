@@ -256,7 +256,8 @@ class ConjectureResult(SearchSettings):
         """The result as ``gfverify conjecture`` prints it (several lines)."""
         mode = {"for_all_t": "for all t in the horizon",
                 "as_t_to_inf": "at the end of the horizon (t -> oo)",
-                "at_t": f"at t = {getattr(self.at_t, 'text', self.at_t)}"}[self.mode]
+                "at_t": f"at t = {getattr(self.at_t, 'text', self.at_t)}",
+                "window": f"over t in [{getattr(self.at_t, 'text', '')}]"}[self.mode]
         lines = [f"conjecture: {self.statement}   ({mode})",
                  f"family: {self.family_text}   method: {self.method.name}   budget: {self.budget}"
                  f"   seed: {self.seed}",
@@ -384,7 +385,8 @@ def replay_command(statement: str, family: str, params: Mapping, mode: str,
     for text in assume:
         args += ["--assume", text]
     args += {"for_all_t": ["--for-all-t"], "as_t_to_inf": ["--as-t-to-inf"],
-             "at_t": ["--at-t", at_t.text if hasattr(at_t, "text") else repr(at_t)]}[mode]
+             "at_t": ["--at-t", at_t.text if hasattr(at_t, "text") else repr(at_t)],
+             "window": ["--window", getattr(at_t, "text", "")]}[mode]
     if points != DEFAULT_POINTS:
         args += ["--points", str(points)]
     if loss_floor is not None:
@@ -412,7 +414,7 @@ def replay_call(func, family: str, params: Mapping, mode: str, at_t, method: Met
     if horizon is not None:
         fixed["horizon"] = float(horizon)
     kwargs = [f"params={fixed!r}", f"mode={mode!r}"]
-    if mode == "at_t":
+    if mode in ("at_t", "window"):
         kwargs.append(f"at_t={getattr(at_t, 'text', at_t)!r}")
     if method.name != "flow":
         kwargs += [f"method={method.name!r}", f"lr={method.lr!r}"]

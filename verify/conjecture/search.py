@@ -68,7 +68,7 @@ from verify.conjecture.statement import (
     parse_assumptions,
     statement_of,
 )
-from verify.conjecture.when import AtTime, parse_at_time
+from verify.conjecture.when import AtTime, Window, parse_at_time, parse_window
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.expressions import ExpressionError
 from verify.profiles import pinned_hypothesis_draws
@@ -198,7 +198,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     horizon_given = t_max if t_max is not None else (params or {}).get("horizon")
     if isinstance(at_t, str):  # a number, or a time on each instance (verify.conjecture.when)
         try:
-            at_t = parse_at_time(at_t)
+            at_t = parse_window(at_t) if mode == "window" else parse_at_time(at_t)
         except ExpressionError as exc:
             raise ConjectureError(str(exc)) from None
     check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
@@ -257,6 +257,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
         else:
             result._trajectory = checker.trajectory(shown)
             at_here = shown.t if isinstance(at_t, AtTime) else at_t  # its time on it
+            if isinstance(at_t, Window):  # its window on it
+                at_here = at_t.values(result._trajectory.problem, result._trajectory)
             result._claim = statement.claim(mode, at_here, float(result._trajectory.t[-1]),
                                             first_positive(result._trajectory))
             horizon = fam.horizon_override

@@ -22,7 +22,7 @@ from verify import limits, measures
 from verify.errors import InputError
 from verify.expressions import ExpressionError, Parsed, parse_conjecture
 
-MODES = ("for_all_t", "at_t", "as_t_to_inf")
+MODES = ("for_all_t", "at_t", "as_t_to_inf", "window")
 METHODS = ("flow", "gd")
 DEFAULT_BUDGET = 20
 DEFAULT_SHRINK_BUDGET = 40
@@ -53,6 +53,12 @@ def check_search_options(mode: str, at_t, counts: dict, t_max, horizon=None,
     ``horizon`` parameter)."""
     if mode not in MODES:
         raise error(f"mode: {mode!r} is not one of {MODES}")
+    if mode == "window":
+        from verify.conjecture.when import Window
+
+        if not isinstance(at_t, Window):
+            raise error(f"--window: two times 'A, B' are needed, got {at_t!r}")
+        return _check_counts(counts, t_max, horizon, error)
     if mode == "at_t":
         from verify.conjecture.when import AtTime
 
@@ -62,7 +68,11 @@ def check_search_options(mode: str, at_t, counts: dict, t_max, horizon=None,
               or not (math.isfinite(at_t) and at_t >= 0)):
             raise error(f"--at-t: a time >= 0 is needed, got {at_t!r}")
     elif at_t is not None:
-        raise error("at_t is only used with mode='at_t'")
+        raise error("at_t is only used with mode='at_t' (or the window of mode='window')")
+    _check_counts(counts, t_max, horizon, error)
+
+
+def _check_counts(counts: dict, t_max, horizon, error) -> None:
     for name, (value, lowest) in counts.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
             raise error(f"{name}: an integer >= {lowest}, got {value!r}")
@@ -112,9 +122,13 @@ class Statement:
                          statement=self.parsed.relation, event=self.parsed.event,
                          event_time=S.t_conv, **ANY_MODEL)
         rel = self.parsed.relation if self.parsed is not None else _CALLABLE_RELATION
-        window = {"for_all_t": (sp.Float(t_first), sp.oo),
-                  "at_t": (sp.Float(at_t), sp.Float(at_t)) if at_t is not None else None,
-                  "as_t_to_inf": (sp.Float(t_end), sp.Float(t_end))}[mode]
+        if mode == "window":  # at_t: the window's ends on this instance, as numbers
+            lo, hi = at_t
+            window = (sp.Float(lo), sp.oo if math.isinf(hi) else sp.Float(hi))
+        else:
+            window = {"for_all_t": (sp.Float(t_first), sp.oo),
+                      "at_t": (sp.Float(at_t), sp.Float(at_t)) if at_t is not None else None,
+                      "as_t_to_inf": (sp.Float(t_end), sp.Float(t_end))}[mode]
         return Claim(id="conjecture", title=self.text, kind=Kind.POINTWISE, source=source,
                      statement=rel, window=window, **ANY_MODEL)
 

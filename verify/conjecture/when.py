@@ -1,6 +1,7 @@
 """An instance-dependent time for ``--at-t``: a number, an expression in instance numbers
 (``3*log(1/lam)/Dplus``, CEL23's ``T1``), or one that uses the time of a run's event
-(``first(L(t) <= L(0)/2)``, ``2*first(NormW(t) >= 1)``).
+(``first(L(t) <= L(0)/2)``, ``2*first(NormW(t) >= 1)``); and a window ``--window
+"A, B"`` whose ends are such times (``B`` may be ``oo``).
 
 The text is parsed with the conjecture vocabulary (never evaluated as Python). An
 expression in instance numbers is evaluated on each instance before its run, so the run
@@ -11,6 +12,7 @@ again with that time saved, so the statement is compared at exactly that time.
 
 from __future__ import annotations
 
+import ast
 import math
 from dataclasses import dataclass
 
@@ -69,7 +71,58 @@ class AtTime:
                      event_time=S.t_conv, **ANY_MODEL)
 
 
-def parse_at_time(text) -> float | AtTime:
+@dataclass(frozen=True)
+class Window:
+    """``--window "A, B"``: the statement compared at every saved time from A to B, each end
+    a number or an `AtTime` (B may be ``oo``: the end of the run). The run saves both ends.
+
+    Attributes
+    ----------
+    text
+        The window as given (``"0, log(1/lam)/Dplus"``).
+    start, end
+        The ends: floats or `AtTime` (``end`` is ``math.inf`` for ``oo``).
+    """
+
+    text: str
+    start: float | AtTime
+    end: float | AtTime
+
+    @property
+    def uses_event(self) -> bool:
+        return any(isinstance(e, AtTime) and e.uses_event for e in (self.start, self.end))
+
+    def values(self, problem: Problem, tr: Trajectory | None = None) -> tuple[float, float]:
+        """The ends on ``problem`` (on its run ``tr`` for an event)."""
+        return tuple(e.value(problem, tr) if isinstance(e, AtTime) else e
+                     for e in (self.start, self.end))
+
+
+def parse_window(text) -> Window:
+    """``--window``'s value: two times separated by a comma, read as `parse_at_time` reads
+    one (the second may be ``oo``); the first must not exceed the second where both are
+    numbers."""
+    text = str(text).strip()
+    tree = _parse_tree(f"({text})" if text else text)
+    if not isinstance(tree, ast.Tuple) or len(tree.elts) != 2:
+        raise ExpressionError(f"--window {text!r}: two times separated by a comma, e.g. "
+                              "'0, log(1/lam)/Dplus' or 'first(L(t) <= L(0)/2), oo'")
+    ends = []
+    for k, node in enumerate(tree.elts):
+        part = ast.unparse(node)
+        if k == 1 and part.strip() in ("oo", "inf"):
+            ends.append(math.inf)
+            continue
+        ends.append(parse_at_time(part, f"--window {text!r}: its {('start', 'end')[k]}"))
+    start, end = ends
+    if isinstance(start, float) and not (math.isfinite(start) and start >= 0):
+        raise ExpressionError(f"--window {text!r}: its start must be a time >= 0")
+    if isinstance(start, float) and isinstance(end, float) and end < start:
+        raise ExpressionError(f"--window {text!r}: its end comes before its start")
+    return Window(text, start, end)
+
+
+def parse_at_time(text, option: str = "--at-t") -> float | AtTime:
     """``--at-t``'s value: a float when it is a number, else an `AtTime`. A time that
     uses a trajectory quantity other than through ``first(...)``, or ``t``, is refused."""
     if isinstance(text, int | float) and not isinstance(text, bool):
@@ -83,14 +136,14 @@ def parse_at_time(text) -> float | AtTime:
     try:
         expr = reader.expression(_parse_tree(text))
     except ExpressionError as exc:
-        raise ExpressionError(f"--at-t {text!r}: {exc}") from None
+        raise ExpressionError(f"{option} {text!r}: {exc}") from None
     if expr.has(S.t) or expr.atoms(sp.core.function.AppliedUndef):
-        raise ExpressionError(f"--at-t {text!r}: a time is a number, an expression in "
+        raise ExpressionError(f"{option} {text!r}: a time is a number, an expression in "
                               "instance numbers (n, lam, Dplus, ...) or uses a run's event "
                               "through first(...), not a quantity of time")
     if reader.event is None and expr.has(S.t_conv):
-        raise ExpressionError(f"--at-t {text!r}: t_conv is defined by first(...)")
+        raise ExpressionError(f"{option} {text!r}: t_conv is defined by first(...)")
     return AtTime(text, expr, reader.event)
 
 
-__all__ = ["AtTime", "parse_at_time"]
+__all__ = ["AtTime", "Window", "parse_at_time", "parse_window"]

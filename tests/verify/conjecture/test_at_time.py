@@ -7,6 +7,7 @@ import math
 import re
 import shlex
 
+import numpy as np
 import pytest
 
 from numerics import generators
@@ -66,3 +67,37 @@ def test_an_instance_time_is_refused_where_it_cannot_be_used(capsys):
     assert main(["tighten", "L(t) <= C*L(0)", "--family", "orthogonal", "--at-t",
                  "log(1/lam)"]) == 2
     assert "gfverify tighten takes a number" in capsys.readouterr().err
+
+
+def test_a_window_between_instance_times(capsys):
+    """--window 'A, B': every saved time from A to B, each end a time on the instance (B may
+    be oo); both ends are saved times of the run; the replay carries the window."""
+    from verify.conjecture.when import Window, parse_window
+
+    w = parse_window("0, log(1/lam)/(4*Dplus)")
+    assert isinstance(w, Window) and w.start == 0.0 and not w.uses_event
+    assert parse_window("first(L(t) <= L(0)/2), oo").uses_event
+    for bad in ("1", "2, 1", "0, L(t)", "-1, 2"):
+        with pytest.raises(ExpressionError):
+            parse_window(bad)
+    # OR-growth over the first quarter of the escape: true
+    code = main(["conjecture", "log(NormW(t)) <= log(NormW(0)) + sqrt(2*L(0)/n)*t",
+                 "--family", "orthogonal", "--window", "0, log(1/lam)/(4*Dplus)",
+                 "--budget", "3", "--no-plot"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    assert "(over t in [0, log(1/lam)/(4*Dplus)])" in out
+    # the loss after the first time it halves stays below half: true, from an event on
+    code = main(["conjecture", "L(t) <= 0.5*L(0)", "--family", "two-point", "--window",
+                 "first(L(t) <= L(0)/2), oo", "--budget", "3", "--no-plot"])
+    assert code == EXIT_OK, capsys.readouterr().out
+    capsys.readouterr()
+    # a false one: replayed with its window
+    result = conjecture("NormW(t) <= 100*NormW(0)", "orthogonal", mode="window",
+                        at_t="0, log(1/lam)/(4*Dplus)", budget=3, plot=None)
+    assert result.verdict == "COUNTEREXAMPLE"
+    assert "--window '0, log(1/lam)/(4*Dplus)'" in result.replay_command
+    tr = result._trajectory
+    end = parse_window("0, log(1/lam)/(4*Dplus)").values(tr.problem)[1]
+    assert np.any(np.isclose(tr.t, end, rtol=0, atol=1e-12))  # the end is a saved time
+    assert main(shlex.split(result.replay_command)[1:] + ["--no-plot"]) == EXIT_FOUND
