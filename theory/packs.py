@@ -313,6 +313,8 @@ def tested(choice: str) -> tuple[Pack, ...]:
     ``builtin``, else only the packs named (a comma list of pack names, any case, or
     installed packs' entry-point names). A name no pack answers to is a `PackError`."""
     choice = (choice or "all").strip() or "all"
+    if choice.lower() in ("all", "builtin"):
+        choice = choice.lower()
     if choice == "all":
         return packs()
     if choice == "builtin":
@@ -337,6 +339,7 @@ def installed() -> tuple[Pack, ...]:
     """The packs installed through the ``gfverify.packs`` entry points, by name (those the
     selection, `SELECT_ENV`, admits)."""
     chosen = selection()
+    chosen = chosen.lower() if chosen.lower() in ("all", "builtin") else chosen
     _ORIGINS.clear()
     _ENTRY_NAMES.clear()
     if chosen == "builtin":
@@ -344,19 +347,24 @@ def installed() -> tuple[Pack, ...]:
     names = None if chosen == "all" else {n.strip().lower() for n in chosen.split(",")}
     found = []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        if names is not None and ep.name.lower() not in names:
-            continue
+        named = names is None or ep.name.lower() in names
         try:
             pack = ep.load()
         except Exception as exc:  # a broken third-party pack must say so, by name
+            if not named:  # (loaded only to read its pack name: not asked for)
+                continue
             raise PackError(f"installed pack {ep.name!r} ({ep.value}) does not "
                             f"load{_where(exc, ep.module)}: {type(exc).__name__}: "
                             f"{exc}") from exc
         file = getattr(sys.modules.get(ep.module), "__file__", None)
         where = f"{ep.value} in {file}" if file else ep.value
         if not isinstance(pack, Pack):
+            if not named:
+                continue
             raise PackError(f"installed pack {ep.name!r}: {where} is a "
                             f"{type(pack).__name__}, not a theory.packs.Pack")
+        if names is not None and not {ep.name.lower(), pack.name.lower()} & names:
+            continue  # (loaded to read its name: selected by entry point or pack name)
         _ORIGINS[id(pack)] = f"installed pack {ep.name!r} ({where})"
         _ENTRY_NAMES[id(pack)] = ep.name
         found.append(pack)

@@ -352,12 +352,15 @@ def _on_window(rel: sp.Basic, ctx: RunContext, inside: np.ndarray, finest: bool)
                      named)
 
 
-def undecidable_times(claim: Claim, tr: Trajectory) -> tuple[np.ndarray, str]:
+def undecidable_times(claim: Claim, tr: Trajectory,
+                      holding: bool = False) -> tuple[np.ndarray, str]:
     """The saved times of ``tr`` (a mask over ``tr.t``) in ``claim``'s window that no
     float64 run decides, as a check names them: an inequality's margin within its error and
     below the rounding of its own formula, within the finest float64 run's error where the
     relation holds, or the loss within its own error of 0 where the relation is not finite;
-    and the note a check prints for them ("" when there are none)."""
+    and the note a check prints for them ("" when there are none). ``holding``: the mask
+    also marks the times where every inequality holds by more than its error (the times a
+    check of ``claim`` finds no fault with)."""
     ctx = RunContext(claim, tr)
     try:
         inside = _window_mask(claim, ctx)
@@ -366,15 +369,21 @@ def undecidable_times(claim: Claim, tr: Trajectory) -> tuple[np.ndarray, str]:
     times = tr.t[inside]
     below = np.zeros(len(times), dtype=bool)
     named, zero = np.zeros_like(below), np.zeros_like(below)
+    holds = np.ones_like(below)
     if times.size:
         finest = finest_float64(tr)
         for rel in claim.relations():
-            on = _on_window(rel, ctx, inside, finest)
+            try:
+                on = _on_window(rel, ctx, inside, finest)
+            except MissingValue as exc:
+                raise CheckError(f"the instance does not define {exc}") from None
             zero |= on.exact_fit
             below |= on.below
             named |= on.named
+            with np.errstate(invalid="ignore"):
+                holds &= (on.margin > on.error) & ~on.exact_fit & (not on.is_eq)
     mask = np.zeros(len(tr.t), dtype=bool)
-    mask[inside] = below | named | zero
+    mask[inside] = below | named | zero | (holds if holding else False)
     note = "; ".join(x for x in (
         unresolved_text(tr, times, below, "below the rounding of the relation's own formula"),
         unresolved_text(tr, times, named & ~below, f"within the error of the finest float64 "

@@ -408,6 +408,23 @@ def parse_expression(text: str, allow_infinity: bool = False) -> sp.Basic:
     return expr
 
 
+def parse_time(text: str) -> tuple[sp.Basic, sp.Basic | None]:
+    """Read a time (``--at-t``): an arithmetic expression that may use ``first(EVENT)``
+    (then read as ``t_conv``). Returns the expression and the event (None without one)."""
+    reader = _Reader(text, allow_infinity=False)
+    expr = reader.expression(_parse_tree(text))
+    return expr, reader.event
+
+
+def split_pair(text: str) -> tuple[str, str] | None:
+    """The two source texts of ``"A, B"`` (commas inside calls such as ``min(a, b)`` stay
+    inside), or None when the text is not two comma-separated expressions."""
+    tree = _parse_tree(f"({text})" if str(text).strip() else text)
+    if not isinstance(tree, ast.Tuple) or len(tree.elts) != 2:
+        return None
+    return tuple(ast.unparse(node) for node in tree.elts)
+
+
 # -- scaling statements ----------------------------------------------------------------------
 EXPONENT_NAME = "alpha"
 PREFACTOR_NAME = "K"

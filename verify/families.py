@@ -406,10 +406,8 @@ class Family:
     def __post_init__(self) -> None:
         """Every field is checked here (`theory.fields`): a malformed family is refused
         where it is made, naming the family, the field and what is allowed."""
-        if not isinstance(self.name, str) or not self.name or any(
-                c.isspace() for c in self.name):
-            raise fields.fail("family", "name", "a non-empty string without spaces",
-                              self.name)
+        if not isinstance(self.name, str) or not self.name.strip() or "\n" in self.name:
+            raise fields.fail("family", "name", "a non-empty one-line string", self.name)
         owner = f"family {self.name!r}"
         fields.text(owner, "description", self.description)
         if not isinstance(self.params, Mapping) or not all(

@@ -56,7 +56,7 @@ def tested_mutants(choice: str | None) -> tuple[str, ...]:
     from theory import packs
 
     roster = mutants_mod.roster()
-    if choice is None or choice.strip() in ("", "all"):
+    if choice is None or choice.strip().lower() in ("", "all"):
         return roster
     names = {p.name for p in packs.tested(choice)}
     return tuple(m for m in roster if m.split("-", 1)[0] in names)

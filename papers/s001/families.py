@@ -54,9 +54,10 @@ SEPARABLE = Family(
 FAMILIES = (SEPARABLE,)
 
 # The instances `gfverify tighten CLAIM` and the report's tightness table use for S001's
-# claims (`verify.report.tightness`; "runs": a function, as "module:name", returning the
-# named runs a claim is tightened on instead of a family): the settings in which the
-# paper's assumptions hold, as the pack's tests use them (papers/s001/tests/test_s001.py).
+# claims (`verify.report.tightness`; "runs": a function of the report's profile, as
+# "module:name", returning the named runs a claim is tightened on instead of a family):
+# the settings in which the paper's assumptions hold, as the pack's tests use them
+# (papers/s001/tests/test_s001.py).
 # Theorem 1 and the lemmas after t_1 need (28), T_early >= t_1, which on mu = 0.95 data
 # (n = 4, h = 6) asks for eps ~ 1e-100 (log-norm coordinates); the lemmas of the early
 # phase hold at mu = 0.3, eps = 1e-5, where the drawn seeds and losses vary.

@@ -408,6 +408,19 @@ def test_verify_packs_names_the_packs_whose_tests_run(installed, monkeypatch):
     assert len(tested_mutants("all")) > len(s002)
     with pytest.raises(packs.PackError, match="--verify-packs 'nope': no pack has that name"):
         packs.tested("nope")
+    assert packs.tested("ALL") == packs.packs() and packs.tested("Builtin") == packs.BUILTIN
+
+
+def test_a_pack_is_selected_by_its_name_when_its_entry_point_differs(installed, monkeypatch):
+    """`gfverify new-pack my-pack` writes entry point my-pack and pack MY_PACK: either
+    name selects it."""
+    installed()
+    ep = EntryPoint("toy-pack-ep", "toy_pack:PACK", packs.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(packs, "entry_points", lambda group: [ep])
+    for choice in ("TOY", "toy-pack-ep"):
+        packs.select(choice)
+        assert [p.name for p in packs.installed()] == ["TOY"]
+        assert [p.name for p in packs.tested(choice)] == ["TOY"]
 
 
 def test_the_builtin_selection_never_loads_an_installed_pack(installed):

@@ -252,15 +252,10 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   min_decided=float(min_decided), loss_floor=loss_floor)
         shown = found or result.worst or (tried[0] if tried else None)
         result.shown = shown
+        run = checker.trajectories.get(checker.key(shown.params)) if shown is not None else None
         if shown is None:
             result.plot_skipped = "no instance could be built" if plot is not None else ""
         else:
-            result._trajectory = checker.trajectory(shown)
-            at_here = shown.t if isinstance(at_t, AtTime) else at_t  # its time on it
-            if isinstance(at_t, Window):  # its window on it
-                at_here = at_t.values(result._trajectory.problem, result._trajectory)
-            result._claim = statement.claim(mode, at_here, float(result._trajectory.t[-1]),
-                                            first_positive(result._trajectory))
             horizon = fam.horizon_override
             if statement.func is not None:  # a callable: a Python command imports it
                 result.replay_command = replay_call(
@@ -271,6 +266,16 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                     statement.text, fam.name, shown.params, mode, at_t, spec,
                     horizon if horizon is not None else None, points, loss_floor, fam.model,
                     assume=result.assume, selector=fam.selector)
+        if shown is not None and run is None:  # not compared (its time undefined there)
+            result.plot_skipped = ("the instance shown was not compared: "
+                                   f"{shown.verdict.reason}" if plot is not None else "")
+        elif shown is not None:
+            result._trajectory = run
+            at_here = shown.t if isinstance(at_t, AtTime) else at_t  # its time on it
+            if isinstance(at_t, Window):  # its window on it
+                at_here = at_t.values(run.problem, run)
+            result._claim = statement.claim(mode, at_here, float(run.t[-1]),
+                                            first_positive(run))
             if plot is not None:
                 result.plot(plot)
     return result

@@ -12,7 +12,6 @@ again with that time saved, so the statement is compared at exactly that time.
 
 from __future__ import annotations
 
-import ast
 import math
 from dataclasses import dataclass
 
@@ -21,7 +20,7 @@ import sympy as sp
 from numerics import Problem, Trajectory
 from theory import symbols as S
 from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
-from verify.expressions import ExpressionError, _parse_tree, _Reader
+from verify.expressions import ExpressionError, parse_time, split_pair
 
 
 @dataclass(frozen=True)
@@ -103,13 +102,12 @@ def parse_window(text) -> Window:
     one (the second may be ``oo``); the first must not exceed the second where both are
     numbers."""
     text = str(text).strip()
-    tree = _parse_tree(f"({text})" if text else text)
-    if not isinstance(tree, ast.Tuple) or len(tree.elts) != 2:
+    parts = split_pair(text)
+    if parts is None:
         raise ExpressionError(f"--window {text!r}: two times separated by a comma, e.g. "
                               "'0, log(1/lam)/Dplus' or 'first(L(t) <= L(0)/2), oo'")
     ends = []
-    for k, node in enumerate(tree.elts):
-        part = ast.unparse(node)
+    for k, part in enumerate(parts):
         if k == 1 and part.strip() in ("oo", "inf"):
             ends.append(math.inf)
             continue
@@ -132,18 +130,17 @@ def parse_at_time(text, option: str = "--at-t") -> float | AtTime:
         return float(text)
     except ValueError:
         pass
-    reader = _Reader(text, allow_infinity=False)
     try:
-        expr = reader.expression(_parse_tree(text))
+        expr, event = parse_time(text)
     except ExpressionError as exc:
         raise ExpressionError(f"{option} {text!r}: {exc}") from None
     if expr.has(S.t) or expr.atoms(sp.core.function.AppliedUndef):
         raise ExpressionError(f"{option} {text!r}: a time is a number, an expression in "
                               "instance numbers (n, lam, Dplus, ...) or uses a run's event "
                               "through first(...), not a quantity of time")
-    if reader.event is None and expr.has(S.t_conv):
+    if event is None and expr.has(S.t_conv):
         raise ExpressionError(f"{option} {text!r}: t_conv is defined by first(...)")
-    return AtTime(text, expr, reader.event)
+    return AtTime(text, expr, event)
 
 
 __all__ = ["AtTime", "Window", "parse_at_time", "parse_window"]

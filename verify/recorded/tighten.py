@@ -1,15 +1,15 @@
 """How much room a bound leaves on recorded runs (``gfverify tighten TARGET --run FILE``).
 
-No search: on each run the free constant's critical value is measured over the run's
-saved times exactly as a tightening measures it on one family instance
-(`verify.tighten.extreme.instance_extreme`: the extreme of the critical value with its
-error, and the time that attains it), and, for a catalogue claim, set against the proved
-value.
+No search: each run is tightened on its own as one given instance
+(`verify.tighten.search.tighten_given_runs`): the free constant's critical value over the
+run's saved times with its error and the time that attains it, exactly as a family
+instance is measured (saved times no float64 run decides left out and named), then the
+2% check on the run (the statement with C moved 2% past fails at that time, 2% back holds
+over the window) and, for a catalogue claim, the claim checked at its proved value.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 
@@ -20,39 +20,46 @@ class RunsTightening:
     text: str
     free: str
     proved: float | None
-    rows: list[tuple[str, object]] = field(default_factory=list)  # (path, Extreme)
+    rows: list[tuple[str, object]] = field(default_factory=list)  # (path, TightenResult)
     counted: dict = field(default_factory=dict)  # path -> what its error counts
 
     @property
     def exit_code(self) -> int:
-        """1: the proved value fails on a run beyond the error; 3: a run undecided; 0."""
+        """1: the proved value VIOLATED on a run; 3: a run undecided; 0."""
         from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 
-        for _, ext in self.rows:
-            if ext.status == "decided" and self.proved is not None and (
-                    (ext.direction > 0 and self.proved < ext.value - ext.error)
-                    or (ext.direction < 0 and self.proved > ext.value + ext.error)):
-                return EXIT_FOUND
-        return EXIT_UNDECIDED if any(e.status == "undecided" for _, e in self.rows) \
-            else EXIT_OK
+        verdicts = [r.verdict for _, r in self.rows]
+        if "PROVED VALUE VIOLATED" in verdicts:
+            return EXIT_FOUND
+        return EXIT_UNDECIDED if "UNDECIDED" in verdicts else EXIT_OK
 
     def report(self) -> str:
         proved = "" if self.proved is None else f"; proved value {self.proved:.6g}"
         lines = [f"tighten: {self.text} (free constant {self.free}){proved}",
                  f"on {len(self.rows)} recorded run(s); no search"]
-        for path, ext in self.rows:
+        for path, result in self.rows:
             if path in self.counted:
                 lines.append(f"  {path}: error counted: {self.counted[path]}")
+            ext = result.searched[0].extreme
             if ext.status != "decided":
                 lines.append(f"  {path}: {ext.status}: {ext.note}")
                 continue
             side = ">=" if ext.direction > 0 else "<="
             text = (f"  {path}: holds for {self.free} {side} {ext.value:.6g} "
                     f"(error {ext.error:.2g}), attained at t = {ext.t:.4g}")
-            if self.proved is not None and self.proved != 0 and math.isfinite(self.proved):
-                text += f"; the proved value is {self.proved / ext.value:.3g} times it"
+            if result.slack is not None:
+                text += f"; the proved value is {result.slack:.3g} times it"
             lines.append(text)
-        if any(e.status == "undecided" for _, e in self.rows) and any(
+            w = result.witness
+            lines.append(f"    check at {self.free} = {w.past:.6g} (2% past): "
+                         f"{w.past_outcome.value}; at {w.back:.6g} (2% back): "
+                         f"{w.back_outcome.value} -> "
+                         f"{'decided' if w.decided else 'NOT decided (within numerical error)'}"
+                         + (f"; at the proved value: {w.proved_outcome.value}"
+                            if w.proved_outcome is not None else ""))
+            if ext.note:
+                lines.append(f"    {ext.note.split('; by ')[0]}")
+        if any(r.verdict == "UNDECIDED" for _, r in self.rows) and any(
                 "half the step" in c for c in self.counted.values()):
             lines.append("  (a gradient-descent record carries its discretisation error; "
                          "--rounding-only judges the recorded numbers as they are)")
@@ -65,12 +72,11 @@ def tighten_on_runs(target: str, paths, *, free: str | None = None, param: str |
                     reference: bool = True) -> RunsTightening:
     """The critical value of the free constant of ``target`` (a statement with ``free``,
     or a claim id: its parameter ``param`` or the multiplier of its bound side) on each
-    recorded run in ``paths``."""
+    recorded run in ``paths``, each with its 2% check."""
     from numerics.recorded import recorded
     from theory import registry
-    from verify.conjecture.instance import first_positive
     from verify.recorded.cli import error_counted
-    from verify.tighten.extreme import instance_extreme, reference_value
+    from verify.tighten.search import tighten_given_runs
     from verify.tighten.statement import from_claim, from_text
 
     try:
@@ -83,12 +89,12 @@ def tighten_on_runs(target: str, paths, *, free: str | None = None, param: str |
     else:
         tight = from_text(target, free or "C", part)
     runs = [(str(p), recorded(p, reference=False)) for p in paths]  # all files checked first
-    out = RunsTightening(tight.text, tight.free.name, tight.proved_value())
+    proved = tight.proved_value()
+    out = RunsTightening(tight.text, tight.free.name, proved)
     for path, _ in runs:
         tr = recorded(path, reference=reference)
         out.counted[path] = error_counted(tr)
-        claim = tight.claim_for(mode, at_t, float(tr.t[-1]), None, first_positive(tr))
-        proved = (reference_value(claim, tr, tight.proved) if tight.proved is not None
-                  else 1.0)
-        out.rows.append((path, instance_extreme(tight, claim, tr, proved)))
+        mode_here = "for_all_t" if tight.claim is not None else mode
+        out.rows.append((path, tighten_given_runs(tight, {path: tr}, mode=mode_here,
+                                                  at_t=at_t, label=path)))
     return out

@@ -14,6 +14,7 @@ second report with the same store reads them and a larger budget extends them.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import time
 
@@ -51,10 +52,12 @@ def statement_parameter(claim) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
-def _resolve(where: str):
-    """The function a ``TIGHTEN`` entry's ``"runs"`` names (``"module:name"``)."""
+@functools.cache
+def _runs(where: str, profile: str) -> dict:
+    """The runs a ``TIGHTEN`` entry's ``"runs"`` names (``"module:name"``, a function of
+    the profile), made once per report (a claim's parts share them)."""
     module, _, name = where.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return getattr(importlib.import_module(module), name)(profile)
 
 
 def _number(x, digits: int = 4) -> str:
@@ -80,6 +83,10 @@ def _row(claim_id: str, result) -> tuple[list[str], dict]:
     verdict = f"{d['verdict']} ({counts})"
     if w and w.get("relaxed"):  # the witness is outside a hypothesis the paper states
         verdict += f"; witness {w['relaxed']}"
+    from verify.tighten.extreme import BEYOND
+
+    if w and BEYOND in (w.get("note") or ""):  # the witness's extreme may lie in named times
+        verdict += f"; {BEYOND}"
     family = d["family"] + (f" where L/L(0) >= {d['loss_floor']:g}"
                             if d.get("loss_floor") is not None else "")
     row = [claim_id, d["tightened"], family, proved, sharpest, _slack_text(d),
@@ -125,7 +132,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
                 try:
                     if "runs" in s:  # an experiment no family draws: its own runs
                         return _row(label, tighten_claim_on_runs(
-                            claim.id, _resolve(s["runs"])(), part=part,
+                            claim.id, _runs(s["runs"], profile), part=part,
                             param=s.get("param", statement_parameter(claim)),
                             claim_params=s.get("claim_params"),
                             label=s.get("family", "its runs")))

@@ -182,7 +182,7 @@ def _on_runs(args, family_params, names, mode) -> int:
         ("--json", args.json), ("--refine-budget", args.refine_budget), ("--lr", args.lr),
         ("--t-max", args.t_max), ("--points", args.points), ("--escalate", args.escalate),
         ("--loss-floor", args.loss_floor), ("--param", family_params),
-        ("--assume", args.assume)) if value]
+        ("--assume", args.assume)) if value not in (None, [], {})]
     if given:
         raise UsageError(f"{given[0]}: not used with --run (the recorded runs are the "
                          "instances: nothing is drawn or simulated)")

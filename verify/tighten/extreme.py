@@ -53,8 +53,10 @@ DEFINITION = 4
 MOVE = 0.02  #: The witness is checked with C moved 2% past and back (`verify.tighten.search`).
 # an instance decides C only where C's error is below the 2% of that check
 RESOLVED = MOVE
-# how a decided instance's note begins when saved times were left out of its extreme
+# how a decided instance's note begins when saved times were left out of its extreme, and
+# what it says first when the run's own values there pass the decided one
 LEFT_OUT = "decided without the saved times no float64 run decides"
+BEYOND = "the extreme may lie in the times left out"
 
 
 def move_scale(value: float, proved: float | None) -> float:
@@ -214,26 +216,36 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory,
                                        "the window (no saved time there, or its coefficient "
                                        "is 0 or not finite)")
     # the times no float64 run decides (as a check names them at the value found: the loss
-    # at its floor, a margin below its own rounding) are left out and named, as
-    # `gfverify conjecture` leaves them out; the rest decide the value
-    left_out, named = np.zeros(len(tr.t), dtype=bool), ""
-    for _ in range(3):
-        found = _interval(tight, claim, tr, parts, direction, ~left_out, reference)
-        if found is None or found.resolved:
+    # at its floor, a margin below its own rounding) are left out and named, each part's by
+    # its own relation, as `gfverify conjecture` leaves them out; the rest decide the value
+    none = [np.zeros(len(tr.t), dtype=bool) for _ in parts]
+    found = _interval(tight, claim, tr, parts, direction, none, reference)
+    if found is not None and found.resolved:
+        return Extreme(DECIDED, found.value, found.error, found.t, found.part, direction)
+    left_out, named, settled = none, "", False
+    for _ in range(4):
+        if found is None:
             break
         # named as a check names them at the value the witness check must find holding:
-        # the value the surest time bounds C by (a poorly known time would move the
-        # interval's middle anywhere), moved back by the check's 2%
-        back = found.sure + direction * MOVE * move_scale(found.sure, reference)
-        at = replace(claim, statement=substitute(claim.statement,
-                                                 {tight.free: sp.Float(back)}))
+        # resolved, the value moved back by the witness's move; else the value the surest
+        # time bounds C by (a poorly known time would move the middle anywhere), moved 2%
+        back = (found.value + direction * witness_move(found.value, found.error, reference)
+                if found.resolved else
+                found.sure + direction * MOVE * move_scale(found.sure, reference))
+
         try:
-            mask, note = undecidable_times(at, tr)
+            if found.resolved:  # settled: a check at that value faults no time left out
+                fine, _ = _undecidable_parts(tight, claim, tr, parts, back, holding=True)
+                if all(np.all(f >= k) for f, k in zip(fine, left_out, strict=True)):
+                    settled = True
+                    break
+            masks, note = _undecidable_parts(tight, claim, tr, parts, back)
         except (ArithmeticError, CheckError):  # not evaluable at that value (overflow)
             break
-        if np.array_equal(mask, left_out):
+        if all(np.array_equal(m, k) for m, k in zip(masks, left_out, strict=True)):
             break
-        left_out, named = mask, note
+        left_out, named = masks, note
+        found = _interval(tight, claim, tr, parts, direction, left_out, reference)
     if found is None:
         return Extreme(UNDECIDED, note=f"the constant is not resolved: no float64 run "
                                        f"decides it at any saved time of the window "
@@ -247,17 +259,33 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory,
                                        f"between {lo:.4g} and {hi:.4g} (more than "
                                        f"{RESOLVED:.0%} apart; least sure at "
                                        f"t = {found.t_high:.4g})")
-    note = ""
-    if left_out.any():
-        d = direction
-        note = f"{LEFT_OUT}: {named}"
-        beyond = [d * vals[ok & left_out] for _, _, ok, vals, _ in parts
-                  if (ok & left_out).any()]
-        reach = max((float(np.max(b)) for b in beyond), default=-math.inf)
-        if reach > d * found.value + found.error:
-            note += (f"; the run's values there reach {d * reach:.4g}: the extreme may lie in "
-                     f"those times")
-    return Extreme(DECIDED, found.value, found.error, found.t, found.part, direction, note)
+    if not settled:  # resolved on times left out at another value than the one found
+        return Extreme(UNDECIDED, note="the constant is not resolved: the saved times left "
+                                       "out (no float64 run decides them) do not settle at "
+                                       f"the value found, {found.value:.4g}")
+    d = direction
+    beyond = [d * vals[ok & k] for (_, _, ok, vals, _), k in zip(parts, left_out, strict=True)
+              if (ok & k).any()]
+    reach = max((float(np.max(b)) for b in beyond), default=-math.inf)
+    warn = (f" ({BEYOND}: the run's values there reach {d * reach:.4g})"
+            if reach > d * found.value + found.error else "")
+    return Extreme(DECIDED, found.value, found.error, found.t, found.part, direction,
+                   f"{LEFT_OUT}{warn}: {named}")
+
+
+def _undecidable_parts(tight: Tightenable, claim: Claim, tr: Trajectory, parts: list,
+                       value: float, holding: bool = False) -> tuple[list[np.ndarray], str]:
+    """Per part, the saved times no float64 run decides for that part's own relation at C =
+    ``value`` (`verify.check_run.undecidable_times`, the check's rule; ``holding``: and the
+    times where it holds by more than its error), and their note."""
+    masks, notes = [], []
+    for _, part, _, _, _ in parts:
+        rel = substitute(part.relation, {tight.free: sp.Float(value)})
+        mask, note = undecidable_times(replace(claim, statement=rel), tr, holding=holding)
+        masks.append(mask)
+        if note:
+            notes.append(note if len(parts) == 1 else f"{part.text()}: {note}")
+    return masks, "; ".join(dict.fromkeys(notes))
 
 
 @dataclass(frozen=True)
@@ -276,11 +304,12 @@ class _Interval:
 
 
 def _interval(tight: Tightenable, claim: Claim, tr: Trajectory, parts: list, d: int,
-              keep: np.ndarray, reference: float | None) -> _Interval | None:
-    """The interval the saved times in ``keep`` bound the critical value to (None when no
-    part has a kept time)."""
-    kept = [(k, part, np.flatnonzero(ok & keep), vals, errs)
-            for k, part, ok, vals, errs in parts if (ok & keep).any()]
+              left_out: list, reference: float | None) -> _Interval | None:
+    """The interval the saved times not ``left_out`` (a mask per part) bound the critical
+    value to (None when no part has a kept time)."""
+    kept = [(k, part, np.flatnonzero(ok & ~out), vals, errs)
+            for (k, part, ok, vals, errs), out in zip(parts, left_out, strict=True)
+            if (ok & ~out).any()]
     if not kept:
         return None
     # a first value: where C is most surely bounded by the critical values' own errors

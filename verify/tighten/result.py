@@ -420,7 +420,7 @@ class TightenResult(SearchSettings):
                 "back": {"C": w.back, "outcome": w.back_outcome.value},
                 "at_proved": (w.proved_outcome.value if w.proved_outcome is not None
                               else None),
-                "relaxed": w.relaxed,
+                "relaxed": w.relaxed, "note": e.note,
             }
             out["conjecture_commands"] = self.conjecture_commands()
         else:
@@ -444,7 +444,8 @@ class TightenResult(SearchSettings):
         if self.left_out:
             lines.append(f"  {self.left_out} decided instance(s) left out saved times no "
                          f"float64 run decides (the loss at its floor, a margin below its own "
-                         f"rounding), as `gfverify conjecture` does")
+                         f"rounding, a relation holding within the finest float64 run's "
+                         f"error), as `gfverify conjecture` does")
         if w is None:
             lines.append("  verdict: UNDECIDED: no instance decided the constant")
             return "\n".join(lines)

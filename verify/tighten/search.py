@@ -300,28 +300,34 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
                 loss_floor=loss_floor, escalate=escalate, assume=assume)
 
 
+def tighten_given_runs(tight: Tightenable, runs: Mapping, *, mode: str = "for_all_t",
+                       at_t: float | None = None, label: str = "runs") -> TightenResult:
+    """The free constant of ``tight`` on given runs (name -> Trajectory) instead of family
+    draws: each run is one instance (its parameters ``{"run": NAME}``), measured with its
+    own error estimate; the sharpest decided run is the witness, checked 2% past and back
+    as a family's is. ``label`` names the runs in the result; there is no replay."""
+    if not runs:
+        raise TightenError(f"{tight.text}: no runs to tighten it on")
+    spec = MethodSpec("flow")  # (not used to simulate: the runs are given)
+    start = time.perf_counter()
+    ev = RunsEvaluator(tight, runs, mode, at_t, spec)
+    for name in runs:
+        ev({"run": name})
+    witness, passed_over = _decided_witness(ev)
+    return TightenResult(tightenable=tight, family=label, mode=mode, at_t=at_t,
+                         method=spec, budget=len(ev.order), seed=0, points=0,
+                         searched=ev.order, witness=witness, passed_over=passed_over,
+                         seconds=time.perf_counter() - start, from_runs=True)
+
+
 def tighten_claim_on_runs(claim_id: str, runs: Mapping, *, param: str | None = None,
                           part: int | None = None,
                           claim_params: Mapping[str, Any] | None = None,
                           label: str = "runs") -> TightenResult:
-    """`tighten_claim` on given runs instead of a family (``runs``: name -> Trajectory):
-    for a claim stated for an experiment no family draws. Each run is one instance
-    (its parameters ``{"run": NAME}``), measured with its own error estimate; the sharpest
-    decided run is the witness, checked 2% past and back as a family's is. ``label`` names
-    the runs in the result (its family column); there is no replay command."""
-    tight = from_claim(claim_id, param, part, claim_params)
-    if not runs:
-        raise TightenError(f"{claim_id}: no runs to tighten it on")
-    spec = MethodSpec("flow")  # (not used: the runs are given)
-    start = time.perf_counter()
-    ev = RunsEvaluator(tight, runs, "for_all_t", None, spec)
-    for name in runs:
-        ev({"run": name})
-    witness, passed_over = _decided_witness(ev)
-    return TightenResult(tightenable=tight, family=label, mode="for_all_t", at_t=None,
-                         method=spec, budget=len(ev.order), seed=0, points=0,
-                         searched=ev.order, witness=witness, passed_over=passed_over,
-                         seconds=time.perf_counter() - start, from_runs=True)
+    """`tighten_claim` on given runs instead of a family (``runs``: name -> Trajectory),
+    for a claim stated for an experiment no family draws (`tighten_given_runs`)."""
+    return tighten_given_runs(from_claim(claim_id, param, part, claim_params), runs,
+                              label=label)
 
 
 def default_family(claim_id: str) -> str:

@@ -101,3 +101,13 @@ def test_a_window_between_instance_times(capsys):
     end = parse_window("0, log(1/lam)/(4*Dplus)").values(tr.problem)[1]
     assert np.any(np.isclose(tr.t, end, rtol=0, atol=1e-12))  # the end is a saved time
     assert main(shlex.split(result.replay_command)[1:] + ["--no-plot"]) == EXIT_FOUND
+
+
+def test_no_instance_with_a_time_is_undecided_not_an_error(tmp_path):
+    """An event that never happens: every instance INCONCLUSIVE, the verdict UNDECIDED, no
+    plot (nothing compared), and no internal error."""
+    result = conjecture("L(t) >= 0", "two-point", mode="at_t",
+                        at_t="first(L(t) <= 1e-300*L(0))", budget=1, plot=tmp_path / "p.png")
+    assert result.verdict == "UNDECIDED"
+    assert "the event did not happen" in result.report()
+    assert not (tmp_path / "p.png").exists()
