@@ -213,7 +213,8 @@ class Evaluator:
 class RunsEvaluator(Evaluator):
     """Instances that are given runs, by name (``{"run": NAME}``): a claim stated for an
     experiment no family draws (S001-F9 on E-001-3's SGD run) is tightened on that run.
-    Nothing is drawn or simulated; the runs' own error estimates count."""
+    Nothing is drawn; the runs' own error estimates count (an exact-flow run may still be
+    re-run more accurately by `verify.escalation`, as a family's is)."""
 
     def __init__(self, tight: Tightenable, runs: Mapping, mode: str, at_t: float | None,
                  method: MethodSpec):
