@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import signal
 import sqlite3
-import shutil
 import subprocess
 import sys
 import time
@@ -37,7 +37,7 @@ p = [10]
 [method]
 name = "gd"
 lr = 1.0
-epochs = 1500
+epochs = 5000
 stop_loss = false
 """
 
@@ -104,8 +104,8 @@ def test_small_sweep_stores_rows_and_resumes_without_recomputing(tmp_path, count
 
 def _interrupted_run(tmp_path, config, results, sig, attempts: int = 3):
     """A sweep stopped by ``sig`` after its first stored batch. On a loaded machine the
-    sweep can finish between the last look and the signal (exit 0, every row stored): that
-    run was not interrupted, and it is tried again from an empty store."""
+    signal can reach the sweep after its last batch (exit 0): that run was not interrupted,
+    and it is tried again from an empty store (batches of about 2 s make that rare)."""
     for _ in range(attempts):
         shutil.rmtree(results, ignore_errors=True)
         proc = subprocess.Popen(
@@ -116,11 +116,11 @@ def _interrupted_run(tmp_path, config, results, sig, attempts: int = 3):
             time.sleep(0.02)
         assert proc.poll() is None, "the sweep finished before it could be interrupted"
         proc.send_signal(sig)
-        _, err = proc.communicate(timeout=30)
-        if not (proc.returncode == 0 and _count(results) == 12):
+        out, err = proc.communicate(timeout=30)
+        if proc.returncode != 0:
             break
     if sig == signal.SIGINT:
-        assert proc.returncode == 130, err
+        assert proc.returncode == 130, (proc.returncode, _count(results), out, err)
         assert "resume" in err
     else:
         assert proc.returncode == -signal.SIGKILL
