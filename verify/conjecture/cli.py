@@ -102,6 +102,20 @@ def add_time_options(parser, for_all_help: str) -> None:
                       const="as_t_to_inf", help="at the end of the horizon")
 
 
+def output_file(text: str | None, option: str, hint: str = "give a file name") -> Path | None:
+    """A file a command will write (``--json``, ``--csv``): its directory must exist and it
+    must not be a directory; None when not asked for."""
+    if text is None:
+        return None
+    path = Path(text)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"{option} {path}: the directory {parent} does not exist")
+    if path.is_dir():
+        raise UsageError(f"{option} {path}: is a directory; {hint}")
+    return path
+
+
 def numeric_at_t(value, where: str) -> float | None:
     """``--at-t`` as a number, for the commands that take no instance-dependent time."""
     if value is None:

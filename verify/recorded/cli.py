@@ -141,15 +141,9 @@ def _print_orders(runs, distances) -> None:
 
 
 def _csv_path(text: str | None) -> Path | None:
-    if text is None:
-        return None
-    path = Path(text)
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"--csv {path}: the directory {parent} does not exist")
-    if path.is_dir():
-        raise UsageError(f"--csv {path}: is a directory; give a file name ending in .csv")
-    return path
+    from verify.conjecture.cli import output_file
+
+    return output_file(text, "--csv", "give a file name ending in .csv")
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:

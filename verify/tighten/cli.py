@@ -17,6 +17,7 @@ from verify.conjecture.cli import (
     add_run_options,
     add_time_options,
     numeric_at_t,
+    output_file,
     parse_params,
     plot_path,
 )
@@ -95,15 +96,7 @@ def _looks_like_claim(target: str) -> bool:
 
 
 def _json_path(text: str | None) -> Path | None:
-    if text is None:
-        return None
-    path = Path(text)
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"--json {path}: the directory {parent} does not exist")
-    if path.is_dir():
-        raise UsageError(f"--json {path}: is a directory; give a file name")
-    return path
+    return output_file(text, "--json")
 
 
 def _tighten_command(args) -> int:
