@@ -16,6 +16,7 @@ This module dispatches on the evidence; the checks live in `verify.check_run`
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from numerics import Trajectory
 from theory.claim import Claim
@@ -25,10 +26,11 @@ from verify.check_run import check_estimate, check_one, event_time, instance_sca
 from verify.escalation import DEFAULT_BUDGET, check_escalating
 from verify.evidence import Estimate, Grid, Sample, ScalingData
 from verify.run_context import evaluate, relation_margins
-from verify.verdict import CheckError, Verdict, combine
+from verify.verdict import CheckError, Outcome, Verdict, combine
 
 
-def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET) -> Verdict:
+def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET,
+          certify: bool | str = False) -> Verdict:
     """Check ``claim`` on its evidence.
 
     ``escalate``: on an exact-flow run, how many more accurate re-runs an instance
@@ -40,7 +42,22 @@ def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET) -> Verdict:
     `verify.evidence.ScalingData` series (SCALING claims), a `verify.evidence.Grid` of
     points (claims stated in free variables) or a `verify.evidence.Estimate` of a run
     scalar that only a limit defines (with its measured error).
+
+    ``certify`` (a Trajectory of the exact flow): also decide the claim on the run's
+    certified tube (`verify.certified`) and attach it as ``verdict.certificate`` (PROVED,
+    DISPROVED or UNCERTIFIED, kept apart from the outcome); a path writes the certificate
+    file there (`python -m numerics.certify FILE` re-verifies it).
     """
+    if certify is not False and certify is not None:
+        if not isinstance(evidence, Trajectory):
+            raise CheckError("certify: only a single Trajectory can be certified")
+        verdict = check(claim, evidence, escalate)
+        if verdict.outcome is Outcome.INAPPLICABLE:
+            return verdict
+        from verify.certified import certify_claim
+
+        cert = certify_claim(claim, evidence, file=None if certify is True else certify)
+        return replace(verdict, certificate=cert.to_dict())
     if isinstance(evidence, Sample):
         return check_probability(claim, evidence)
     if isinstance(evidence, ScalingData):

@@ -139,6 +139,11 @@ class Verdict:
     figure_data
         Optional plain-JSON evidence a figure of the verdict needs (see
         `verify.figure_data`); not part of equality or hashing.
+    certificate
+        With ``check(..., certify=True)``: the claim decided on the run's certified tube
+        (`verify.certified.Certification.to_dict`: PROVED, DISPROVED or UNCERTIFIED, the
+        reason, the time, the certificate's record), kept apart from ``outcome``; None
+        otherwise.
     """
 
     claim_id: str
@@ -155,6 +160,7 @@ class Verdict:
     unresolved: str = ""
     accuracy: str = ""
     figure_data: dict | None = field(default=None, compare=False, hash=False, repr=False)
+    certificate: dict | None = field(default=None, compare=False, hash=False)
 
     @property
     def counts(self) -> dict[Outcome, int]:
@@ -209,6 +215,10 @@ class Verdict:
             extra += f"; {self.unresolved}"
         if self.accuracy:
             extra += f"; decided by {self.accuracy}"
+        if self.certificate:
+            c = self.certificate
+            at = "" if c.get("t") is None else f" at t={c['t']:.6g}"
+            extra += f"; certified: {c['outcome']}{at} ({c['reason']})"
         return f"{head}{margin}{tol}{where}{reason}{extra}"
 
 

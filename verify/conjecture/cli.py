@@ -77,6 +77,12 @@ def register(subparsers) -> None:
     con.add_argument("--plot", default=None,
                      help="PNG path (default conjecture.png or scaling.png)")
     con.add_argument("--no-plot", action="store_true", help="do not write a PNG")
+    con.add_argument("--certify", nargs="?", const="counterexample.cert.npz", default=None,
+                     metavar="FILE",
+                     help="decide the counterexample on its run's certified tube (PROVED / "
+                          "DISPROVED, exact flow, square loss, ReLU or leaky ReLU) and write "
+                          "the certificate to FILE (default counterexample.cert.npz); check "
+                          "it with `python -m numerics.certify FILE`")
     con.add_argument("--n", default=None, metavar="N1,N2,...",
                      help="sizes for --scaling (default 8,16,32)")
     con.add_argument("--reps", type=int, default=None,
@@ -198,6 +204,13 @@ def _conjecture_command(args) -> int:
         return _stored_scaling(args)
     if args.where:
         raise UsageError("--where: only used with --results")
+    if args.certify is not None:
+        if args.scaling is not None:
+            raise UsageError("--certify: not used with --scaling")
+        parent = Path(args.certify).parent
+        if not parent.is_dir():
+            raise UsageError(f"--certify {args.certify}: the directory {parent} does not "
+                             "exist (create it first; gfverify writes only the file)")
     if args.data is not None:
         if args.family is not None:
             raise UsageError("--family/--data: give one of them (--data FILE is the family of "
@@ -245,7 +258,28 @@ def _conjecture_command(args) -> int:
     except (ConjectureError, FamilyError) as exc:
         raise UsageError(str(exc)) from None
     print(result.report())
+    if args.certify is not None:
+        print(certified_counterexample(result, args.certify))
     return result.exit_code
+
+
+def certified_counterexample(result, path: str) -> str:
+    """The ``--certify`` lines: the counterexample decided on its run's certified tube,
+    and where its certificate is."""
+    from verify.certified import certify_claim
+
+    if not result.found:
+        return "certify: no counterexample to certify"
+    run = result.trajectory()
+    if run is None or run.method != "exact_flow":
+        return ("certify: the counterexample's run is not the exact flow; certificates cover "
+                "the exact flow (--method flow)")
+    cert = certify_claim(result.claim(), run, file=path)
+    lines = [f"certified: {cert}"]
+    if cert.record.get("file"):
+        lines.append(f"certificate: {cert.record['file']} (re-verify: python -m "
+                     f"numerics.certify {cert.record['file']})")
+    return "\n".join(lines)
 
 
 def _on_runs(args) -> int:

@@ -252,6 +252,10 @@ class ConjectureResult(SearchSettings):
         """The run of the shown instance (``shown``), or None."""
         return self._trajectory
 
+    def claim(self) -> Claim | None:
+        """The statement as the claim checked on the shown instance, or None."""
+        return self._claim
+
     def report(self) -> str:
         """The result as ``gfverify conjecture`` prints it (several lines)."""
         mode = {"for_all_t": "for all t in the horizon",

@@ -1,0 +1,271 @@
+"""Ball arithmetic on numpy arrays: a midpoint and a radius per entry, rigorous in float64.
+
+A `Ball` stands for every real array within ``rad`` of ``mid`` entrywise. Each operation
+returns a Ball that contains every exact result, computed with numpy's IEEE double
+arithmetic in round-to-nearest (no change of rounding mode): the rounding of the midpoint
+is bounded by u |result| per operation (u = 2^-53) and by gamma_m = m u / (1 - m u) for a
+sum of m terms in any order (Higham, *Accuracy and Stability of Numerical Algorithms*,
+2nd ed., Lemma 3.1 and eq. 3.5; BLAS may use any order and fused multiply-adds), and every
+radius, a sum of non-negative terms computed in floating point, is rounded up by the
+factor `up` applies (its own rounding included). Underflow is covered by adding `TINY`,
+far above the 2^-1074 a subnormal rounding can lose.
+
+Only what the certificates need: +, -, entrywise x, scaling by a float, matrix products,
+sums, polynomials in one variable (coefficient arrays along axis 0) and their bounds on an
+interval [0, h].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+U = 2.0**-53
+TINY = 2.0**-1000
+# sums longer than this are refused (the rounding factor below assumes m u < 2^-30)
+MAX_TERMS = 2**20
+
+
+def up(x, terms: int = 1):
+    """``x`` (non-negative, computed from exact non-negative terms by at most ``terms``
+    + 4 roundings in sequence or a sum of ``terms`` entries) rounded up past the exact
+    value: (1 - u)^-(m + 4) <= 1 + 2 (m + 4) u, and the multiplication's own rounding is
+    absorbed by doubling that."""
+    if terms > MAX_TERMS:
+        raise ValueError(f"a sum of {terms} terms is longer than {MAX_TERMS}")
+    return x * (1.0 + 4.0 * (terms + 4) * U) + TINY
+
+
+def _gamma(m: int) -> float:
+    return m * U / (1.0 - m * U) * (1.0 + 4.0 * U)
+
+
+class Ball:
+    """Entrywise balls: every real array X with |X - mid| <= rad."""
+
+    __slots__ = ("mid", "rad")
+
+    def __init__(self, mid, rad=None) -> None:
+        self.mid = np.asarray(mid, dtype=np.float64)
+        self.rad = (np.zeros_like(self.mid) if rad is None
+                    else np.array(np.broadcast_to(np.asarray(rad, dtype=np.float64),
+                                                  self.mid.shape)))
+        if np.any(self.rad < 0) or np.any(np.isnan(self.rad)):
+            raise ValueError("a Ball's radius must be non-negative")
+
+    @classmethod
+    def exact(cls, values) -> Ball:
+        """Float values taken exactly (radius 0): data, initial weights, stored floats."""
+        return cls(np.array(values, dtype=np.float64))
+
+    @classmethod
+    def hull(cls, lo, hi) -> Ball:
+        """The smallest ball (rounded out) holding [lo, hi] entrywise."""
+        lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+        mid = 0.5 * (lo + hi)  # halving is exact; the sum rounds: covered by the radius
+        rad = up(np.maximum(hi - mid, mid - lo), 2)
+        return cls(mid, rad)
+
+    @property
+    def shape(self):
+        return self.mid.shape
+
+    def __getitem__(self, key) -> Ball:
+        return Ball(self.mid[key], self.rad[key])
+
+    @property
+    def T(self) -> Ball:
+        return Ball(self.mid.T, self.rad.T)
+
+    def reshape(self, *shape) -> Ball:
+        return Ball(self.mid.reshape(*shape), self.rad.reshape(*shape))
+
+    def magnitude(self) -> np.ndarray:
+        """An upper bound of |X| entrywise."""
+        return up(np.abs(self.mid) + self.rad)
+
+    def lower(self) -> np.ndarray:
+        """A lower bound of X entrywise."""
+        return sub_down(self.mid, self.rad)
+
+    def upper(self) -> np.ndarray:
+        """An upper bound of X entrywise."""
+        return add_up(self.mid, self.rad)
+
+    def __setitem__(self, key, ball: Ball) -> None:
+        self.mid[key] = ball.mid
+        self.rad[key] = ball.rad
+
+    def widen(self, r) -> Ball:
+        """Every array within ``r`` (>= 0) of one of this ball's."""
+        return Ball(self.mid, up(self.rad + r))
+
+    def contains(self, values) -> np.ndarray:
+        """Whether the floats ``values`` lie in the ball (entrywise; rounding taken
+        against the check, so a True is certain)."""
+        gap = np.abs(np.asarray(values, float) - self.mid)  # rounds: compared with slack
+        return gap * (1.0 + 4.0 * U) <= self.rad
+
+    # --- arithmetic -------------------------------------------------------------------
+    def _coerce(self, other) -> Ball:
+        return other if isinstance(other, Ball) else Ball.exact(other)
+
+    def __add__(self, other) -> Ball:
+        other = self._coerce(other)
+        mid = self.mid + other.mid
+        return Ball(mid, up(self.rad + other.rad + U * np.abs(mid), 3))
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Ball:
+        return Ball(-self.mid, self.rad)
+
+    def __sub__(self, other) -> Ball:
+        return self + (-self._coerce(other))
+
+    def __rsub__(self, other) -> Ball:
+        return self._coerce(other) + (-self)
+
+    def __mul__(self, other) -> Ball:
+        other = self._coerce(other)
+        mid = self.mid * other.mid
+        rad = (np.abs(self.mid) * other.rad + self.rad * (np.abs(other.mid) + other.rad)
+               + U * np.abs(mid))
+        return Ball(mid, up(rad, 6))
+
+    __rmul__ = __mul__
+
+    def divide(self, other: Ball) -> Ball:
+        """Entrywise quotient by a ball of positive numbers (other.mid > other.rad)."""
+        bm, br = other.mid, other.rad
+        if np.any(bm - br <= 0):
+            raise ValueError("a divisor ball reaches 0")
+        mid = self.mid / bm
+        rad = (self.rad * bm + np.abs(self.mid) * br) / sub_down(bm, br) / bm
+        return Ball(mid, up(rad + U * np.abs(mid), 6))
+
+    def scale(self, c: float) -> Ball:
+        """Times the float ``c`` (taken exactly)."""
+        mid = self.mid * c
+        return Ball(mid, up(abs(c) * self.rad + U * np.abs(mid), 3))
+
+    def __matmul__(self, other) -> Ball:
+        other = self._coerce(other)
+        m = self.mid.shape[-1]
+        mid = self.mid @ other.mid
+        am, bm = np.abs(self.mid), np.abs(other.mid)
+        rad = am @ (other.rad + _gamma(m) * bm) + self.rad @ (bm + other.rad)
+        return Ball(mid, up(rad, m + 4))
+
+    def sum(self, axis) -> Ball:
+        m = self.mid.shape[axis]
+        mid = self.mid.sum(axis=axis)
+        rad = self.rad.sum(axis=axis) + _gamma(m) * np.abs(self.mid).sum(axis=axis)
+        return Ball(mid, up(rad, m + 2))
+
+
+def sub_down(a, b):
+    """A lower bound of a - b for float arrays: fl(a - b) is within u |fl(a - b)| of it, and
+    the correction's own subtraction within u of its result, so 4u |d| + TINY covers both."""
+    d = np.asarray(a, float) - b
+    return d - (np.abs(d) * (4.0 * U) + TINY)
+
+
+def add_up(a, b):
+    """An upper bound of a + b for float arrays (as `sub_down`)."""
+    d = np.asarray(a, float) + b
+    return d + (np.abs(d) * (4.0 * U) + TINY)
+
+
+def stack(balls, axis: int = 0) -> Ball:
+    return Ball(np.stack([b.mid for b in balls], axis), np.stack([b.rad for b in balls], axis))
+
+
+def zeros(shape) -> Ball:
+    return Ball(np.zeros(shape))
+
+
+# --- polynomials in one variable: coefficient k along axis 0 -----------------------------
+
+def poly_mul(A: Ball, B: Ball) -> Ball:
+    """The product of two polynomials (entrywise in the trailing axes, broadcast)."""
+    if A.shape[0] > B.shape[0]:
+        A, B = B, A
+    shape = np.broadcast_shapes(A.shape[1:], B.shape[1:])
+    out = zeros((A.shape[0] + B.shape[0] - 1, *shape))
+    for k in range(A.shape[0]):
+        span = slice(k, k + B.shape[0])
+        out[span] = out[span] + A[k] * B
+    return out
+
+
+def powersup(h: float, degree: int) -> np.ndarray:
+    """Upper bounds of h^0 .. h^degree (h >= 0)."""
+    out = np.empty(degree + 1)
+    out[0] = 1.0
+    for k in range(1, degree + 1):
+        out[k] = up(out[k - 1] * h)
+    return out
+
+
+def sup_on(P: Ball, h: float) -> np.ndarray:
+    """An upper bound of sup_{0 <= s <= h} |P(s)| entrywise: sum_k |c_k| h^k."""
+    hk = powersup(h, P.shape[0] - 1).reshape((-1,) + (1,) * (len(P.shape) - 1))
+    return up((P.magnitude() * hk).sum(axis=0), P.shape[0] + 2)
+
+
+def derivative(P: Ball) -> Ball:
+    """d/ds of a polynomial: coefficients k c_k."""
+    k = np.arange(1, P.shape[0], dtype=float).reshape((-1,) + (1,) * (len(P.shape) - 1))
+    return P[1:] * Ball.exact(np.broadcast_to(k, P[1:].shape))
+
+
+def value_at(P: Ball, s) -> Ball:
+    """P(s) by Horner's scheme in balls (s a float or a float array of points, taken
+    exactly; with an array, the points along a new leading axis)."""
+    s = np.asarray(s, float)
+    at = Ball.exact(s.reshape(s.shape + (1,) * (len(P.shape) - 1)))
+    acc = P[P.shape[0] - 1]
+    for k in range(P.shape[0] - 2, -1, -1):
+        acc = (acc * at if s.ndim else acc.scale(float(s))) + P[k]
+    return acc
+
+
+def edges(h: float, depth: int = 40) -> np.ndarray:
+    """Points of [0, h] closing in geometrically on both ends (h 2^-depth apart there, a
+    quarter of the step in the middle): where a step's pre-activations approach zero."""
+    fr = 0.5 ** np.arange(depth, 1, -1)
+    return np.unique(np.concatenate([[0.0], h * fr, [0.5 * h], h - h * fr[::-1], [h]]))
+
+
+def range_on(P: Ball, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of P(s) over 0 <= s <= h entrywise: on each piece [a, b] of
+    `edges`, P lies between its values at a and b up to the chord's error
+    sup |P''| (b - a)^2 / 8."""
+    pts = edges(h)
+    at = value_at(P, pts)
+    if P.shape[0] > 2:
+        curv = sup_on(derivative(derivative(P)), h)
+    else:
+        curv = np.zeros(P.shape[1:])
+    width = up(np.diff(pts), 2)
+    chord = up(curv[None] * (width * width / 8.0).reshape((-1,) + (1,) * len(curv.shape)), 4)
+    lo_ends, hi_ends = at.lower(), at.upper()
+    lo = sub_down(np.minimum(lo_ends[:-1], lo_ends[1:]), chord).min(axis=0)
+    hi = add_up(np.maximum(hi_ends[:-1], hi_ends[1:]), chord).max(axis=0)
+    return lo, hi
+
+
+def distance_up(a, b) -> float:
+    """An upper bound of the Euclidean distance between two float vectors or balls (the
+    largest distance from a point of one to a point of the other)."""
+    a = a if isinstance(a, Ball) else Ball.exact(a)
+    b = b if isinstance(b, Ball) else Ball.exact(b)
+    gap = (a - b).magnitude().ravel()
+    return norm_up(gap)
+
+
+def norm_up(values) -> float:
+    """An upper bound of the Euclidean norm of a vector of non-negative upper bounds."""
+    values = np.asarray(values, float).ravel()
+    sq = up(float(np.sum(values * values)), values.size + 2)
+    return float(up(np.sqrt(sq), 2))

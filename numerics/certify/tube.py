@@ -1,0 +1,344 @@
+"""`certify(trajectory)`: a certified tube around a gradient-flow run, written as a file.
+
+The writer builds its own piecewise-polynomial approximant of the flow from the run's
+initial state (Taylor series of the regime's polynomial field, `field.taylor`, each step
+ending at the run's saved times and on either side of each activation change), and bounds
+its distance to the true flow step by step (`field.verify_step`: defect, logarithmic norm,
+Gronwall). A crossing is passed by a short *window* step, centred on where the
+approximant crosses and wide enough (several tube radii over the crossing speed) that on
+either side of it the pair's sign is certain; inside it the pair's slope is the hull of
+both sides, so the bound covers whichever side the true flow is on, and a sliding mode
+too while it lasts. At the run's saved times the tube around the *run's* states is the
+approximant's radius plus the run's distance to the approximant.
+
+Everything the checker (`numerics.certify.checker`) needs is in the file; the checker
+re-derives every bound from it with its own calls and accepts or rejects it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from numerics.certify.balls import Ball, distance_up, up, value_at
+from numerics.certify.field import (
+    NotCertifiable,
+    Shape,
+    projected_centre,
+    restart_radius,
+    shape_of,
+    start_sets,
+    verify_step,
+)
+from numerics.certify.field import taylor as taylor_coefficients
+
+FORMAT = "gfverify-certificate/1"
+ORDER = 14  # Taylor order of the approximant's steps
+# The approximant's step: its last two orders' terms below this fraction of the state.
+STEP_TOL = 2.0**-54
+# A window starts this many tube radii (over the crossing speed) before the crossing, and
+# ends where the pairs it crossed are WINDOW_CLEAR radii past their surfaces.
+WINDOW_RADII = 2.0
+WINDOW_CLEAR = 4.0
+# The tube is given up as too wide beyond this fraction of the state's size (plus 1e-12).
+MAX_RADIUS = 1e-4
+MAX_STEPS = 200_000
+# A step may grow the tube at most this many times (plus ROUNDING_FLOOR x the state's size).
+GROWTH_CAP = 16.0
+ROUNDING_FLOOR = 1e-13
+SAMPLES = 24  # points per step at which the approximant's pre-activations are read
+ARITHMETIC = ("float64 ball arithmetic (midpoint-radius, round-to-nearest with rigorous "
+              "rounding bounds: numerics.certify.balls)")
+
+
+class CertifyError(ValueError):
+    """A run that cannot be certified at all (not the flow, no saved times ...)."""
+
+
+@dataclass
+class Tube:
+    """A certified enclosure of a flow run (returned by `certify`, read back by the checker).
+
+    Attributes
+    ----------
+    times
+        The run's saved times the tube reaches (exact floats).
+    states
+        The run's flat states (W row-major, then a) at those times.
+    radii
+        Certified bounds of |true flow - run state| (Euclidean) at those times.
+    end
+        The last time certified (the horizon, or where certification stopped).
+    why
+        Empty when the whole run is certified; else where and why it stopped.
+    steps
+        How many steps the certificate has (windows included); ``windows``: of them,
+        steps across an activation change.
+    record
+        Arithmetic, order, step count, largest radius, time taken; what a verdict records.
+    bounds, coeffs, r0, R, stuck
+        The steps themselves: boundaries, Taylor coefficients (step, order, parameter),
+        radius at each boundary, box radius each step assumed, the pairs each step starts
+        with certainly held at z <= 0 and, of them, exactly at 0 (what the file holds).
+    """
+
+    shape: Shape
+    theta0: np.ndarray
+    times: np.ndarray
+    states: np.ndarray
+    radii: np.ndarray
+    end: float
+    why: str
+    bounds: np.ndarray
+    coeffs: np.ndarray
+    r0: np.ndarray
+    R: np.ndarray
+    end_state: np.ndarray
+    saved_index: np.ndarray
+    stuck: np.ndarray
+    pinned: np.ndarray
+    windows: int = 0
+    record: dict = field(default_factory=dict)
+
+    @property
+    def steps(self) -> int:
+        return len(self.R)
+
+    @property
+    def complete(self) -> bool:
+        return not self.why
+
+    def radius_at(self, t: float) -> float:
+        """The certified radius at saved time ``t`` (inf where not certified)."""
+        hit = np.flatnonzero(self.times == t)
+        return float(self.radii[hit[0]]) if hit.size else float("inf")
+
+    def step_state(self, k: int) -> np.ndarray:
+        """Step k's Taylor coefficients, (order + 1, parameters)."""
+        return self.coeffs[k]
+
+    def write(self, path) -> Path:
+        """The certificate as an ``.npz`` file (what `numerics.certify.checker` reads)."""
+        path = Path(path)
+        meta = {"format": FORMAT, "p": self.shape.p, "loss_scale": self.shape.loss_scale,
+                "mean_field": self.shape.mean_field, "slope": self.shape.slope,
+                "train": self.shape.train, "why": self.why, "record": self.record}
+        with path.open("wb") as fh:
+            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), X=self.shape.X,
+                                y=self.shape.y, theta0=self.theta0, bounds=self.bounds,
+                                coeffs=self.coeffs, r0=self.r0, R=self.R,
+                                end_state=self.end_state, saved_index=self.saved_index,
+                                stuck=self.stuck, pinned=self.pinned,
+                                saved_state=self.states, saved_radius=self.radii)
+        return path
+
+
+def exact_step(b: float, target: float) -> tuple[float, float]:
+    """A step from ``b`` towards ``target`` (> b) whose length h is a float with
+    b + h == end exactly (checked in rationals): (end, h). The target itself from 0 or
+    when target <= 2b (Sterbenz: the difference is exact), else 2b (h = b)."""
+    end = target if (b == 0.0 or target <= 2.0 * b) else 2.0 * b
+    h = end - b
+    if not (b < end <= target and Fraction(b) + Fraction(h) == Fraction(end)):
+        raise CertifyError(f"no exact step from t = {b!r} to {target!r}")
+    return end, h
+
+
+def _flat(W: np.ndarray, a: np.ndarray) -> np.ndarray:
+    return np.concatenate([W.reshape(*W.shape[:-2], -1), a], axis=-1)
+
+
+def _taylor_step(coef: np.ndarray, scale: float) -> float:
+    """Jorba and Zou's step from the last two orders: their terms below STEP_TOL x scale."""
+    K = coef.shape[0] - 1
+    hs = []
+    for k in (K - 1, K):
+        c = float(np.max(np.abs(coef[k])))
+        if c > 0:
+            hs.append((STEP_TOL * scale / c) ** (1.0 / k))
+    return min(hs) if hs else np.inf
+
+
+def _first_crossing(shape: Shape, Z: np.ndarray, h: float, stuck: np.ndarray):
+    """The approximant's earliest sign change of a pre-activation in (0, h] (pairs held at
+    z <= 0 aside): (s, speed, |x_i|) or None. Z: (order + 1, p, n) float coefficients."""
+    z0 = Z[0]
+    sign0 = np.where(stuck, 0.0, np.sign(z0))
+    grid = np.linspace(0.0, h, SAMPLES + 1)[1:]
+    powers = grid[:, None] ** np.arange(Z.shape[0])[None, :]
+    values = np.einsum("mk,kpn->mpn", powers, Z)
+    changed = (np.sign(values) != sign0[None]) & (sign0[None] != 0)
+    if not changed.any():
+        return None
+    m = int(np.argmax(changed.any(axis=(1, 2))))
+    pairs = np.argwhere(changed[m])
+    lo = np.full(len(pairs), 0.0 if m == 0 else grid[m - 1])
+    hi = np.full(len(pairs), grid[m])
+    coefs = Z[:, pairs[:, 0], pairs[:, 1]]  # (order + 1, pairs)
+    s0 = sign0[pairs[:, 0], pairs[:, 1]]
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        val = np.polynomial.polynomial.polyval(mid, coefs, tensor=False)
+        same = np.sign(val) == s0
+        lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
+    first = int(np.argmin(hi))
+    s = float(hi[first])
+    dcoef = (coefs[1:, first] * np.arange(1, Z.shape[0]))
+    speed = abs(float(np.polynomial.polynomial.polyval(s, dcoef)))
+    i = int(pairs[first, 1])
+    return s, speed, float(np.linalg.norm(shape.X[i]))
+
+
+def _bound(shape, Wb, ab, h, r0, stuck, pinned):
+    """The step's bounds with a box radius R that holds (from 1.5 r0, then 1.125 times the
+    radius the last try reached, up to GROWTH_CAP r0 plus a rounding floor: a step whose
+    tube would grow more is shortened instead); (R, bounds) or (None, the last failure)."""
+    size = float(np.max(np.abs(Wb.mid[0]))) + float(np.max(np.abs(ab.mid[0])))
+    cap = GROWTH_CAP * r0 + ROUNDING_FLOOR * max(size, 1e-300)
+    R = max(1.5 * r0, 1e-300)
+    for _ in range(12):
+        bnd = verify_step(shape, Wb, ab, h, r0, R, stuck, pinned)
+        if bnd.ok:
+            return R, bnd
+        if not np.isfinite(bnd.r_end) or 1.125 * bnd.r_end > cap:
+            break
+        R = 1.125 * bnd.r_end
+    return None, bnd
+
+
+def _plain(shape, Wc, ac, b, target, r0, stuck, pinned):
+    """A step without a crossing, to ``target`` or, where that fails, a shorter one:
+    (end, h, R, bounds) or why none could be certified."""
+    Wb, ab = Ball.exact(Wc), Ball.exact(ac)
+    for _ in range(12):
+        end, h = exact_step(b, target)
+        R, bnd = _bound(shape, Wb, ab, h, r0, stuck, pinned)
+        if R is not None:
+            return end, h, R, bnd
+        target = b + 0.5 * (target - b)
+    return bnd.why
+
+
+def _window(shape, Wc, ac, Z, b, at, w, r0, limit, stuck, pinned):
+    """A step across the crossing at b + at, ending ``w`` past it, widened (doubling w)
+    until every pair that changed sign over it is clear of its surface by WINDOW_CLEAR tube
+    radii at its end, or certainly held at z <= 0 (`field.verify_step`'s ``stuck_end``),
+    so that the next step can certify its new slope."""
+    Wb, ab = Ball.exact(Wc), Ball.exact(ac)
+    xn = np.linalg.norm(shape.X, axis=1)
+    sign0 = np.sign(Z[0])
+    for _ in range(60):
+        target = min(b + at + w, limit)
+        end, h = exact_step(b, target)
+        R, bnd = _bound(shape, Wb, ab, h, r0, stuck, pinned)
+        if R is None:
+            return bnd.why
+        if end < target:  # a step short of the crossing (exact_step's cap): plain
+            return end, h, R, bnd
+        z_end = np.polynomial.polynomial.polyval(h, Z.reshape(Z.shape[0], -1)).reshape(Z.shape[1:])
+        moved = (np.sign(z_end) != sign0) & (sign0 != 0)
+        clear = np.abs(z_end) > WINDOW_CLEAR * bnd.r_end * xn[None, :]
+        if end == limit or np.all((clear | bnd.stuck_end)[moved]):
+            return end, h, R, bnd
+        w *= 2.0
+    return "a crossing whose window never cleared (a tangency or a sliding mode)"
+
+
+def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS) -> Tube:
+    """The certified tube around ``traj`` (an exact-flow `Trajectory` with square loss and
+    ReLU or leaky ReLU), from t = 0 to its last saved time or to where certification had to
+    stop (`Tube.why` says where and why; everything before stays certified)."""
+    if traj.method not in ("exact_flow", "ExactFlow") and not str(traj.method).startswith(
+            "exact"):
+        raise CertifyError(f"method {traj.method}: certificates cover the exact flow")
+    started = time.perf_counter()
+    problem = traj.problem
+    shape = shape_of(problem)
+    theta0 = _flat(np.asarray(problem.W0, float), np.asarray(problem.a0, float))
+    saved_t = np.asarray(traj.t, float)
+    run_states = _flat(np.asarray(traj.W, float), np.asarray(traj.a, float))
+    if saved_t[0] != 0.0:
+        raise CertifyError("the run's first saved time is not 0")
+    bounds, coeffs, r0s, Rs = [0.0], [], [distance_up(theta0, theta0)], []
+    saved_index, saved_states, saved_radii, saved_times = [0], [run_states[0]], [], []
+    saved_radii.append(float(up(r0s[0] + distance_up(run_states[0], theta0), 2)))
+    saved_times.append(0.0)
+    theta, r0, b = theta0.copy(), distance_up(theta0, theta0), 0.0
+    stuck, pinned = start_sets(shape, theta0)
+    stucks, pins = [], []
+    next_saved = 1
+    why, windows = "", 0
+    while next_saved < len(saved_t):
+        if len(bounds) > MAX_STEPS:
+            why = f"at t = {b:.6g}: more than {MAX_STEPS} steps"
+            break
+        W0, a0 = shape.split(theta)
+        active = ((W0 @ shape.X.T) > 0) & ~stuck
+        Wc, ac = taylor_coefficients(shape, W0, a0, active, order)
+        coef = _flat(Wc, ac)
+        size = float(np.max(np.abs(theta)))
+        h = _taylor_step(coef, max(size, 1e-300))
+        target = min(b + h, float(saved_t[next_saved]))
+        Z = np.einsum("kpd,nd->kpn", Wc, shape.X)
+        crossing = _first_crossing(shape, Z, target - b, stuck)
+        window = False
+        if crossing is not None:
+            at, speed, x_norm = crossing
+            w = max(WINDOW_RADII * r0 * x_norm / max(speed, 1e-300),
+                    64 * np.spacing(max(b + at, 1.0)))
+            if at > 1.5 * w:
+                target = b + at - w
+            else:
+                window = True
+        if window:
+            step = _window(shape, Wc, ac, Z, b, at, w, r0, float(saved_t[next_saved]), stuck,
+                           pinned)
+        else:
+            step = _plain(shape, Wc, ac, b, target, r0, stuck, pinned)
+        if isinstance(step, str):
+            why = f"at t = {b:.6g}: no step could be certified ({step})"
+            break
+        end, h, R, accepted = step
+        theta_end = value_at(Ball.exact(coef), h)
+        new_theta = projected_centre(shape, theta_end, accepted.r_end, accepted.pinned_end)
+        r1 = restart_radius(shape, theta_end, accepted.r_end, accepted.pinned_end, new_theta)
+        if r1 > max_radius * (1.0 + float(np.max(np.abs(new_theta)))) + 1e-12:
+            why = (f"at t = {end:.6g}: the tube's radius {r1:.3g} passed its limit "
+                   f"(max_radius {max_radius:g} of the state's size)")
+            break
+        bounds.append(end)
+        coeffs.append(coef)
+        stucks.append(stuck)
+        pins.append(pinned)
+        stuck, pinned = accepted.stuck_end, accepted.pinned_end
+        Rs.append(R)
+        r0s.append(r1)
+        windows += window
+        theta, r0, b = new_theta, r1, end
+        if b == saved_t[next_saved]:
+            saved_index.append(len(bounds) - 1)
+            saved_states.append(run_states[next_saved])
+            saved_radii.append(float(up(r1 + distance_up(run_states[next_saved], theta), 2)))
+            saved_times.append(b)
+            next_saved += 1
+    radii = np.array(saved_radii)
+    record = {"arithmetic": ARITHMETIC, "order": order, "steps": len(Rs), "windows": windows,
+              "max_radius": float(radii.max()), "end": float(b),
+              "seconds": time.perf_counter() - started, "run_method": traj.method}
+    return Tube(shape=shape, theta0=theta0, times=np.array(saved_times),
+                states=np.array(saved_states), radii=radii, end=float(b), why=why,
+                bounds=np.array(bounds), coeffs=np.array(coeffs).reshape(len(Rs), order + 1,
+                                                                         theta0.size),
+                r0=np.array(r0s), R=np.array(Rs), end_state=theta,
+                stuck=np.array(stucks, dtype=bool).reshape(len(Rs), shape.p, shape.n),
+                pinned=np.array(pins, dtype=bool).reshape(len(Rs), shape.p, shape.n),
+                saved_index=np.array(saved_index, dtype=int), windows=windows,
+                record=record)
+
+
+__all__ = ["CertifyError", "NotCertifiable", "Tube", "certify", "exact_step"]

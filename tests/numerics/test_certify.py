@@ -1,0 +1,179 @@
+"""Certified tubes (numerics.certify) and claims decided on them (verify.certified)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from numerics import ClosedForm, ExactFlow, Problem, generators, simulate
+from numerics.certify import CertificateRejected, certify, check_certificate
+from numerics.certify.balls import Ball, poly_mul, range_on, sup_on, value_at
+from numerics.certify.tube import exact_step
+from papers.s002.evidence import s002_horizon
+from theory import get
+from verify.certified import CertifiedOutcome, certify_claim
+from verify.check import check
+
+
+# -- ball arithmetic against exact rationals ---------------------------------------------------
+def _exact(a):
+    return [[Fraction(float(v)) for v in row] for row in np.atleast_2d(a)]
+
+
+def test_ball_products_contain_the_exact_products():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(4, 7)) * 10.0 ** rng.integers(-8, 8, size=(4, 7))
+    B = rng.normal(size=(7, 3))
+    C = Ball.exact(A) @ Ball.exact(B)
+    exact = [[sum(x * y for x, y in zip(row, col, strict=True)) for col in zip(*_exact(B),
+                                                                              strict=True)]
+             for row in _exact(A)]
+    gap = np.array([[abs(Fraction(float(C.mid[i, j])) - exact[i][j]) for j in range(3)]
+                    for i in range(4)], dtype=float)
+    assert np.all(gap <= C.rad)
+    P = poly_mul(Ball.exact(rng.normal(size=(3, 2))), Ball.exact(rng.normal(size=(4, 2))))
+    assert P.shape == (6, 2)
+
+
+def test_polynomial_bounds_enclose_the_values():
+    rng = np.random.default_rng(1)
+    P = Ball.exact(rng.normal(size=(6, 5)))
+    h = 0.7
+    lo, hi = range_on(P, h)
+    s = np.linspace(0, h, 1001)
+    vals = np.polynomial.polynomial.polyval(s, P.mid, tensor=True)  # (5, 1001)
+    assert np.all(vals.min(axis=1) >= lo) and np.all(vals.max(axis=1) <= hi)
+    assert np.all(np.abs(vals).max(axis=1) <= sup_on(P, h))
+    at = value_at(P, 0.3)
+    assert np.all(np.abs(np.polynomial.polynomial.polyval(0.3, P.mid) - at.mid) <= at.rad + 1e-15)
+
+
+def test_exact_steps_are_exact():
+    for b, target in [(0.0, 0.37), (0.044, 0.186), (1.5, 2.9), (3.0, 1e3)]:
+        end, h = exact_step(b, target)
+        assert b < end <= target and Fraction(b) + Fraction(h) == Fraction(end)
+
+
+# -- the two-point toy: certified to its horizon -------------------------------------------------
+@pytest.fixture(scope="module")
+def toy():
+    problem = generators.two_point(p=10, lam=1e-6 / np.sqrt(10), seed=0)
+    run = simulate(problem, ExactFlow(), np.linspace(0, s002_horizon(problem), 101))
+    return run, certify(run)
+
+
+def test_toy_tube_reaches_the_horizon_within_100x_the_companion(toy):
+    run, tube = toy
+    assert tube.complete and tube.end == run.t[-1]
+    assert tube.radii.max() <= 100 * run.error_estimate
+    assert tube.windows >= 1  # it crossed activation changes
+
+
+def test_toy_tube_holds_a_more_accurate_run(toy):
+    run, tube = toy
+    fine = simulate(run.problem, ExactFlow(rtol=1e-13), run.t)
+    states = np.concatenate([fine.W.reshape(len(fine.t), -1), fine.a], axis=1)
+    gap = np.linalg.norm(states - tube.states, axis=1)
+    # the fine run's own error is far below the radii; the tube must hold it
+    assert np.all(gap <= tube.radii + 1e-3 * tube.radii)
+
+
+def test_checker_accepts_and_rejects(toy, tmp_path):
+    _, tube = toy
+    path = tube.write(tmp_path / "toy.npz")
+    got = check_certificate(path)
+    assert got.steps == tube.steps and np.array_equal(got.radii, tube.radii)
+    data = dict(np.load(path))
+    for key, change in [("coeffs", lambda c: c.__setitem__((5, 1, 3), c[5, 1, 3] * 1.001)),
+                        ("r0", lambda r: r.__setitem__(40, r[40] * 1e-3)),
+                        ("saved_radius", lambda r: r.__setitem__(50, r[50] * 0.5))]:
+        bad = {k: v.copy() for k, v in data.items()}
+        change(bad[key])
+        bad_path = tmp_path / f"bad_{key}.npz"
+        np.savez(bad_path, **bad)
+        with pytest.raises(CertificateRejected):
+            check_certificate(bad_path)
+    out = subprocess.run([sys.executable, "-m", "numerics.certify", str(path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("ACCEPTED"), out.stdout + out.stderr
+
+
+def test_s002_t1_is_proved_on_the_toy(toy):
+    run, tube = toy
+    verdict = check(get("S002-T1"), run, certify=True)
+    assert verdict.certificate["outcome"] == "PROVED"
+    assert "certified: PROVED" in str(verdict)
+    assert verdict.certificate["record"]["max_radius"] == tube.radii.max()
+
+
+# -- a false statement on the orthogonal family: DISPROVED with a checkable file -------------
+def test_exponential_decay_is_disproved_on_orthogonal_data(tmp_path):
+    from verify.conjecture import conjecture
+
+    result = conjecture("L(t) <= L(0)*exp(-t)", "orthogonal",
+                        params={"n": "3", "p": "30", "lam": "1e-6"}, budget=1, plot=None)
+    assert result.found
+    cert = certify_claim(result.claim(), result.trajectory(), file=tmp_path / "cx.npz")
+    assert cert.outcome is CertifiedOutcome.DISPROVED
+    assert check_certificate(cert.record["file"]).end >= cert.t
+
+
+def test_conjecture_cli_certifies_its_counterexample(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "verify", "conjecture", "L(t) <= L(0)*exp(-t)", "--family",
+         "orthogonal", "--param", "n=3", "--param", "p=30", "--param", "lam=1e-6",
+         "--budget", "1", "--no-plot", "--certify", str(tmp_path / "c.npz")],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 1, out.stderr
+    assert "certified: conjecture DISPROVED" in out.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "verify", "conjecture", "L(t) <= L(0)", "--family",
+         "orthogonal", "--certify", str(tmp_path / "nowhere" / "c.npz")],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert bad.returncode == 2 and "--certify" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# -- soundness against closed forms (CF-7 group dynamics, CF-8 phase law) ------------------------
+def _cf8_problem():
+    X = np.eye(4)
+    y = np.array([1.0, 0.5, -0.8, -0.3])
+    dplus, dminus = np.where(y > 0, y, 0), np.where(y < 0, -y, 0)
+    U = np.array([dplus, dplus, dminus])
+    U = U / np.linalg.norm(U, axis=1)[:, None]
+    scales = np.array([1e-4, 3e-4, 2e-4])
+    return Problem(X=X, y=y, W0=scales[:, None] * U, a0=np.array([1.0, 1.0, -1.0]) * scales)
+
+
+@pytest.mark.parametrize("problem", [
+    generators.group(6, (1, 2, 3), seed=2, scale=0.05, aligned=False),
+    _cf8_problem(),
+], ids=["CF-7", "CF-8"])
+def test_closed_forms_lie_inside_the_tube(problem, tmp_path):
+    t = np.linspace(0, 30, 61)
+    run = simulate(problem, ExactFlow(), t)
+    tube = certify(run)
+    assert tube.complete
+    exact = simulate(problem, ClosedForm(), t).companion  # mpmath, 30 digits, then rounded
+    states = np.concatenate([exact.W.reshape(len(t), -1), exact.a], axis=1)
+    truth_gap = np.linalg.norm(states - tube.states, axis=1)
+    rounding = 2.0**-52 * np.linalg.norm(states, axis=1)  # the reference's own rounding
+    assert np.all(truth_gap <= tube.radii + rounding)
+    # a radius shrunk below the true error is refused by the checker
+    path = tube.write(tmp_path / "cf.npz")
+    data = dict(np.load(path))
+    k = int(np.argmax(truth_gap))
+    data["saved_radius"][k] = 0.5 * truth_gap[k]
+    np.savez(tmp_path / "shrunk.npz", **data)
+    with pytest.raises(CertificateRejected):
+        check_certificate(tmp_path / "shrunk.npz")
+
+
+def test_outside_the_certified_setting_is_uncertified():
+    problem = generators.separable(n=3, d=2, p=3, seed=4, mu=0.2, eps=0.5, loss="logistic")
+    run = simulate(problem, ExactFlow(), np.linspace(0, 1, 5))
+    cert = certify_claim(get("S002-T1"), run)
+    assert cert.outcome is CertifiedOutcome.UNCERTIFIED and "logistic" in cert.reason

@@ -1,0 +1,238 @@
+"""PROVED and DISPROVED: a claim decided on the certified tube of a run, not on its floats.
+
+- A window claim is DISPROVED at a saved time where its relation fails for every state of
+  the tube there, and PROVED when it holds on every step's box (the step's polynomial
+  range widened by its tube radius, the time as the step's interval) across its window.
+- An event-time claim ``t_event <= bound`` is PROVED at a saved time t <= bound where the
+  event holds on the whole tube (the first event time is then at most t), and DISPROVED
+  when the event fails on every step's box up to the bound.
+
+Anything else (a quantity without a certified enclosure, a window past where the tube
+ends, a margin inside the tube) is UNCERTIFIED, with the reason; the float verdict stands.
+PROVED is a statement about this instance and this run's horizon, not about the theorem.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import sympy as sp
+from flint import arb
+
+from numerics.certify import CertifyError, NotCertifiable, Tube, certify
+from numerics.certify.balls import Ball, add_up, range_on, sub_down, up
+from theory.bridge import flatten
+from theory.claim import Claim, Kind
+from verify.certified.enclosures import (
+    INSTANCE_WIDEN,
+    MEASURES,
+    NotEnclosed,
+    around,
+    exact_time,
+    instance_number,
+    relation_sign,
+    state_box,
+)
+from verify.measures import instance_values
+
+_T = sp.Symbol("t", nonnegative=True, real=True)
+
+
+class CertifiedOutcome(enum.StrEnum):
+    """What the certified layer concluded (kept apart from the four float outcomes)."""
+
+    PROVED = "PROVED"
+    DISPROVED = "DISPROVED"
+    UNCERTIFIED = "UNCERTIFIED"
+
+
+@dataclass(frozen=True)
+class Certification:
+    """A claim on a certified tube: the outcome, why, the time it was decided at, and the
+    certificate's record (arithmetic, order, steps, radii, the file when written)."""
+
+    claim_id: str
+    outcome: CertifiedOutcome
+    reason: str
+    t: float | None = None
+    record: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["outcome"] = self.outcome.value
+        return d
+
+    def __str__(self) -> str:
+        at = "" if self.t is None else f" at t={self.t:.6g}"
+        rec = self.record
+        cert = (f" [certified tube: {rec.get('steps')} steps, radius <= "
+                f"{rec.get('max_radius', float('nan')):.3g} to t={rec.get('end', 0):.6g}]"
+                if rec.get("steps") else "")
+        return f"{self.claim_id} {self.outcome.value}{at}: {self.reason}{cert}"
+
+
+class _Context:
+    """The enclosures of a claim's inputs at saved times and over steps of a tube."""
+
+    def __init__(self, claim: Claim, traj, tube: Tube):
+        self.claim, self.traj, self.tube = claim, traj, tube
+        self.shape = tube.shape
+        self.inst = instance_values(traj.problem)
+        self._at_cache: dict[float, dict[str, arb]] = {}
+
+    def flat(self, expr: sp.Basic):
+        return flatten(self.claim.substituted(expr))
+
+    def _measure(self, name: str, W: Ball, a: Ball) -> arb:
+        if name not in MEASURES:
+            raise NotEnclosed(f"{name}(t) has no certified enclosure (certified: "
+                              f"{', '.join(sorted(MEASURES))})")
+        return MEASURES[name](self.shape, W, a)
+
+    def _saved(self, t: float):
+        hit = np.flatnonzero(self.tube.times == t)
+        if not hit.size:
+            raise NotEnclosed(f"t={t:g} is not a certified saved time")
+        k = int(hit[0])
+        return around(self.shape, self.tube.states[k], float(self.tube.radii[k]))
+
+    def env(self, originals: dict, t: float | None = None, step: int | None = None) -> dict:
+        """arb values of every flat name, at saved time ``t`` or over step ``step``."""
+        if step is not None:
+            W, a = self.step_box(step)
+            b = self.tube.bounds
+            tval = exact_time(b[step]).union(exact_time(b[step + 1]))
+        else:
+            W, a = self._saved(t)
+            tval = exact_time(t)
+        out = {}
+        for name, term in originals.items():
+            if isinstance(term, sp.core.function.AppliedUndef):
+                (arg,) = term.args
+                fname = term.func.__name__
+                if arg == _T:
+                    out[name] = self._measure(fname, W, a)
+                else:
+                    W0, a0 = self._saved(float(arg))
+                    out[name] = self._measure(fname, W0, a0)
+            elif isinstance(term, sp.Derivative):
+                raise NotEnclosed(f"the derivative {term} has no certified enclosure")
+            elif term == _T or getattr(term, "name", None) == "t":
+                out[name] = tval
+            elif getattr(term, "name", None) in self.inst:
+                out[name] = instance_number(self.inst[term.name])
+            else:
+                raise NotEnclosed(f"{term} has no value on this instance")
+        return out
+
+    def step_box(self, k: int) -> tuple[Ball, Ball]:
+        tube = self.tube
+        h = float(tube.bounds[k + 1] - tube.bounds[k])
+        lo, hi = range_on(Ball.exact(tube.coeffs[k]), h)
+        R = float(up(tube.R[k], 1))
+        return state_box(self.shape, sub_down(lo, R), add_up(hi, R))
+
+    def steps_over(self, ta: float, tb: float) -> list[int]:
+        b = self.tube.bounds
+        return [k for k in range(len(self.tube.R)) if b[k + 1] >= ta and b[k] <= tb]
+
+
+def _window(claim: Claim, traj) -> tuple[np.ndarray, float, float]:
+    from verify.check_run import window_mask
+
+    mask = window_mask(claim, traj)
+    t = np.asarray(traj.t, float)
+    if not mask.any():
+        raise NotEnclosed("the claim's window holds no saved time")
+    return mask, float(t[mask][0]), float(t[mask][-1])
+
+
+def _decide_window(ctx: _Context) -> Certification:
+    claim, tube = ctx.claim, ctx.tube
+    flat, originals = ctx.flat(claim.statement)
+    mask, ta, tb = _window(claim, ctx.traj)
+    for t in np.asarray(ctx.traj.t, float)[mask]:
+        if t > tube.end:
+            break
+        if relation_sign(flat, ctx.env(originals, t=float(t))) == -1:
+            return Certification(claim.id, CertifiedOutcome.DISPROVED,
+                                 "the relation fails on the whole certified tube there",
+                                 float(t))
+    if tb > tube.end:
+        return Certification(claim.id, CertifiedOutcome.UNCERTIFIED,
+                             f"the tube is certified to t={tube.end:.6g}, the window "
+                             f"reaches {tb:.6g} ({tube.why or 'horizon'})")
+    if ta == tb:
+        ok = relation_sign(flat, ctx.env(originals, t=ta)) == 1
+        undecided = [] if ok else [ta]
+    else:
+        undecided = [float(tube.bounds[k]) for k in ctx.steps_over(ta, tb)
+                     if relation_sign(flat, ctx.env(originals, step=k)) != 1]
+    if not undecided:
+        return Certification(claim.id, CertifiedOutcome.PROVED,
+                             f"the relation holds on the whole tube for t in "
+                             f"[{ta:.6g}, {tb:.6g}]")
+    return Certification(claim.id, CertifiedOutcome.UNCERTIFIED,
+                         f"the tube does not decide the relation on {len(undecided)} "
+                         f"step(s) (first from t={undecided[0]:.6g})")
+
+
+def _decide_event(ctx: _Context) -> Certification:
+    claim, tube = ctx.claim, ctx.tube
+    st = claim.substituted(claim.statement)
+    if not (isinstance(st, (sp.Le, sp.Lt)) and st.lhs == claim.event_time):
+        raise NotEnclosed("an event-time statement other than t_event <= bound")
+    ev_flat, ev_orig = ctx.flat(claim.event)
+    bound_flat, bound_orig = ctx.flat(st.rhs)
+    bound = ctx.env(bound_orig, t=0.0)
+    from verify.certified.enclosures import evaluate
+
+    bound_val = evaluate(bound_flat, bound)
+    strict = isinstance(st, sp.Lt)
+    for t in tube.times:
+        t = float(t)
+        tv = exact_time(t)
+        if not ((tv < bound_val) if strict else (tv <= bound_val)):
+            break
+        if relation_sign(ev_flat, ctx.env(ev_orig, t=t)) == 1:
+            return Certification(claim.id, CertifiedOutcome.PROVED,
+                                 f"the event holds on the whole tube at t={t:.6g}, within "
+                                 f"the bound {float(bound_val.mid()):.6g}", t)
+    upper = float(bound_val.upper())
+    if tube.end < upper:
+        return Certification(claim.id, CertifiedOutcome.UNCERTIFIED,
+                             f"no saved time has the event certain, and the tube ends at "
+                             f"t={tube.end:.6g} before the bound {upper:.6g}")
+    for k in ctx.steps_over(0.0, upper):
+        if relation_sign(ev_flat, ctx.env(ev_orig, step=k)) != -1:
+            return Certification(claim.id, CertifiedOutcome.UNCERTIFIED,
+                                 f"the tube does not decide the event from t="
+                                 f"{float(tube.bounds[k]):.6g}")
+    return Certification(claim.id, CertifiedOutcome.DISPROVED,
+                         f"the event fails on the whole tube up to the bound {upper:.6g}")
+
+
+def certify_claim(claim: Claim, traj, tube: Tube | None = None,
+                  file=None) -> Certification:
+    """Decide ``claim`` on the certified tube of ``traj`` (built with
+    `numerics.certify.certify` unless given); write the certificate to ``file`` when
+    given. Never raises for a run or claim it cannot certify: UNCERTIFIED says why."""
+    try:
+        tube = certify(traj) if tube is None else tube
+    except (NotCertifiable, CertifyError) as exc:
+        return Certification(claim.id, CertifiedOutcome.UNCERTIFIED, str(exc))
+    record = {**tube.record, "instance_numbers": f"float64, widened by {INSTANCE_WIDEN:.3g} "
+              "relative", "complete": tube.complete, "stopped": tube.why}
+    if file is not None:
+        record["file"] = str(tube.write(file))
+    ctx = _Context(claim, traj, tube)
+    try:
+        if claim.kind is Kind.EVENT_TIME:
+            out = _decide_event(ctx)
+        else:
+            out = _decide_window(ctx)
+    except NotEnclosed as exc:
+        out = Certification(claim.id, CertifiedOutcome.UNCERTIFIED, str(exc))
+    return Certification(out.claim_id, out.outcome, out.reason, out.t, record)

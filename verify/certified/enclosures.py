@@ -1,0 +1,191 @@
+"""Rigorous enclosures of a claim's quantities on a certified tube, and of its expressions.
+
+A state known to within Euclidean radius r of a float state lies in the box of half-width
+r around it; the measures below are evaluated on that box in ball arithmetic
+(`numerics.certify.balls`) and return intervals (`flint.arb`, Arb's ball arithmetic, for
+the expression that combines them). Instance numbers (||D_-||, lam, ...) are computed by
+the pack in float64: they enter as their float value widened by INSTANCE_WIDEN relative,
+which the certificate states (only the trajectory is enclosed from first principles).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+from flint import arb
+
+from numerics.certify.balls import Ball, add_up, sub_down, up
+from numerics.certify.field import Shape
+
+INSTANCE_WIDEN = 2.0**-40
+
+
+class NotEnclosed(ValueError):
+    """A quantity or an operation the certified layer has no enclosure for."""
+
+
+def _interval(lo: float, hi: float) -> arb:
+    """The arb holding [lo, hi] (arb rounds its radius up)."""
+    lo, hi = float(lo), float(hi)
+    if not lo <= hi:
+        raise NotEnclosed(f"an empty or undefined interval [{lo}, {hi}]")
+    m = ((arb(lo) + arb(hi)) / 2).mid()
+    rad = max((arb(hi) - m).abs_upper(), (m - arb(lo)).abs_upper())
+    return arb(m, rad)
+
+
+def of_ball(b: Ball) -> arb:
+    """A scalar ball as an arb."""
+    return _interval(float(b.lower()), float(b.upper()))
+
+
+def _relu(z: Ball, slope: float) -> Ball:
+    """sigma(z) on a ball (monotone: its ends' images)."""
+    lo, hi = z.lower(), z.upper()
+    f_lo = np.where(lo >= 0, lo, sub_down(slope * lo, np.abs(slope * lo) * 4e-16))
+    f_hi = np.where(hi >= 0, hi, add_up(slope * hi, np.abs(slope * hi) * 4e-16))
+    return Ball.hull(f_lo, f_hi)
+
+
+def state_box(shape: Shape, lo: np.ndarray, hi: np.ndarray) -> tuple[Ball, Ball]:
+    """(W, a) balls of a box of flat states."""
+    box = Ball.hull(lo, hi)
+    pd = shape.p * shape.d
+    return box[:pd].reshape(shape.p, shape.d), box[pd:]
+
+
+def around(shape: Shape, theta: np.ndarray, radius: float) -> tuple[Ball, Ball]:
+    """(W, a) balls of every state within ``radius`` of ``theta``."""
+    r = float(up(radius, 1))
+    return state_box(shape, sub_down(theta, r), add_up(theta, r))
+
+
+def _residuals(shape: Shape, W: Ball, a: Ball) -> Ball:
+    z = W @ Ball.exact(shape.X.T)
+    h = (a.reshape(shape.p, 1) * _relu(z, shape.slope)).sum(axis=0) * shape.s()
+    return h - Ball.exact(shape.y)
+
+
+def loss(shape: Shape, W: Ball, a: Ball) -> arb:
+    """L = c/(2n) sum_i r_i^2 over the box."""
+    r = _residuals(shape, W, a)
+    sq = (r * r).sum(axis=0)
+    return of_ball(sq) * of_ball(shape.rate()) / 2
+
+
+def max_residual(shape: Shape, W: Ball, a: Ball) -> arb:
+    """R = max_i |r_i| over the box."""
+    r = _residuals(shape, W, a)
+    lo = np.maximum(np.where(r.lower() > 0, r.lower(), 0),
+                    np.where(r.upper() < 0, -r.upper(), 0))
+    return _interval(float(np.max(lo)), float(np.max(r.magnitude())))
+
+
+def max_neuron_norm(shape: Shape, W: Ball, a: Ball) -> arb:
+    """NormW = max_j |w_j| over the box."""
+    sq = (W * W).sum(axis=1)
+    lo = np.sqrt(np.maximum(sq.lower(), 0)) * (1 - 4e-16)
+    hi = up(np.sqrt(sq.upper()), 2)
+    return _interval(float(np.max(lo)), float(np.max(hi)))
+
+
+# the state measures with a certified enclosure (the names of `verify.measures`)
+MEASURES = {"L": loss, "R": max_residual, "NormW": max_neuron_norm}
+
+
+def instance_number(value) -> arb:
+    """An instance number (float64, from the pack) widened by INSTANCE_WIDEN relative."""
+    v = float(value)
+    if not np.isfinite(v):
+        raise NotEnclosed(f"an instance number is {v}")
+    w = abs(v) * INSTANCE_WIDEN
+    return _interval(v - w, v + w)
+
+
+def _number(value: sp.Basic) -> arb:
+    if value.is_Integer:
+        return arb(int(value))
+    if value.is_Rational:
+        return arb(int(value.p)) / arb(int(value.q))
+    if value.is_Float:
+        return arb(float(value))
+    if value == sp.pi:
+        return arb.pi()
+    if value == sp.E:
+        return arb(1).exp()
+    raise NotEnclosed(f"the number {value}")
+
+
+def evaluate(expr: sp.Basic, env: dict[str, arb]) -> arb:
+    """``expr`` (flat: symbols only, named as `theory.bridge.flatten` names them) in arb."""
+    if expr.is_Symbol:
+        if expr.name not in env:
+            raise NotEnclosed(f"{expr.name} has no certified enclosure")
+        return env[expr.name]
+    if expr.is_Number or expr in (sp.pi, sp.E):
+        return _number(expr)
+    args = [evaluate(a, env) for a in expr.args]
+    if isinstance(expr, sp.Add):
+        out = args[0]
+        for x in args[1:]:
+            out = out + x
+        return out
+    if isinstance(expr, sp.Mul):
+        out = args[0]
+        for x in args[1:]:
+            out = out * x
+        return out
+    if isinstance(expr, sp.Pow):
+        base, exp = args
+        e = expr.args[1]
+        if e.is_Integer:
+            return base ** int(e)
+        return base ** exp
+    unary = {sp.exp: arb.exp, sp.log: arb.log, sp.Abs: abs, sp.sqrt: arb.sqrt}
+    for fn, op in unary.items():
+        if isinstance(expr, fn):
+            return op(args[0])
+    if isinstance(expr, sp.Min):
+        out = args[0]
+        for x in args[1:]:
+            out = out.min(x)
+        return out
+    if isinstance(expr, sp.Max):
+        out = args[0]
+        for x in args[1:]:
+            out = out.max(x)
+        return out
+    raise NotEnclosed(f"the operation {type(expr).__name__}")
+
+
+def relation_sign(rel: sp.Basic, env: dict[str, arb]) -> int:
+    """+1 if ``rel`` certainly holds on every value the enclosures allow, -1 if it
+    certainly fails, 0 if the enclosures do not decide it."""
+    if isinstance(rel, sp.And):
+        signs = [relation_sign(r, env) for r in rel.args]
+        return -1 if -1 in signs else (1 if all(s == 1 for s in signs) else 0)
+    if isinstance(rel, sp.Or):
+        signs = [relation_sign(r, env) for r in rel.args]
+        return 1 if 1 in signs else (-1 if all(s == -1 for s in signs) else 0)
+    if isinstance(rel, (sp.Le, sp.Lt)):
+        gap = evaluate(rel.rhs, env) - evaluate(rel.lhs, env)
+    elif isinstance(rel, (sp.Ge, sp.Gt)):
+        gap = evaluate(rel.lhs, env) - evaluate(rel.rhs, env)
+    elif isinstance(rel, sp.Eq):
+        gap = evaluate(rel.lhs, env) - evaluate(rel.rhs, env)
+        return -1 if (gap > 0 or gap < 0) else 0
+    else:
+        raise NotEnclosed(f"the relation {type(rel).__name__}")
+    strict = isinstance(rel, (sp.Lt, sp.Gt))
+    if gap > 0 or (not strict and gap >= 0):
+        return 1
+    if gap < 0 or (strict and gap <= 0):
+        return -1
+    return 0
+
+
+def exact_time(t: float) -> arb:
+    """A time (an exact float) as an arb."""
+    return arb(float(Fraction(float(t))))
