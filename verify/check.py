@@ -67,13 +67,25 @@ def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET,
     if isinstance(evidence, Estimate):
         return check_estimate(claim, evidence)
     if isinstance(evidence, Trajectory):
-        return check_escalating(claim, evidence, escalate, check_one)[0]
+        return _suite_certified(claim, [evidence],
+                                check_escalating(claim, evidence, escalate, check_one)[0])
     if isinstance(evidence, Iterable):
-        verdicts = [check_escalating(claim, tr, escalate, check_one)[0] for tr in evidence]
-        return combine(claim.id, verdicts)
+        runs = list(evidence)
+        verdicts = [check_escalating(claim, tr, escalate, check_one)[0] for tr in runs]
+        return _suite_certified(claim, runs, combine(claim.id, verdicts))
     raise CheckError(
         f"evidence: expected a Trajectory or a list of them, got {type(evidence).__name__}"
     )
+
+
+def _suite_certified(claim: Claim, runs: list, verdict: Verdict) -> Verdict:
+    """The verdict with its instances decided on certified tubes too, when the suite runs
+    with ``--verify-certify`` (`verify.certified.suite`); else as it is."""
+    from verify.certified import suite
+
+    if not suite.active() or not all(isinstance(r, Trajectory) for r in runs):
+        return verdict
+    return suite.attach(claim, runs, verdict)
 
 
 __all__ = ["CheckError", "check", "evaluate", "event_time", "instance_scalar",

@@ -140,7 +140,7 @@ def _report_command(args) -> int:
                               show_progress=not args.quiet, instances=args.instances,
                               suite=not args.no_suite, store=args.results,
                               reproductions=sections, latex=args.format == "latex",
-                              fresh=args.fresh)
+                              fresh=args.fresh, certify=args.certify or 0)
     except ReportInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -231,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="ignore the parts an interrupted run kept in OUT (by default a "
                           "report resumes from them when they were made by the same code "
                           "for the same options)")
+    rep.add_argument("--certify", type=int, nargs="?", const=2, default=None, metavar="N",
+                     help="the suite also decides each check on the certified tubes of up to "
+                          "N of its instances (default 2): a certified column (PROVED, "
+                          "DISPROVED, UNCERTIFIED) in the verdict table and its LaTeX")
     rep.set_defaults(run=_report_command)
 
     fi = sub.add_parser("findings", help="the findings a suite run measured (from its "

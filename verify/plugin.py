@@ -39,6 +39,12 @@ def pytest_addoption(parser):
                          "installed packs' entry-point names: those packs only")
     group.addoption("--verify-md", default=None, metavar="PATH",
                     help="write the verdict table as Markdown to PATH")
+    group.addoption("--verify-certify", default=None, nargs="?", const=2, type=int,
+                    metavar="N",
+                    help="also decide each check on the certified tubes of up to N of its "
+                         "instances (default 2; exact-flow runs with the square loss, ReLU "
+                         "or leaky ReLU): PROVED, DISPROVED or UNCERTIFIED, in the table's "
+                         "certified column (verify.certified)")
 
 
 def _pack_test_dirs(choice: str | None = None) -> list[Path]:
@@ -88,6 +94,14 @@ def pytest_configure(config):
     settings.load_profile(f"gfverify-{name}")
     config._gfverify_profile = get_profile(name)
     config._gfverify_log = VerdictLog()
+    certify = config.getoption("--verify-certify")
+    if certify is not None:
+        if certify < 1:
+            raise pytest.UsageError(f"--verify-certify: a number of instances >= 1, got "
+                                    f"{certify}")
+        from verify.certified import suite
+
+        suite.configure(certify)
 
 
 @pytest.fixture(scope="session")

@@ -152,11 +152,12 @@ class VerdictLog:
             "where_parts": worst.get("where_parts") if worst else None,
             "reasons": _reasons(rows),
             "figure": worst.get("figure") if worst else None,
+            **_certified(rows),
         }
 
 
 def _row(v: Verdict) -> dict:
-    return {
+    row = {
         "outcome": v.outcome.value,
         "margin": None if math.isnan(v.margin) else float(v.margin),
         "error": None if math.isnan(v.error) else float(v.error),
@@ -164,6 +165,34 @@ def _row(v: Verdict) -> dict:
         "where_parts": _where_parts(v.where),
         "reason": v.reason,
     }
+    if v.certificate:
+        row["certified"] = v.certificate["outcome"]
+        row["certified_reason"] = v.certificate.get("reason", "")
+    return row
+
+
+CERTIFIED = ("PROVED", "DISPROVED", "UNCERTIFIED")
+
+
+def _certified(rows: list[dict]) -> dict:
+    """A table row's certified counts (`verify.certified`), when any instance was
+    certified: {"certified": {PROVED: k, ...}, "certified_reasons": {why: count}}."""
+    got = [r for r in rows if r.get("certified")]
+    if not got:
+        return {}
+    counts = {o: sum(r["certified"] == o for r in got) for o in CERTIFIED}
+    why: dict[str, int] = {}
+    for r in got:
+        if r["certified"] == "UNCERTIFIED" and r.get("certified_reason"):
+            why[r["certified_reason"]] = why.get(r["certified_reason"], 0) + 1
+    return {"certified": counts, "certified_reasons": why}
+
+
+def certified_cell(r: dict) -> str:
+    """The certified column's text: how many of the certified instances came out each way
+    ("2 PROVED", "1 DISPROVED, 1 UNCERTIFIED"); empty where none was certified."""
+    counts = r.get("certified") or {}
+    return ", ".join(f"{counts[o]} {o}" for o in CERTIFIED if counts.get(o))
 
 
 def _where_parts(where) -> dict | None:
@@ -216,35 +245,51 @@ def _data_cell(r: dict) -> str:
     return {"published": "published", "recorded": "recorded"}.get(r.get("data"), "sim")
 
 
+def _margin_cell(r: dict) -> str:
+    margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
+    if r["error"] is not None and margin:
+        margin += f" (err {r['error']:.1g})"
+    return margin
+
+
+def _certifies(table: list[dict]) -> bool:
+    """Whether the table has a certified column (some row was certified)."""
+    return any(r.get("certified") for r in table)
+
+
+def _cells(r: dict, certified: bool, where=str) -> list[str]:
+    """One row's cells in the table's column order (`VERDICT_HEADER`, then certified)."""
+    cells = [r["claim"], r["kind"], _data_cell(r), str(r["instances"]), str(r["HOLDS"]),
+             str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
+             r["verdict"], _margin_cell(r), where(r["where"])]
+    return cells + [certified_cell(r)] if certified else cells
+
+
+def _notes(table: list[dict]) -> list[str]:
+    """Why instances were not decided, and why certified ones were not certified."""
+    notes = [f"{r['claim']}: {n} x {reason}" for r in table
+             for reason, n in r.get("reasons", {}).items()]
+    notes += [f"{r['claim']}: {n} x UNCERTIFIED: {reason}" for r in table
+              for reason, n in r.get("certified_reasons", {}).items()]
+    return notes
+
+
 def format_table(table: list[dict]) -> list[str]:
+    certified = _certifies(table)
     head = ("claim", "kind", "data", "inst", "HOLDS", "VIOL", "INAPP", "INCONC", "verdict",
-            "worst margin", "where")
-    lines = [head]
-    for r in table:
-        margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
-        if r["error"] is not None and margin:
-            margin += f" (err {r['error']:.1g})"
-        lines.append((r["claim"], r["kind"], _data_cell(r), str(r["instances"]), str(r["HOLDS"]),
-                      str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
-                      r["verdict"], margin, r["where"]))
+            "worst margin", "where") + (("certified",) if certified else ())
+    lines = [head] + [tuple(_cells(r, certified)) for r in table]
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
             for row in lines]
 
 
 def markdown_table(table: list[dict]) -> str:
-    rows = ["| claim | kind | data | instances | HOLDS | VIOLATED | INAPPLICABLE | "
-            "INCONCLUSIVE | verdict | worst margin | where |", "|" + "---|" * 11]
-    for r in table:
-        margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
-        if r["error"] is not None and margin:
-            margin += f" (err {r['error']:.1g})"
-        rows.append(f"| {r['claim']} | {r['kind']} | {_data_cell(r)} | {r['instances']} | "
-                    f"{r['HOLDS']} | "
-                    f"{r['VIOLATED']} | {r['INAPPLICABLE']} | {r['INCONCLUSIVE']} | "
-                    f"{r['verdict']} | {margin} | {_code_cell(r['where'])} |")
-    notes = [f"- {r['claim']}: {n} x {reason}" for r in table
-             for reason, n in r.get("reasons", {}).items()]
+    certified = _certifies(table)
+    header = VERDICT_HEADER + (["certified"] if certified else [])
+    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows += ["| " + " | ".join(_cells(r, certified, _code_cell)) + " |" for r in table]
+    notes = [f"- {n}" for n in _notes(table)]
     if notes:
         rows += ["", "Why instances were not decided:", "", *notes]
     return "\n".join(rows) + "\n"
@@ -282,17 +327,14 @@ VERDICT_HEADER = ["claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "IN
 
 
 def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
-    """Rows of the verdict table (as `verify.table.markdown_table`) and the notes on
-    instances that were not decided."""
-    rows = []
-    for r in table:
-        margin = "" if r["worst_margin"] is None else f"{r['worst_margin']:.3g}"
-        if r["error"] is not None and margin:
-            margin += f" (err {r['error']:.1g})"
-        data = _data_cell(r)
-        rows.append([r["claim"], r["kind"], data, str(r["instances"]), str(r["HOLDS"]),
-                     str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
-                     r["verdict"], margin, r["where"]])
-    notes = [f"{r['claim']}: {n} x {reason}" for r in table
-             for reason, n in r.get("reasons", {}).items()]
-    return rows, notes
+    """Rows of the verdict table (as `verify.table.markdown_table`, with a certified
+    column when some row was certified: `verdict_header`) and the notes on instances that
+    were not decided."""
+    certified = _certifies(table)
+    return [_cells(r, certified) for r in table], _notes(table)
+
+
+def verdict_header(table: list[dict]) -> list[str]:
+    """The report's verdict table columns for ``table`` (`VERDICT_HEADER`, and certified
+    when some row was certified)."""
+    return VERDICT_HEADER + (["certified"] if _certifies(table) else [])

@@ -230,6 +230,20 @@ def value_at(P: Ball, s) -> Ball:
     return acc
 
 
+def shifted(P: Ball, s0: float) -> Ball:
+    """The coefficients of u -> P(s0 + u) (a Taylor shift by repeated synthetic division in
+    balls, s0 a float taken exactly): the polynomial on a part [s0, s1] of a step, whose
+    range `range_on` then bounds over [0, s1 - s0]."""
+    c = [P[k] for k in range(P.shape[0])]
+    K = len(c) - 1
+    at = float(s0)
+    for i in range(K):
+        for k in range(K - 1, i - 1, -1):
+            c[k] = c[k] + c[k + 1].scale(at)
+    out = Ball(np.stack([b.mid for b in c]), np.stack([b.rad for b in c]))
+    return out
+
+
 def edges(h: float, depth: int = 40) -> np.ndarray:
     """Points of [0, h] closing in geometrically on both ends (h 2^-depth apart there, a
     quarter of the step in the middle): where a step's pre-activations approach zero."""

@@ -32,7 +32,11 @@ import numpy as np
 from numerics.certify.balls import Ball, distance_up, up, value_at
 from numerics.certify.field import Shape, restart_radius, start_sets, verify_step
 
-FORMAT = "gfverify-certificate/1"
+FORMAT = "gfverify-certificate/2"
+
+
+_ARRAYS = ("X", "y", "theta0", "bounds", "coeffs", "r0", "R", "end_state", "saved_index",
+           "stuck", "pinned", "regime", "saved_state", "saved_radius")
 
 
 class CertificateRejected(ValueError):
@@ -60,6 +64,9 @@ def _load(path):
         raise CertificateRejected(f"{path}: not a certificate file ({exc})") from None
     if meta.get("format") != FORMAT:
         raise CertificateRejected(f"{path}: format {meta.get('format')!r}, expected {FORMAT}")
+    missing = [k for k in _ARRAYS if k not in data]
+    if missing:
+        raise CertificateRejected(f"{path}: the arrays {', '.join(missing)} are missing")
     return meta, data
 
 
@@ -69,7 +76,7 @@ def check_certificate(path) -> Checked:
     shape = Shape(f["X"], f["y"], int(meta["p"]), float(meta["loss_scale"]),
                   bool(meta["mean_field"]), float(meta["slope"]), str(meta["train"]))
     bounds, coeffs, r0, R = f["bounds"], f["coeffs"], f["r0"], f["R"]
-    stuck, pinned = f["stuck"], f["pinned"]
+    stuck, pinned, regime = f["stuck"], f["pinned"], f["regime"]
     N = len(R)
     if not (len(bounds) == N + 1 and len(r0) == N + 1 and coeffs.shape[0] == N):
         raise CertificateRejected("the step arrays disagree in length")
@@ -80,7 +87,7 @@ def check_certificate(path) -> Checked:
     def start(k):
         return coeffs[k, 0] if k < N else f["end_state"]
 
-    if len(stuck) != N or len(pinned) != N:
+    if len(stuck) != N or len(pinned) != N or len(regime) != N:
         raise CertificateRejected("the held-down pairs disagree with the steps")
     if N:
         stuck0, pinned0 = start_sets(shape, f["theta0"])
@@ -96,7 +103,8 @@ def check_certificate(path) -> Checked:
         P = Ball.exact(coeffs[k])
         W = P[:, :pd].reshape(P.shape[0], shape.p, shape.d)
         a = P[:, pd:]
-        bnd = verify_step(shape, W, a, float(h), float(r0[k]), float(R[k]), stuck[k], pinned[k])
+        bnd = verify_step(shape, W, a, float(h), float(r0[k]), float(R[k]), stuck[k], pinned[k],
+                          regime[k])
         if not bnd.ok:
             raise CertificateRejected(f"step {k} (t = {bounds[k]!r}): {bnd.why}")
         if k + 1 < N and (np.any(stuck[k + 1] & ~bnd.stuck_end)

@@ -271,7 +271,7 @@ def _held_down(shape: Shape, view: _TubeView):
 
 
 def verify_step(shape: Shape, W: Ball, a: Ball, h: float, r0: float, R: float,
-                stuck=None, pinned=None) -> StepBounds:
+                stuck=None, pinned=None, regime=None) -> StepBounds:
     """Bounds of one step: the polynomial state (W(s), a(s)), 0 <= s <= h, whose true flow
     starts within ``r0`` of (W(0), a(0)), enclosed in a tube of radius at most ``R``.
     ``stuck``: pairs whose true pre-activation is known to be <= 0 at the step's start
@@ -293,7 +293,21 @@ def verify_step(shape: Shape, W: Ball, a: Ball, h: float, r0: float, R: float,
     the step, and one whose end range is below -R |x_i| (``stuck_end``). Of them, a pair
     that reached its surface and whose sample is orthogonal to every other stays exactly
     at z = 0 (``pinned_end``: the next step's start may be projected onto its surface,
-    `restart_radius`)."""
+    `restart_radius`).
+
+    ``regime`` (p, n booleans): the regime the polynomial follows (sigma' = 1 where True,
+    the slope elsewhere). Given, an undecided pair whose kink is convex over the whole tube
+    (a_j r_i > 0: the loss's derivative in relu(z_ji) is positive, so near the surface the
+    loss is the maximum of the two sides' smooth losses) takes the regime's slope instead
+    of the hull (`_convex_pairs`): the loss is then semi-convex on the tube with modulus
+    mu, its subgradient flow (every Filippov solution) is one-sided Lipschitz with
+    constant mu, and the defect is measured against the regime's side. Where the
+    polynomial strays to the other side of such a surface (by at most the range of its
+    pre-activation there), the comparison is with its projection onto the surface; the
+    projection's distance (at both ends) and its total variation over the step (at most
+    the degree times the largest stray, a polynomial having that many monotone pieces) add
+    to the radius. Sound with or without ``regime``: the writer and the checker pass the
+    file's."""
     none = np.zeros((shape.p, shape.n), bool)
     stuck = none if stuck is None else np.asarray(stuck, bool)
     pinned = none if pinned is None else np.asarray(pinned, bool) & stuck
@@ -311,14 +325,34 @@ def verify_step(shape: Shape, W: Ball, a: Ball, h: float, r0: float, R: float,
         D = slopes(shape, active, inactive)
         F = field_along(shape, W, a, D)
         view = _tube_view(shape, F, D, a, h, R)
+    undecided_pairs = ~(active | inactive)
+    convex = np.zeros_like(undecided_pairs)
+    stray, tv = 0.0, 0.0
+    if regime is not None and undecided_pairs.any():
+        convex, rho = _convex_pairs(shape, view, z, h, undecided_pairs,
+                                    np.asarray(regime, bool))
+        if convex.any():
+            on = np.asarray(regime, bool)
+            lo = np.where(active | (convex & on), 1.0, shape.slope)
+            hi = np.where(inactive | (convex & ~on), shape.slope, 1.0)
+            D = Ball.hull(lo, hi)
+            Wp = W
+            if np.any(rho > 0):  # the projections lie in a box of these radii per neuron
+                row = norm_up_rows(rho)
+                Wp = Ball(W.mid, W.rad.copy())
+                Wp.rad[0] = up(W.rad[0] + row[:, None], 1)
+                stray = norm_up(rho)
+                tv = float(up(float((W.shape[0] - 1) * rho.sum()), rho.size + 2))
+            F = field_along(shape, Wp, a, D)
     dW = _pad(derivative(W), F.dW.shape[0]) - F.dW
     da = _pad(derivative(a), F.da.shape[0]) - F.da
     sup = np.concatenate([sup_on(dW, h).ravel(), sup_on(da, h).ravel()])
     defect = norm_up(sup)
     mu = _log_norm(shape, view) if shape.train == "both" else 0.0
     growth = float(up(np.exp(up(mu * h, 2)), 4))
-    r_end = float(up((r0 + up(defect * h, 2)) * growth, 4))
-    undecided = int((~(active | inactive)).sum())
+    start = up(r0 + stray, 1)
+    r_end = float(up(up((start + up(defect * h, 2) + tv) * growth, 4) + stray, 1))
+    undecided = int((undecided_pairs & ~convex).sum())
     ok = bool(np.isfinite(r_end) and r_end < R)
     why = "" if ok else f"the tube ({r_end:.3g}) outgrew the box it assumed ({R:.3g})"
     start_top = add_up(z[0].upper(), up(r0 * xn, 2)[None, :])
@@ -329,6 +363,49 @@ def verify_step(shape: Shape, W: Ball, a: Ball, h: float, r0: float, R: float,
     start_bottom = sub_down(z[0].lower(), up(r0 * xn, 2)[None, :])
     pinned_end = lone & (pinned | (used_up & (start_bottom >= 0)))
     return StepBounds(r_end, defect, mu, undecided, ok, why, stuck_end, pinned_end)
+
+
+def norm_up_rows(rho: np.ndarray) -> np.ndarray:
+    """Upper bounds of each row's Euclidean norm (p, n) -> (p,)."""
+    return up(np.sqrt(up((rho * rho).sum(axis=1), rho.shape[1] + 2)), 2)
+
+
+def _convex_pairs(shape: Shape, view: _TubeView, z: Ball, h: float, undecided: np.ndarray,
+                  regime: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The undecided pairs whose kink is convex on the whole tube, and how far the
+    polynomial strays to the wrong side of each one's surface (rho, in parameter distance:
+    the stray of z_ji over |x_i|).
+
+    Convex: s a_j r_i > 0 for every state of the tube, with the residuals enclosed over
+    every regime the tube may meet (the hull slopes of `_tube_view`), so the loss increases
+    with relu(z_ji) along every segment between the two sides' values. A pair that strays
+    is projected onto its surface along x_i; where that would move another convex pair of
+    the same neuron (x_i not exactly orthogonal to its sample) the stray pair keeps the
+    hull instead."""
+    kink = view.a.reshape(shape.p, 1) * view.r.reshape(1, shape.n)
+    convex = undecided & (kink.lower() > 0)
+    if not convex.any():
+        return convex, np.zeros(convex.shape)
+    zlo, zhi = range_on(z, h)
+    wrong = np.where(regime, np.maximum(-zlo, 0.0), np.maximum(zhi, 0.0))
+    strays = convex & (wrong > 0)
+    if strays.any():
+        _, exact_zero = shape.gram()
+        touches = ~exact_zero & ~np.eye(shape.n, dtype=bool)   # (n, n)
+        for j in np.flatnonzero(strays.any(axis=1)):
+            others = convex[j]
+            for i in np.flatnonzero(strays[j]):
+                if np.any(others & touches[i]):
+                    convex[j, i] = False
+        strays &= convex
+    sq = (Ball.exact(shape.X) * Ball.exact(shape.X)).sum(axis=1).lower()
+    x_low = np.sqrt(np.maximum(sq, 0.0)) * (1.0 - 4.0 * U)
+    with np.errstate(divide="ignore"):
+        rho = np.where(strays, up(wrong / np.where(x_low > 0, x_low, np.inf)[None, :], 2), 0.0)
+    if np.any(strays & ~(x_low[None, :] > 0)):
+        convex = convex & ~(strays & ~(x_low[None, :] > 0))
+        rho = np.where(convex, rho, 0.0)
+    return convex, rho
 
 
 def start_sets(shape: Shape, theta0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,7 @@ from numerics.certify.field import (
 )
 from numerics.certify.field import taylor as taylor_coefficients
 
-FORMAT = "gfverify-certificate/1"
+FORMAT = "gfverify-certificate/2"
 ORDER = 14  # Taylor order of the approximant's steps
 # The approximant's step: its last two orders' terms below this fraction of the state.
 STEP_TOL = 2.0**-54
@@ -51,6 +51,8 @@ MAX_STEPS = 200_000
 # A step may grow the tube at most this many times (plus ROUNDING_FLOOR x the state's size).
 GROWTH_CAP = 16.0
 ROUNDING_FLOOR = 1e-13
+# A crossing step without a window ends this many d u |w_j| |x_i| past the surface.
+PAST_SURFACE = 64.0
 SAMPLES = 24  # points per step at which the approximant's pre-activations are read
 ARITHMETIC = ("float64 ball arithmetic (midpoint-radius, round-to-nearest with rigorous "
               "rounding bounds: numerics.certify.balls)")
@@ -81,10 +83,11 @@ class Tube:
         steps across an activation change.
     record
         Arithmetic, order, step count, largest radius, time taken; what a verdict records.
-    bounds, coeffs, r0, R, stuck
+    bounds, coeffs, r0, R, stuck, regime
         The steps themselves: boundaries, Taylor coefficients (step, order, parameter),
         radius at each boundary, box radius each step assumed, the pairs each step starts
-        with certainly held at z <= 0 and, of them, exactly at 0 (what the file holds).
+        with certainly held at z <= 0 and, of them, exactly at 0, and the regime each
+        step's polynomial follows (what the file holds).
     """
 
     shape: Shape
@@ -102,6 +105,7 @@ class Tube:
     saved_index: np.ndarray
     stuck: np.ndarray
     pinned: np.ndarray
+    regime: np.ndarray
     windows: int = 0
     record: dict = field(default_factory=dict)
 
@@ -133,7 +137,7 @@ class Tube:
                                 y=self.shape.y, theta0=self.theta0, bounds=self.bounds,
                                 coeffs=self.coeffs, r0=self.r0, R=self.R,
                                 end_state=self.end_state, saved_index=self.saved_index,
-                                stuck=self.stuck, pinned=self.pinned,
+                                stuck=self.stuck, pinned=self.pinned, regime=self.regime,
                                 saved_state=self.states, saved_radius=self.radii)
         return path
 
@@ -166,7 +170,8 @@ def _taylor_step(coef: np.ndarray, scale: float) -> float:
 
 def _first_crossing(shape: Shape, Z: np.ndarray, h: float, stuck: np.ndarray):
     """The approximant's earliest sign change of a pre-activation in (0, h] (pairs held at
-    z <= 0 aside): (s, speed, |x_i|) or None. Z: (order + 1, p, n) float coefficients."""
+    z <= 0 aside): (s, speed, |x_i|, (j, i)) or None, s the first float found past the
+    change. Z: (order + 1, p, n) float coefficients."""
     z0 = Z[0]
     sign0 = np.where(stuck, 0.0, np.sign(z0))
     grid = np.linspace(0.0, h, SAMPLES + 1)[1:]
@@ -190,11 +195,11 @@ def _first_crossing(shape: Shape, Z: np.ndarray, h: float, stuck: np.ndarray):
     s = float(hi[first])
     dcoef = (coefs[1:, first] * np.arange(1, Z.shape[0]))
     speed = abs(float(np.polynomial.polynomial.polyval(s, dcoef)))
-    i = int(pairs[first, 1])
-    return s, speed, float(np.linalg.norm(shape.X[i]))
+    j, i = int(pairs[first, 0]), int(pairs[first, 1])
+    return s, speed, float(np.linalg.norm(shape.X[i])), (j, i)
 
 
-def _bound(shape, Wb, ab, h, r0, stuck, pinned):
+def _bound(shape, Wb, ab, h, r0, stuck, pinned, regime):
     """The step's bounds with a box radius R that holds (from 1.5 r0, then 1.125 times the
     radius the last try reached, up to GROWTH_CAP r0 plus a rounding floor: a step whose
     tube would grow more is shortened instead); (R, bounds) or (None, the last failure)."""
@@ -202,7 +207,7 @@ def _bound(shape, Wb, ab, h, r0, stuck, pinned):
     cap = GROWTH_CAP * r0 + ROUNDING_FLOOR * max(size, 1e-300)
     R = max(1.5 * r0, 1e-300)
     for _ in range(12):
-        bnd = verify_step(shape, Wb, ab, h, r0, R, stuck, pinned)
+        bnd = verify_step(shape, Wb, ab, h, r0, R, stuck, pinned, regime)
         if bnd.ok:
             return R, bnd
         if not np.isfinite(bnd.r_end) or 1.125 * bnd.r_end > cap:
@@ -211,20 +216,20 @@ def _bound(shape, Wb, ab, h, r0, stuck, pinned):
     return None, bnd
 
 
-def _plain(shape, Wc, ac, b, target, r0, stuck, pinned):
+def _plain(shape, Wc, ac, b, target, r0, stuck, pinned, regime):
     """A step without a crossing, to ``target`` or, where that fails, a shorter one:
     (end, h, R, bounds) or why none could be certified."""
     Wb, ab = Ball.exact(Wc), Ball.exact(ac)
     for _ in range(12):
         end, h = exact_step(b, target)
-        R, bnd = _bound(shape, Wb, ab, h, r0, stuck, pinned)
+        R, bnd = _bound(shape, Wb, ab, h, r0, stuck, pinned, regime)
         if R is not None:
             return end, h, R, bnd
         target = b + 0.5 * (target - b)
     return bnd.why
 
 
-def _window(shape, Wc, ac, Z, b, at, w, r0, limit, stuck, pinned):
+def _window(shape, Wc, ac, Z, b, at, w, r0, limit, stuck, pinned, regime):
     """A step across the crossing at b + at, ending ``w`` past it, widened (doubling w)
     until every pair that changed sign over it is clear of its surface by WINDOW_CLEAR tube
     radii at its end, or certainly held at z <= 0 (`field.verify_step`'s ``stuck_end``),
@@ -235,7 +240,7 @@ def _window(shape, Wc, ac, Z, b, at, w, r0, limit, stuck, pinned):
     for _ in range(60):
         target = min(b + at + w, limit)
         end, h = exact_step(b, target)
-        R, bnd = _bound(shape, Wb, ab, h, r0, stuck, pinned)
+        R, bnd = _bound(shape, Wb, ab, h, r0, stuck, pinned, regime)
         if R is None:
             return bnd.why
         if end < target:  # a step short of the crossing (exact_step's cap): plain
@@ -247,6 +252,33 @@ def _window(shape, Wc, ac, Z, b, at, w, r0, limit, stuck, pinned):
             return end, h, R, bnd
         w *= 2.0
     return "a crossing whose window never cleared (a tangency or a sliding mode)"
+
+
+def _kink_convex(shape: Shape, W0: np.ndarray, a0: np.ndarray, active: np.ndarray,
+                 pair: tuple[int, int]) -> bool:
+    """Whether the loss's kink at ``pair`` looks convex at the step's start (a_j r_i > 0
+    in floats): the writer's guess of when a crossing may be passed without a window
+    (`field.verify_step` decides it on the whole tube)."""
+    j, i = pair
+    D = np.where(active, 1.0, shape.slope)
+    s = 1.0 / shape.p if shape.mean_field else 1.0
+    r_i = s * float(a0 @ (D[:, i] * (W0 @ shape.X[i]))) - float(shape.y[i])
+    return a0[j] * r_i > 0
+
+
+def _convex_crossing(shape, Wc, ac, b, at, speed, pair, r0, stuck, pinned, regime):
+    """A step that ends just past a crossing whose kink is convex (no window: the next
+    step starts in the new regime): (end, h, R, bounds), or None where it cannot be
+    certified so (the window is tried instead). It ends where the approximant's
+    pre-activation is past its surface by PAST_SURFACE d u |w_j| |x_i|, beyond what
+    recomputing it in floats could undo, so the next step's regime is the new side."""
+    j, i = pair
+    depth = PAST_SURFACE * shape.d * 2.0**-53 * float(np.linalg.norm(Wc[0, j])
+                                                      * np.linalg.norm(shape.X[i]))
+    past = max(depth / max(speed, 1e-300), 4.0 * np.spacing(b + at))
+    end, h = exact_step(b, b + at + past)
+    R, bnd = _bound(shape, Ball.exact(Wc), Ball.exact(ac), h, r0, stuck, pinned, regime)
+    return None if R is None else (end, h, R, bnd)
 
 
 def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS) -> Tube:
@@ -270,7 +302,7 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS) -> Tube:
     saved_times.append(0.0)
     theta, r0, b = theta0.copy(), distance_up(theta0, theta0), 0.0
     stuck, pinned = start_sets(shape, theta0)
-    stucks, pins = [], []
+    stucks, pins, regimes = [], [], []
     next_saved = 1
     why, windows = "", 0
     while next_saved < len(saved_t):
@@ -286,20 +318,26 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS) -> Tube:
         target = min(b + h, float(saved_t[next_saved]))
         Z = np.einsum("kpd,nd->kpn", Wc, shape.X)
         crossing = _first_crossing(shape, Z, target - b, stuck)
-        window = False
+        window, step = False, None
         if crossing is not None:
-            at, speed, x_norm = crossing
-            w = max(WINDOW_RADII * r0 * x_norm / max(speed, 1e-300),
-                    64 * np.spacing(max(b + at, 1.0)))
-            if at > 1.5 * w:
-                target = b + at - w
-            else:
-                window = True
-        if window:
+            at, speed, x_norm, pair = crossing
+            if _kink_convex(shape, W0, a0, active, pair):
+                step = _convex_crossing(shape, Wc, ac, b, at, speed, pair, r0, stuck, pinned,
+                                        active)
+            if step is None:
+                w = max(WINDOW_RADII * r0 * x_norm / max(speed, 1e-300),
+                        64 * np.spacing(max(b + at, 1.0)))
+                if at > 1.5 * w:
+                    target = b + at - w
+                else:
+                    window = True
+        if step is not None:
+            pass
+        elif window:
             step = _window(shape, Wc, ac, Z, b, at, w, r0, float(saved_t[next_saved]), stuck,
-                           pinned)
+                           pinned, active)
         else:
-            step = _plain(shape, Wc, ac, b, target, r0, stuck, pinned)
+            step = _plain(shape, Wc, ac, b, target, r0, stuck, pinned, active)
         if isinstance(step, str):
             why = f"at t = {b:.6g}: no step could be certified ({step})"
             break
@@ -315,6 +353,7 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS) -> Tube:
         coeffs.append(coef)
         stucks.append(stuck)
         pins.append(pinned)
+        regimes.append(active)
         stuck, pinned = accepted.stuck_end, accepted.pinned_end
         Rs.append(R)
         r0s.append(r1)
@@ -337,6 +376,7 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS) -> Tube:
                 r0=np.array(r0s), R=np.array(Rs), end_state=theta,
                 stuck=np.array(stucks, dtype=bool).reshape(len(Rs), shape.p, shape.n),
                 pinned=np.array(pins, dtype=bool).reshape(len(Rs), shape.p, shape.n),
+                regime=np.array(regimes, dtype=bool).reshape(len(Rs), shape.p, shape.n),
                 saved_index=np.array(saved_index, dtype=int), windows=windows,
                 record=record)
 

@@ -22,14 +22,16 @@ import sympy as sp
 from flint import arb
 
 from numerics.certify import CertifyError, NotCertifiable, Tube, certify
-from numerics.certify.balls import Ball, add_up, range_on, sub_down, up
+from numerics.certify.balls import Ball, add_up, range_on, shifted, sub_down, up
 from theory.bridge import flatten
 from theory.claim import Claim, Kind
 from verify.certified.enclosures import (
     INSTANCE_WIDEN,
     MEASURES,
+    STEP_MEASURES,
     NotEnclosed,
     around,
+    drift_over_step,
     exact_time,
     instance_number,
     relation_sign,
@@ -80,6 +82,8 @@ class _Context:
         self.claim, self.traj, self.tube = claim, traj, tube
         self.shape = tube.shape
         self.inst = instance_values(traj.problem)
+        W0, a0 = tube.shape.split(np.asarray(tube.theta0, float))
+        self.start = (Ball.exact(W0), Ball.exact(a0))
         self._at_cache: dict[float, dict[str, arb]] = {}
 
     def flat(self, expr: sp.Basic):
@@ -89,7 +93,7 @@ class _Context:
         if name not in MEASURES:
             raise NotEnclosed(f"{name}(t) has no certified enclosure (certified: "
                               f"{', '.join(sorted(MEASURES))})")
-        return MEASURES[name](self.shape, W, a)
+        return MEASURES[name](self.shape, W, a, self.start)
 
     def _saved(self, t: float):
         hit = np.flatnonzero(self.tube.times == t)
@@ -98,12 +102,13 @@ class _Context:
         k = int(hit[0])
         return around(self.shape, self.tube.states[k], float(self.tube.radii[k]))
 
-    def env(self, originals: dict, t: float | None = None, step: int | None = None) -> dict:
-        """arb values of every flat name, at saved time ``t`` or over step ``step``."""
+    def env(self, originals: dict, t: float | None = None, step: int | None = None,
+            part: tuple[float, float] = (0.0, 1.0)) -> dict:
+        """arb values of every flat name, at saved time ``t`` or over step ``step`` (its
+        fraction ``part`` of the step's length)."""
         if step is not None:
-            W, a = self.step_box(step)
-            b = self.tube.bounds
-            tval = exact_time(b[step]).union(exact_time(b[step + 1]))
+            W, a, tval = self.step_box(step, part)
+            P, width, R = self.step_poly(step, part)
         else:
             W, a = self._saved(t)
             tval = exact_time(t)
@@ -112,7 +117,10 @@ class _Context:
             if isinstance(term, sp.core.function.AppliedUndef):
                 (arg,) = term.args
                 fname = term.func.__name__
-                if arg == _T:
+                if arg == _T and step is not None and fname in STEP_MEASURES:
+                    out[name] = drift_over_step(self.shape, P, width, R, self.start,
+                                                STEP_MEASURES[fname])
+                elif arg == _T:
                     out[name] = self._measure(fname, W, a)
                 else:
                     W0, a0 = self._saved(float(arg))
@@ -127,12 +135,35 @@ class _Context:
                 raise NotEnclosed(f"{term} has no value on this instance")
         return out
 
-    def step_box(self, k: int) -> tuple[Ball, Ball]:
+    def step_poly(self, k: int, part: tuple[float, float] = (0.0, 1.0)):
+        """Step k's polynomial on a fraction ``part`` = (f0, f1) of its length, as
+        (coefficient balls in u = s - s0, the width of [s0, s1] rounded up, the step's box
+        radius): every state of the tube there is within that radius of it."""
         tube = self.tube
         h = float(tube.bounds[k + 1] - tube.bounds[k])
-        lo, hi = range_on(Ball.exact(tube.coeffs[k]), h)
-        R = float(up(tube.R[k], 1))
-        return state_box(self.shape, sub_down(lo, R), add_up(hi, R))
+        s0 = part[0] * h
+        s1 = h if part[1] == 1.0 else part[1] * h
+        P = Ball.exact(tube.coeffs[k])
+        if s0 > 0:
+            P = shifted(P, s0)
+        width = min(float(np.nextafter(s1 - s0, np.inf)), h)
+        return P, width, float(up(tube.R[k], 1))
+
+    def step_box(self, k: int, part: tuple[float, float] = (0.0, 1.0)):
+        """The box of every state of the tube over a fraction ``part`` = (f0, f1) of step
+        k (the polynomial's range there widened by the step's box radius) and the times it
+        spans: (W, a, t)."""
+        tube = self.tube
+        b0, b1 = float(tube.bounds[k]), float(tube.bounds[k + 1])
+        h = b1 - b0
+        s0 = part[0] * h
+        s1 = h if part[1] == 1.0 else part[1] * h
+        P, width, R = self.step_poly(k, part)
+        lo, hi = range_on(P, width)
+        W, a = state_box(self.shape, sub_down(lo, R), add_up(hi, R))
+        start = exact_time(b0) + exact_time(s0)
+        end = exact_time(b1) if part[1] == 1.0 else exact_time(b0) + exact_time(s1)
+        return W, a, start.union(end)
 
     def steps_over(self, ta: float, tb: float) -> list[int]:
         b = self.tube.bounds
@@ -169,7 +200,7 @@ def _decide_window(ctx: _Context) -> Certification:
         undecided = [] if ok else [ta]
     else:
         undecided = [float(tube.bounds[k]) for k in ctx.steps_over(ta, tb)
-                     if relation_sign(flat, ctx.env(originals, step=k)) != 1]
+                     if not _holds_over_step(ctx, flat, originals, k)]
     if not undecided:
         return Certification(claim.id, CertifiedOutcome.PROVED,
                              f"the relation holds on the whole tube for t in "
@@ -177,6 +208,28 @@ def _decide_window(ctx: _Context) -> Certification:
     return Certification(claim.id, CertifiedOutcome.UNCERTIFIED,
                          f"the tube does not decide the relation on {len(undecided)} "
                          f"step(s) (first from t={undecided[0]:.6g})")
+
+
+# a step on which the tube does not decide a relation is halved up to this many times
+# (2^SPLIT_DEPTH parts at most), each part's box the polynomial's range over it
+SPLIT_DEPTH = 8
+
+
+def _holds_over_step(ctx: _Context, flat, originals: dict, k: int, want: int = 1) -> bool:
+    """Whether the relation holds (``want`` 1; fails: -1) on every box of step k, the
+    step halved where a box does not decide it (its states move less over a shorter
+    part)."""
+    todo = [((0.0, 1.0), 0)]
+    while todo:
+        part, depth = todo.pop()
+        sign = relation_sign(flat, ctx.env(originals, step=k, part=part))
+        if sign == want:
+            continue
+        if sign == -want or depth >= SPLIT_DEPTH:
+            return False
+        mid = 0.5 * (part[0] + part[1])
+        todo += [((part[0], mid), depth + 1), ((mid, part[1]), depth + 1)]
+    return True
 
 
 def _decide_event(ctx: _Context) -> Certification:
@@ -206,7 +259,7 @@ def _decide_event(ctx: _Context) -> Certification:
                              f"no saved time has the event certain, and the tube ends at "
                              f"t={tube.end:.6g} before the bound {upper:.6g}")
     for k in ctx.steps_over(0.0, upper):
-        if relation_sign(ev_flat, ctx.env(ev_orig, step=k)) != -1:
+        if not _holds_over_step(ctx, ev_flat, ev_orig, k, want=-1):
             return Certification(claim.id, CertifiedOutcome.UNCERTIFIED,
                                  f"the tube does not decide the event from t="
                                  f"{float(tube.bounds[k]):.6g}")

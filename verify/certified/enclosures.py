@@ -91,8 +91,139 @@ def max_neuron_norm(shape: Shape, W: Ball, a: Ball) -> arb:
     return _interval(float(np.max(lo)), float(np.max(hi)))
 
 
-# the state measures with a certified enclosure (the names of `verify.measures`)
-MEASURES = {"L": loss, "R": max_residual, "NormW": max_neuron_norm}
+def _abs_range(b: Ball) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of |b| entrywise."""
+    lo = np.maximum(np.where(b.lower() > 0, b.lower(), 0.0),
+                    np.where(b.upper() < 0, -b.upper(), 0.0))
+    return lo, b.magnitude()
+
+
+def _max_of(lo: np.ndarray, hi: np.ndarray) -> arb:
+    return _interval(float(np.max(lo)), float(np.max(hi)))
+
+
+def _drift(c: Ball, c0: Ball) -> arb:
+    """max_j |c_j - c_j(0)| over the box."""
+    return _max_of(*_abs_range(c - c0))
+
+
+def balance(shape: Shape, W: Ball, a: Ball, start) -> arb:
+    """Balance = max_j |c_j(t) - c_j(0)|, c_j = a_j^2 - |w_j|^2 (ReLU and leaky ReLU:
+    degree 1)."""
+    W0, a0 = start
+    return _drift(a * a - (W * W).sum(axis=1), a0 * a0 - (W0 * W0).sum(axis=1))
+
+
+def norm_sum_drift(shape: Shape, W: Ball, a: Ball, start) -> arb:
+    """NormSumDrift = max_j |n_j(t) - n_j(0)|, n_j = a_j^2 + |w_j|^2."""
+    W0, a0 = start
+    return _drift(a * a + (W * W).sum(axis=1), a0 * a0 + (W0 * W0).sum(axis=1))
+
+
+def param_drift(shape: Shape, W: Ball, a: Ball, start) -> arb:
+    """ParamDrift = |theta(t) - theta(0)| (Euclidean)."""
+    W0, a0 = start
+    lo_w, hi_w = _abs_range(W - W0)
+    lo_a, hi_a = _abs_range(a - a0)
+    lo = float(np.sum(lo_w * lo_w) + np.sum(lo_a * lo_a)) * (1 - 4e-16 * (W.mid.size + 8))
+    hi = float(up(float(np.sum(hi_w * hi_w) + np.sum(hi_a * hi_a)), W.mid.size + a.mid.size))
+    return _interval(np.sqrt(max(lo, 0.0)) * (1 - 4e-16), float(up(np.sqrt(hi), 2)))
+
+
+def max_abs_output(shape: Shape, W: Ball, a: Ball, start=None) -> arb:
+    """MaxAbsH = max_i |h(x_i)|."""
+    h = _residuals(shape, W, a) + Ball.exact(shape.y)
+    return _max_of(*_abs_range(h))
+
+
+def frobenius_sq(shape: Shape, W: Ball, a: Ball, start=None) -> arb:
+    """NormWFrobSq = |W|_F^2."""
+    return of_ball((W * W).reshape(-1).sum(axis=0))
+
+
+def sign_flips(shape: Shape, W: Ball, a: Ball, start) -> arb:
+    """SignFlips = #{j : sign a_j(t) != sign a_j(0)}: certain where a_j's ball excludes
+    0 or is exactly 0, else counted as either."""
+    _, a0 = start
+    s0 = np.sign(a0.mid)
+    lo, hi = a.lower(), a.upper()
+    certain = np.where(lo > 0, 1.0, np.where(hi < 0, -1.0, np.where((lo == 0) & (hi == 0),
+                                                                   0.0, np.nan)))
+    flips = np.sum(~np.isnan(certain) & (certain != s0))
+    return _interval(float(flips), float(flips + np.sum(np.isnan(certain))))
+
+
+def _energies(shape: Shape, W: Ball, a: Ball) -> tuple[np.ndarray, np.ndarray]:
+    """E_i = s sum_j 1{z_ji > 0} a_j^2: lower and upper bounds per sample (a pair whose
+    sign the box does not fix counts as either)."""
+    z = W @ Ball.exact(shape.X.T)
+    on_lo = (z.lower() > 0).astype(float)
+    on_hi = (z.upper() > 0).astype(float)
+    a2 = a * a
+    s = shape.s()
+    lo = (Ball.exact(on_lo) * a2.reshape(shape.p, 1)).sum(axis=0) * s
+    hi = (Ball.exact(on_hi) * a2.reshape(shape.p, 1)).sum(axis=0) * s
+    return np.maximum(lo.lower(), 0.0), hi.upper()
+
+
+def energy_min(shape: Shape, W: Ball, a: Ball, start=None) -> arb:
+    """Emin = min_i E_i."""
+    lo, hi = _energies(shape, W, a)
+    return _interval(float(np.min(lo)), float(np.min(hi)))
+
+
+def energy_max(shape: Shape, W: Ball, a: Ball, start=None) -> arb:
+    """Emax = max_i E_i."""
+    lo, hi = _energies(shape, W, a)
+    return _interval(float(np.max(lo)), float(np.max(hi)))
+
+
+def drift_over_step(shape: Shape, P: Ball, width: float, R: float, start,
+                    sign: float) -> arb:
+    """max_j |c_j(theta) - c_j(0)|, c_j = a_j^2 + sign |w_j|^2 (sign -1: Balance, +1:
+    NormSumDrift), over every state within R of the polynomial state P(s), 0 <= s <= width
+    (P: (K+1, parameters) coefficient balls). Along the polynomial c_j is itself a
+    polynomial (nearly constant when conserved), bounded by `range_on`; a state within R
+    of it moves c_j by at most 2 |theta_j| R + R^2. Much tighter than the box of the
+    states, which loses that a and w move together."""
+    from numerics.certify.balls import poly_mul, range_on, sup_on
+
+    pd = shape.p * shape.d
+    K1 = P.shape[0]
+    W = P[:, :pd].reshape(K1, shape.p, shape.d)
+    a = P[:, pd:]
+    c = poly_mul(a, a) + poly_mul(W, W).sum(axis=2).scale(sign)
+    W0, a0 = start
+    c0 = a0 * a0 + (W0 * W0).sum(axis=1).scale(sign)
+    c = Ball(c.mid.copy(), c.rad.copy())
+    c[0] = c[0] - c0
+    lo, hi = range_on(c, width)
+    size = np.sqrt(up(sup_on(a, width) ** 2 + (sup_on(W, width) ** 2).sum(axis=1), shape.d + 3))
+    moved = up(2.0 * up(size, 2) * R + R * R, 4)
+    low = np.maximum(np.maximum(lo, -hi), 0.0)
+    low = np.maximum(sub_down(low, moved), 0.0)
+    high = add_up(np.maximum(np.abs(lo), np.abs(hi)), moved)
+    return _interval(float(np.max(low)), float(np.max(high)))
+
+
+# measures with a polynomial enclosure over a step (`drift_over_step`): name -> sign
+STEP_MEASURES = {"Balance": -1.0, "NormSumDrift": 1.0}
+
+
+def _state_only(fn):
+    def measure(shape: Shape, W: Ball, a: Ball, start=None) -> arb:
+        return fn(shape, W, a)
+    measure.__doc__ = fn.__doc__
+    return measure
+
+
+# the state measures with a certified enclosure (the names of `verify.measures`), each
+# called as measure(shape, W, a, (W0, a0)) with the run's exact initial state
+MEASURES = {"L": _state_only(loss), "R": _state_only(max_residual),
+            "NormW": _state_only(max_neuron_norm), "Balance": balance,
+            "NormSumDrift": norm_sum_drift, "ParamDrift": param_drift,
+            "MaxAbsH": max_abs_output, "NormWFrobSq": frobenius_sq, "SignFlips": sign_flips,
+            "Emin": energy_min, "Emax": energy_max}
 
 
 def instance_number(value) -> arb:

@@ -47,13 +47,18 @@ def fragment_blocks(run: dict, suite_result, reproductions, tight_rows) -> list:
               Table(["paper", "claims", "checked", *front.OUTCOMES],
                     [[p["pack"], p["claims"], p["checked"], *(p[o] for o in front.OUTCOMES)]
                      for p in counts if p["claims"]], latex_columns="lrrrrrr")]
-        _, rows, _ = verdict_table.rows(suite_result["claims"])
-        short = [[r[0], r[2], r[3], r[4], r[5], r[7], r[8]] for r in rows]
+        header, rows, _ = verdict_table.rows(suite_result["claims"])
+        certified = header[-1] == "certified"
+        short = [[r[0], r[2], r[3], r[4], r[5], r[7], r[8]] + ([r[9]] if certified else [])
+                 for r in rows]
+        columns = (f"{_ragged(0.17)}{_ragged(0.09)}{_ragged(0.14)}rrr{_ragged(0.27)}"
+                   if not certified else
+                   f"{_ragged(0.15)}{_ragged(0.09)}{_ragged(0.12)}rrr{_ragged(0.2)}"
+                   f"{_ragged(0.1)}")
         b += [Heading(3, "Verdicts"),
               Table(["claim", "verdict", "instances", "worst margin", "error", "t",
-                     "relation"], short,
-                    latex_columns=(f"{_ragged(0.17)}{_ragged(0.09)}{_ragged(0.14)}rrr"
-                                   f"{_ragged(0.27)}")),
+                     "relation"] + (["certified"] if certified else []), short,
+                    latex_columns=columns),
               Paragraph(mutants_mod.summary_line(suite_result["mutant_score"]) + "."),
               Heading(3, "Findings")]
         found = front.suite_findings(suite_result)

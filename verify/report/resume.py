@@ -67,6 +67,8 @@ class Request:
         The packs' selection the suite ran (`theory.packs.selection`).
     code
         `code_fingerprint` of the code that made the parts.
+    certify
+        ``--certify``: instances per check the suite certified (0: none).
     """
 
     profile: str
@@ -75,6 +77,7 @@ class Request:
     sections: tuple[str, ...]
     packs: str
     code: str
+    certify: int = 0
 
 
 def _atomic(path: Path, data: bytes) -> None:

@@ -87,7 +87,8 @@ class SuiteRun:
     collects the result as soon as the suite ends and hands it to ``on_done`` (the report
     keeps it at once: an interrupted report still has it)."""
 
-    def __init__(self, profile: str, show_progress: bool = True, on_done=None) -> None:
+    def __init__(self, profile: str, show_progress: bool = True, on_done=None,
+                 certify: int = 0) -> None:
         from theory import packs
 
         verify_dir = Path(__file__).resolve().parents[1]  # the verify package
@@ -99,6 +100,8 @@ class SuiteRun:
                     "no:cacheprovider", f"--verify-profile={profile}",
                     f"--verify-packs={packs.selection()}",
                     f"--verify-json={self.vjson}"]
+        if certify:
+            self.cmd.insert(-1, f"--verify-certify={int(certify)}")
         if show_progress:
             say("running the verification suite (pytest verify) in the background ...")
         # one BLAS and torch thread: the suite shares the machine with the report's sections
@@ -255,14 +258,16 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
                  show_progress: bool = True, instances: int | None = None,
                  suite: bool = True, store: str | os.PathLike | None = None,
                  reproductions: tuple[str, ...] | None = None,
-                 latex: bool = False, fresh: bool = False) -> ReportResult:
+                 latex: bool = False, fresh: bool = False, certify: int = 0) -> ReportResult:
     """Write the report; ``instances`` overrides the profile's number of random instances;
     ``suite=False`` skips the verification suite (the report then says so). Sweeps of the
     reproductions are stored in ``store`` (default ``out_dir/store``) and read back from
     there: a second report with the same store recomputes nothing. ``reproductions``
     selects sections by module name (default: all of `reproduction_modules`). ``latex``
     also writes ``out_dir/latex/`` (`verify.report.latex`: a fragment for a paper's
-    appendix and the sections' figures as PDF).
+    appendix and the sections' figures as PDF). ``certify`` (``--certify N``): the suite
+    also decides each check on the certified tubes of up to N instances (a certified
+    column in the verdict table and its LaTeX).
 
     Finished parts (the suite's result, each section) are kept in ``out_dir`` as they
     finish (`verify.report.resume`); a run stopped by Ctrl-C or SIGTERM raises
@@ -302,12 +307,18 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     except OSError as exc:
         raise InputError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
     start = time.perf_counter()
+    if certify and not suite:
+        raise InputError("--certify: certifies the verification suite's checks; it cannot "
+                         "go with --no-suite")
+    if certify < 0:
+        raise InputError(f"--certify: a number of instances >= 1, got {certify}")
     request = Request(profile, seed, instances, tuple(sections),
-                      packs.selection() if suite else "", code_fingerprint(sections))
+                      packs.selection() if suite else "", code_fingerprint(sections),
+                      int(certify))
     saved = SavedProgress(out, request, fresh=fresh)
     if saved.resumed and show_progress:
         say(f"report: resuming in {out}: reusing {saved.describe()} from an earlier run")
-    suite_run = (SuiteRun(profile, show_progress, on_done=saved.save_suite)
+    suite_run = (SuiteRun(profile, show_progress, on_done=saved.save_suite, certify=certify)
                  if suite and saved.suite is None else None)
     store = Path(store) if store is not None else out / "store"
     state = {"part": "starting"}
