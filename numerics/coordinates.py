@@ -35,12 +35,17 @@ from numerics.sliding import gram_root, solve_or_min_norm
 _RTOL_FLOOR = 200 * np.finfo(float).eps
 
 
+def neuron_states(W, a):
+    """theta_j = (w_j, a_j) per neuron, (..., p, d + K): a (..., p) or, for a vector
+    output, (..., p, K)."""
+    return np.concatenate([W, a if a.ndim == W.ndim else a[..., None]], axis=-1)
+
+
 def relative_difference(W1, a1, W2, a2) -> float:
     """max over times and neurons of |theta_j - theta'_j| / |theta_j|, theta_j = (w_j, a_j)."""
     if len(a1) == 0 or len(a1) != len(a2):
         return float("inf")
-    th1 = np.concatenate([W1, a1[..., None]], axis=-1)
-    th2 = np.concatenate([W2, a2[..., None]], axis=-1)
+    th1, th2 = neuron_states(W1, a1), neuron_states(W2, a2)
     return _max_relative(np.linalg.norm(th1 - th2, axis=-1), np.linalg.norm(th1, axis=-1))
 
 
@@ -115,12 +120,23 @@ class _LinearState:
     @staticmethod
     def neuron_floor(problem: Problem, rtol: float, atol_fraction: float) -> np.ndarray:
         """Each neuron's absolute tolerance: ``atol_fraction`` of the relative tolerance
-        at the neuron's initial size sqrt(|w_j(0)|^2 + a_j(0)^2) (at least 1e-300)."""
-        scale = np.sqrt(np.sum(problem.W0**2, axis=1) + problem.a0**2)
+        at the neuron's initial size sqrt(|w_j(0)|^2 + |a_j(0)|^2) (at least 1e-300)."""
+        a_sq = problem.a0**2 if problem.a0.ndim == 1 else np.sum(problem.a0**2, axis=1)
+        scale = np.sqrt(np.sum(problem.W0**2, axis=1) + a_sq)
         return np.maximum(scale * rtol * atol_fraction, 1e-300)
 
     def output_weights(self, Y):
         return self._unpack(Y)[1]
+
+    def _outputs_part(self, rest):
+        """The state's output weights (..., p), or (..., p, K) for a vector output."""
+        if self.problem.vector_output:
+            return rest.reshape(rest.shape[:-1] + (self.problem.p, self.problem.n_outputs))
+        return rest
+
+    def _output_floor(self, floor):
+        """The output weights' absolute tolerances (one per entry of a)."""
+        return np.repeat(floor, self.problem.n_outputs)
 
     def restart(self, y):
         return y
@@ -135,19 +151,20 @@ class Cartesian(_LinearState):
         self.problem = problem
         p, d = problem.p, problem.d
         self.n_w = p * d
-        self.y0 = np.concatenate([problem.W0.ravel(), problem.a0])
+        self.y0 = np.concatenate([problem.W0.ravel(), problem.a0.ravel()])
         floor = self.neuron_floor(problem, rtol, atol_fraction)
         self.rtol = rtol
-        self.atol = np.concatenate([np.repeat(floor, d), floor])
+        self.atol = np.concatenate([np.repeat(floor, d), self._output_floor(floor)])
 
     def _unpack(self, Y):
         p, d = self.problem.p, self.problem.d
-        return Y[..., : self.n_w].reshape(Y.shape[:-1] + (p, d)), Y[..., self.n_w :]
+        return (Y[..., : self.n_w].reshape(Y.shape[:-1] + (p, d)),
+                self._outputs_part(Y[..., self.n_w :]))
 
     def field(self, y, mask, sliding=None):
         W, a = self._unpack(y)
         dW, da = network.flow_field(self.problem, W, a, mask, sliding)
-        return np.concatenate([dW.ravel(), da])
+        return np.concatenate([dW.ravel(), da.ravel()])
 
     def directions(self, Y):
         return self._unpack(Y)[0]
@@ -315,16 +332,17 @@ class Span(_LinearState):
         geo = geometry(problem)
         self.Z0, self.G = geo.Z0, geo.G
         self.R, self.P0, self.perp_sq = geo.span_split
-        self.y0 = np.concatenate([np.zeros(p * n), problem.a0])
+        self.y0 = np.concatenate([np.zeros(p * n), problem.a0.ravel()])
         floor = self.neuron_floor(problem, rtol, atol_fraction)
         x_scale = float(np.max(np.linalg.norm(X, axis=1)))
         self.rtol = rtol
         # C has units of W per unit of x: its floor is the neuron's floor over |x|
-        self.atol = np.concatenate([np.repeat(floor / x_scale, n), floor])
+        self.atol = np.concatenate([np.repeat(floor / x_scale, n), self._output_floor(floor)])
 
     def _unpack(self, Y):
         p, n = self.problem.p, self.problem.n
-        return Y[..., : self.n_c].reshape(Y.shape[:-1] + (p, n)), Y[..., self.n_c :]
+        return (Y[..., : self.n_c].reshape(Y.shape[:-1] + (p, n)),
+                self._outputs_part(Y[..., self.n_c :]))
 
     def preactivations(self, Y):
         C, _ = self._unpack(Y)
@@ -335,7 +353,7 @@ class Span(_LinearState):
         coef, grad_a = network.gradient_from_preactivations(
             self.problem, self.Z0 + C @ self.G, a, mask, sliding)
         vC, va = network.trained_velocity(self.problem, coef, grad_a)
-        return np.concatenate([vC.ravel(), va])
+        return np.concatenate([vC.ravel(), va.ravel()])
 
     def _span_sq(self, B):
         """||B_j X||^2 = ||R B_j||^2 per row of B (..., p, n)."""
@@ -381,8 +399,11 @@ class Span(_LinearState):
             return float("inf")
         C1, a1 = self._unpack(Y1)
         C2, a2 = self._unpack(Y2)
-        diff = np.sqrt(self._span_sq(C1 - C2) + (a1 - a2) ** 2)
-        scale = np.sqrt(self.direction_norms(Y1) ** 2 + a1**2)
+        da_sq, a_sq = (a1 - a2) ** 2, a1**2
+        if self.problem.vector_output:
+            da_sq, a_sq = np.sum(da_sq, axis=-1), np.sum(a_sq, axis=-1)
+        diff = np.sqrt(self._span_sq(C1 - C2) + da_sq)
+        scale = np.sqrt(self.direction_norms(Y1) ** 2 + a_sq)
         return _max_relative(diff, scale)
 
 
@@ -398,7 +419,8 @@ def resolve(name: str, problem: Problem) -> str:
     (cheaper per step), else cartesian."""
     if name == "auto":
         if (problem.init_scale is not None and problem.init_scale < LOGNORM_BELOW
-                and not problem.model_spec):  # log-norm coordinates: the ReLU network's
+                and not problem.model_spec and not problem.vector_output):
+            # log-norm coordinates: the ReLU network's with a scalar output
             return "lognorm"
         return "span" if problem.n < problem.d else "cartesian"
     return name

@@ -132,6 +132,7 @@ class GradientDescent:
     device: str = "cpu"
 
     name = "gradient_descent"
+    vector_output = True  # integrates a vector output (the cross-entropy) too
 
     @property
     def method_name(self) -> str:
@@ -400,7 +401,10 @@ class _FullState:
         eta_a = eta if eta_a is None else eta_a
         if eta_w:
             products = tn.first_layer_products(self.batch, AG, self.packed)
-            self.W.addcmul_(products, self.a.unsqueeze(2), value=-eta_w)
+            if self.batch.vector:  # AG holds <a_j, s g_i> already
+                self.W.add_(products, alpha=-eta_w)
+            else:
+                self.W.addcmul_(products, self.a.unsqueeze(2), value=-eta_w)
         if eta_a:
             self.a.add_(grad_a, alpha=-eta_a)
 
@@ -454,7 +458,10 @@ class _SpanState:
         eta_w = eta if eta_w is None else eta_w
         eta_a = eta if eta_a is None else eta_a
         if eta_w:
-            self.C.addcmul_(AG, self.a[:, :, None], value=-eta_w)
+            if self.batch.vector:  # AG holds <a_j, s g_i> already
+                self.C.add_(AG, alpha=-eta_w)
+            else:
+                self.C.addcmul_(AG, self.a[:, :, None], value=-eta_w)
         if eta_a:
             self.a.add_(grad_a, alpha=-eta_a)
 

@@ -34,16 +34,42 @@ def active_mask(Z: np.ndarray) -> np.ndarray:
     return (Z > 0).astype(np.float64)
 
 
+def head(problem: Problem, a: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """s sum_j a_j S[..., j, i]: the outputs from the hidden activations S (..., p, n);
+    (..., n) for a scalar output, (..., n, K) for a vector one (a of shape (..., p, K))."""
+    if problem.vector_output:
+        return problem.output_factor * np.swapaxes(S, -1, -2) @ a
+    return problem.output_factor * neuron_sum(a, S)
+
+
 def outputs(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None = None):
-    """h(x_i) for every sample; ``A`` defaults to the state's own mask."""
+    """h(x_i) for every sample ((..., n), or (..., n, K) for a vector output); ``A``
+    defaults to the state's own mask."""
     Z = preactivations(W, problem.X)
     if A is None:
         A = active_mask(Z)
-    return problem.output_factor * neuron_sum(a, problem.activation.value(Z, A))
+    return head(problem, a, problem.activation.value(Z, A))
+
+
+def _log_softmax(h: np.ndarray) -> np.ndarray:
+    top = np.max(h, axis=-1, keepdims=True)
+    return h - top - np.log(np.sum(np.exp(h - top), axis=-1, keepdims=True))
+
+
+def pair_signal(problem: Problem, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """P[..., j, i] = <a_j, g_i> (a_j g_i for a scalar output): what sample i's loss
+    derivative weighs on neuron j, dw_j/dt = -kappa s sum_i sigma'(z_ji) P_ji x_i."""
+    if problem.vector_output:
+        return a @ np.swapaxes(g, -1, -2)
+    return a[..., :, None] * g[..., None, :]
 
 
 def loss_from_outputs(problem: Problem, h: np.ndarray) -> np.ndarray:
     y = problem.y
+    if problem.loss == "cross_entropy":
+        picked = np.take_along_axis(_log_softmax(h), np.broadcast_to(
+            y.astype(int)[:, None], h.shape[:-1] + (1,)), axis=-1)[..., 0]
+        return -problem.loss_scale * np.sum(picked, axis=-1)
     if problem.loss == "square":
         return problem.loss_scale * 0.5 * np.mean((y - h) ** 2, axis=-1)
     margins = y * h
@@ -53,8 +79,11 @@ def loss_from_outputs(problem: Problem, h: np.ndarray) -> np.ndarray:
 
 
 def loss_derivative(problem: Problem, h: np.ndarray) -> np.ndarray:
-    """g_i = dL/dh(x_i)."""
+    """g_i = dL/dh(x_i) ((..., n), or (..., n, K) for a vector output: softmax(h_i) minus
+    the one-hot label, times the loss scale)."""
     y = problem.y
+    if problem.loss == "cross_entropy":
+        return problem.loss_scale * (np.exp(_log_softmax(h)) - problem.one_hot())
     if problem.loss == "square":
         return -problem.loss_scale * (y - h) / problem.n
     margins = y * h
@@ -79,8 +108,10 @@ def gradient_from_preactivations(problem: Problem, Z: np.ndarray, a: np.ndarray,
         A = active_mask(Z)
     act = problem.activation
     s = problem.output_factor
-    h = s * neuron_sum(a, act.value(Z, A))
+    h = head(problem, a, act.value(Z, A))
     g = loss_derivative(problem, h)
+    if problem.vector_output:
+        return _vector_gradient(problem, Z, a, A, g, sliding)
     AG = act.derivative(Z, A) * g[..., None, :]  # (p, n): sigma'(z_ij) g_i
     if act.piecewise_linear:  # sigma(z) = sigma'(z) z
         grad_a = s * np.einsum("...ji,...ji->...j", AG, Z)
@@ -91,6 +122,20 @@ def gradient_from_preactivations(problem: Problem, Z: np.ndarray, a: np.ndarray,
         AG = AG + (beta if act.kink_share == 1.0 else act.kink_share * beta)
     coef = s * a[..., :, None] * AG
     return coef, grad_a
+
+
+def _vector_gradient(problem: Problem, Z, a, A, g, sliding):
+    """`gradient_from_preactivations` for a vector output: coef[j, i] = s sigma'(z_ij)
+    <a_j, g_i> (the pair signal P) and dL/da_j = s sum_i sigma(z_ij) g_i (a K-vector);
+    the Filippov coefficients of sliding pairs are linear in P (`SlidingSystem.beta_of`)."""
+    act = problem.activation
+    s = problem.output_factor
+    P = pair_signal(problem, a, g)
+    AG = act.derivative(Z, A) * P
+    if sliding is not None and not sliding.empty:
+        beta = sliding.beta_of(P)
+        AG = AG + (beta if act.kink_share == 1.0 else act.kink_share * beta)
+    return s * AG, s * act.value(Z, A) @ g
 
 
 def trained_velocity(problem: Problem, grad_W, grad_a):
@@ -211,5 +256,8 @@ def neuron_field(problem: Problem, h: np.ndarray, A: np.ndarray) -> np.ndarray:
     if problem.model_spec:
         raise ValueError("neuron_field: the factored field is the ReLU network's with both "
                          f"layers trained, not {problem.model_spec!r}.")
+    if problem.vector_output:
+        raise ValueError("neuron_field: the factored field is the scalar output's "
+                         "(a_j times a direction), not a vector output's")
     g = loss_derivative(problem, h)
     return -problem.flow_factor * problem.output_factor * ((A * g[..., None, :]) @ problem.X)

@@ -17,7 +17,9 @@ from numerics.activations import ACTIVATION_TYPES, ActivationError, ReLU
 from numerics.activations import parse as parse_activation
 
 PARAMETRIZATIONS = ("standard", "mean_field")
-LOSSES = ("square", "exponential", "logistic")
+LOSSES = ("square", "exponential", "logistic", "cross_entropy")
+# losses of a vector output (K >= 2 logits, a0 of shape (p, K)); the others are scalar
+VECTOR_LOSSES = ("cross_entropy",)
 # which layers the flow moves: both (default), the first only (a fixed), the second only
 # (W fixed)
 TRAINED = ("both", "first", "second")
@@ -53,7 +55,11 @@ class Problem:
     - ``square``: L = loss_scale/(2n) sum_i (y_i - h(x_i))^2 (mean, as S000/S002);
     - ``exponential``: L = loss_scale * sum_i exp(-y_i h(x_i)) (sum, as S001);
     - ``logistic``: L = loss_scale * sum_i log(1 + exp(-y_i h(x_i))) (sum; S001's
-      appendix uses loss_scale = 2).
+      appendix uses loss_scale = 2);
+    - ``cross_entropy``: a vector output h(x) = s sum_j a_j sigma(<w_j, x>) in R^K, each
+      a_j in R^K (a0 of shape (p, K), K >= 2), labels y_i in {0, ..., K-1} and
+      L = loss_scale * sum_i (log sum_k exp(h_k(x_i)) - h_{y_i}(x_i)) (sum, softmax
+      cross-entropy, as Min, Zhu and Vidal 2025).
 
     relu'(0) = 0 throughout: sample i activates neuron j iff <w_j, x_i> > 0.
 
@@ -71,11 +77,13 @@ class Problem:
     X
         The inputs, one row x_i per sample: shape (n, d), float64, read-only.
     y
-        The labels, shape (n,); in {-1, +1} for the exponential and logistic losses.
+        The labels, shape (n,); in {-1, +1} for the exponential and logistic losses, class
+        indices 0 .. K-1 for the cross-entropy.
     W0
         The initial first layer, one row w_j per neuron: shape (p, d).
     a0
-        The initial output weights, shape (p,).
+        The initial output weights, shape (p,), or (p, K) for a vector output (the
+        cross-entropy).
     parametrization
         ``"standard"`` (s = 1, kappa = 1, the default) or ``"mean_field"`` (s = 1/p,
         kappa = p).
@@ -113,7 +121,17 @@ class Problem:
         X = _frozen_array("X", self.X, 2)
         y = _frozen_array("y", self.y, 1)
         W0 = _frozen_array("W0", self.W0, 2)
-        a0 = _frozen_array("a0", self.a0, 1)
+        vector = self.loss in VECTOR_LOSSES
+        if vector and np.ndim(self.a0) != 2:
+            raise ProblemError(
+                f"a0: the {self.loss} loss has a vector output: expected shape (p, K), one "
+                f"row of K output weights per neuron, got shape {np.shape(self.a0)}.")
+        if not vector and np.ndim(self.a0) == 2:
+            raise ProblemError(
+                f"a0: expected shape (p,) for the {self.loss} loss's scalar output, got the "
+                f"vector output's {np.shape(self.a0)} (a vector output takes "
+                f"loss='cross_entropy').")
+        a0 = _frozen_array("a0", self.a0, 2 if vector else 1)
         n, d = X.shape
         if n == 0 or d == 0:
             raise ProblemError(f"X: needs at least one sample and one feature, got {X.shape}.")
@@ -126,7 +144,13 @@ class Problem:
                 f"W0: expected shape (p, {d}) (one row per neuron, {d} features as X), "
                 f"got {W0.shape}."
             )
-        if a0.shape != (W0.shape[0],):
+        if vector and (a0.shape[0] != W0.shape[0] or a0.shape[1] < 2):
+            raise ProblemError(
+                f"a0: the {self.loss} loss has a vector output: expected shape "
+                f"({W0.shape[0]}, K) with K >= 2 classes, one row per row of W0, got "
+                f"{a0.shape}."
+            )
+        if not vector and a0.shape != (W0.shape[0],):
             raise ProblemError(
                 f"a0: expected shape ({W0.shape[0]},), one output weight per row of W0, "
                 f"got {a0.shape}."
@@ -150,7 +174,12 @@ class Problem:
                 raise ProblemError(str(exc)) from None
         if self.train not in TRAINED:
             raise ProblemError(f"train: {self.train!r} is not one of {TRAINED}.")
-        if self.loss != "square" and not np.all(np.isin(y, (-1.0, 1.0))):
+        if vector:
+            K = a0.shape[1]
+            if not np.all(np.isin(y, np.arange(K, dtype=float))):
+                raise ProblemError(f"y: the {self.loss} loss needs class labels in "
+                                   f"0 .. {K - 1} (K = {K}, the columns of a0).")
+        elif self.loss != "square" and not np.all(np.isin(y, (-1.0, 1.0))):
             raise ProblemError(f"y: the {self.loss} loss needs labels in {{-1, +1}}.")
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
@@ -174,6 +203,23 @@ class Problem:
     def p(self) -> int:
         """The width, the number of hidden neurons (rows of W0)."""
         return self.W0.shape[0]
+
+    @property
+    def n_outputs(self) -> int:
+        """The output's dimension K: 1 for a scalar output, the columns of a0 for a
+        vector one (the cross-entropy)."""
+        return 1 if self.a0.ndim == 1 else self.a0.shape[1]
+
+    @property
+    def vector_output(self) -> bool:
+        """Whether the output is a vector (a0 of shape (p, K), the cross-entropy)."""
+        return self.a0.ndim == 2
+
+    def one_hot(self) -> np.ndarray:
+        """The labels as one-hot rows (n, K) (vector output only)."""
+        if not self.vector_output:
+            raise ProblemError("one_hot: the Problem has a scalar output.")
+        return np.eye(self.n_outputs)[self.y.astype(int)]
 
     @property
     def output_factor(self) -> float:

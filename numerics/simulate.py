@@ -16,7 +16,7 @@ from numerics.problem import Problem, ProblemError
 from numerics.trajectory import Trajectory
 
 # What a batch must share: the array sizes and the conventions.
-_BATCH_SHARED = ("n", "d", "p", "parametrization", "loss", "activation", "train")
+_BATCH_SHARED = ("n", "d", "p", "n_outputs", "parametrization", "loss", "activation", "train")
 
 
 class Method(Protocol):
@@ -51,7 +51,20 @@ def simulate(problem: Problem, method: Method, t_eval) -> Trajectory:
     if not isinstance(problem, Problem):
         raise ProblemError(f"problem: expected a numerics.Problem, got {type(problem).__name__}.")
     _check_method(method)
+    check_output(problem, method)
     return method.run(problem, validated_times(t_eval))
+
+
+def check_output(problem: Problem, method) -> None:
+    """A method that integrates a scalar output only refuses a vector output by name: a
+    method says it takes one with the class attribute ``vector_output = True`` (the exact
+    flow and gradient descent do)."""
+    if problem.vector_output and not getattr(method, "vector_output", False):
+        name = getattr(method, "name", type(method).__name__)
+        raise ProblemError(
+            f"method: {name} integrates a scalar output; this Problem has a vector output "
+            f"({problem.loss}, K = {problem.n_outputs}): use ExactFlow() or "
+            "GradientDescent(...)")
 
 
 def simulate_batch(problems: Sequence[Problem], method: Method, t_eval) -> list[Trajectory]:
@@ -64,6 +77,7 @@ def simulate_batch(problems: Sequence[Problem], method: Method, t_eval) -> list[
     problems = list(problems) if not isinstance(problems, Problem) else [problems]
     check_batch(problems)
     _check_method(method)
+    check_output(problems[0], method)
     t = validated_times(t_eval)
     if hasattr(method, "run_batch"):
         return method.run_batch(problems, t)

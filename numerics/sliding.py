@@ -92,6 +92,27 @@ class SlidingSystem:
             out[..., self.rows, self.cols] = g @ self.Q.T
         return out
 
+    def beta_of(self, P: np.ndarray) -> np.ndarray:
+        """`beta` for a vector output, from the pair signal P (..., p, n) (P_ji = <a_j,
+        g_i>: each neuron's own g, `numerics.network.pair_signal`): (..., p, n), zero off
+        the sliding pairs."""
+        out = np.zeros(P.shape)
+        if not self.empty:
+            out[..., self.rows, self.cols] = np.einsum("mn,...mn->...m", self.Q,
+                                                       P[..., self.rows, :])
+        return out
+
+    def alpha_of(self, P: np.ndarray) -> np.ndarray:
+        """`alpha` for a vector output, from the pair signal P (..., p, n): beta_ij / P_ij
+        on the sliding pairs, shape (..., m)."""
+        if self.empty:
+            return np.zeros(P.shape[:-2] + (0,))
+        b = np.einsum("mn,...mn->...m", self.Q, P[..., self.rows, :])
+        pi = P[..., self.rows, self.cols]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(pi != 0, b / np.where(pi != 0, pi, 1.0),
+                            np.where(b == 0, 0.0, np.inf))
+
     def alpha(self, g: np.ndarray) -> np.ndarray:
         """alpha_ij = beta_ij / g_i on the sliding pairs, shape (..., m) (inf where g_i = 0)."""
         if self.empty:

@@ -67,6 +67,7 @@ class TorchBatch:
     flow_factor: float
     activation: object = None  # the Problems' (`numerics.activations`); None: ReLU
     train: str = "both"
+    vector: bool = False  # a vector output (cross-entropy): y one-hot (B, n, K), a (B, p, K)
 
     @classmethod
     def from_problems(cls, problems: Sequence[Problem], dtype: torch.dtype,
@@ -74,9 +75,11 @@ class TorchBatch:
         check_batch(problems)
         first = problems[0]
         X = _stack([q.X for q in problems], dtype, device)
+        vector = first.vector_output
+        labels = [q.one_hot() if vector else q.y for q in problems]
         return cls(
             X=X,
-            y=_stack([q.y for q in problems], dtype, device),
+            y=_stack(labels, dtype, device),
             loss=first.loss,
             loss_scale=torch.tensor([[q.loss_scale] for q in problems], dtype=dtype,
                                     device=device),
@@ -84,6 +87,7 @@ class TorchBatch:
             flow_factor=first.flow_factor,
             activation=first.activation,
             train=first.train,
+            vector=vector,
         )
 
     @property
@@ -138,6 +142,10 @@ def loss_and_derivative(batch: TorchBatch, h: torch.Tensor, factor: float = 1.0)
     """(L per replicate (B,), factor * g with g_i = dL/dh(x_i) (B, n)) from the outputs h
     (B, n)."""
     y, scale = batch.y, batch.loss_scale
+    if batch.loss == "cross_entropy":  # h (B, n, K), y one-hot: L = -scale sum y log softmax
+        logp = torch.log_softmax(h, dim=-1)
+        loss = -scale[:, 0] * (y * logp).sum(dim=(-2, -1))
+        return loss, (torch.exp(logp) - y).mul_(scale[:, :, None] * factor)
     if batch.loss == "square":  # L = scale/(2n) |r|^2, g = -scale r / n, r = y - h
         r = y - h
         loss = torch.linalg.vecdot(r, r).mul_(0.5 / batch.n * scale[:, 0])
@@ -174,6 +182,8 @@ def rectified_gradient_terms(batch: TorchBatch, a: torch.Tensor, relu_Z: torch.T
     ``sample_weights`` (B, n) scale each sample's g (a minibatch's n/|S| 1{i in S}); the
     loss returned is the full one."""
     loss, sg, grad_a = _output_terms(batch, a, relu_Z, sample_weights)
+    if batch.vector:  # the pair signal <a_j, s g_i> in place of s g_i
+        return loss, relu_Z.gt_(0.0).mul_(torch.bmm(a, sg.transpose(-1, -2))), grad_a
     AG = relu_Z.gt_(0.0).mul_(sg.unsqueeze(1))  # 1 where Z > 0 (relu(Z) > 0); gt_ ~2x sign_
     return loss, AG, grad_a
 
@@ -185,6 +195,8 @@ def activation_gradient_terms(batch: TorchBatch, a: torch.Tensor, Z: torch.Tenso
     mask Z > 0 decides the side, as relu'(0) = 0)."""
     act = batch.activation
     loss, sg, grad_a = _output_terms(batch, a, act.torch_value(Z), sample_weights)
+    if batch.vector:
+        return loss, act.torch_derivative(Z).mul_(torch.bmm(a, sg.transpose(-1, -2))), grad_a
     AG = act.torch_derivative(Z).mul_(sg.unsqueeze(1))
     return loss, AG, grad_a
 
@@ -195,6 +207,14 @@ def _output_terms(batch: TorchBatch, a: torch.Tensor, values: torch.Tensor,
     its derivative g (each sample's scaled by ``sample_weights`` if given; the loss stays
     the full one), and dL/da_j = sum_i s g_i sigma(Z_ji)."""
     s = batch.output_factor
+    if batch.vector:  # h (B, n, K) = s sigma(Z)^T a; dL/da_j = s sum_i sigma(Z_ji) g_i
+        h = torch.bmm(values.transpose(-1, -2), a)
+        if s != 1.0:
+            h.mul_(s)
+        loss, sg = loss_and_derivative(batch, h, factor=s)
+        if sample_weights is not None:
+            sg.mul_(sample_weights.unsqueeze(-1))
+        return loss, sg, torch.bmm(values, sg)
     h = torch.bmm(a.unsqueeze(1), values).squeeze_(1)
     if s != 1.0:
         h.mul_(s)
@@ -210,7 +230,9 @@ def _output_terms(batch: TorchBatch, a: torch.Tensor, values: torch.Tensor,
 def first_layer_gradient(batch: TorchBatch, a: torch.Tensor, AG: torch.Tensor,
                          packed: PackedSamples | None = None):
     """dL/dW (B, p, d) = a_j * sum_i AG_ji x_i, from AG @ X (by oneDNN if the samples are
-    ``packed``)."""
+    ``packed``); for a vector output AG carries a_j already: AG @ X."""
+    if batch.vector:
+        return first_layer_products(batch, AG, packed)
     return first_layer_products(batch, AG, packed).mul_(a.unsqueeze(2))
 
 

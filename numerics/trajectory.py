@@ -215,12 +215,21 @@ class Trajectory:
 
     @cached_property
     def outputs(self) -> np.ndarray:
-        """h(x_i) at each saved time, shape (T, n)."""
+        """h(x_i) at each saved time, shape (T, n), or (T, n, K) for a vector output."""
         return network.outputs(self.problem, self.W, self.a)
 
     @cached_property
+    def output_norms_sq(self) -> np.ndarray:
+        """|a_j(t)|^2, shape (T, p) (a_j^2, or the squared norm of a vector output's a_j)."""
+        return self.a**2 if self.a.ndim == 2 else np.sum(self.a**2, axis=-1)
+
+    @cached_property
     def residuals(self) -> np.ndarray:
-        """r_i(t) = y_i - h(x_i) (S000's sign convention)."""
+        """r_i(t) = y_i - h(x_i) (S000's sign convention); a vector output has logits, not
+        predictions of y: there, a ValueError."""
+        if self.problem.vector_output:
+            raise ValueError("residuals: a vector output's h(x_i) are logits, not "
+                             "predictions of the labels (see outputs and loss)")
         return self.problem.y - self.outputs
 
     @cached_property
@@ -235,7 +244,7 @@ class Trajectory:
 
         From exact gradients (the Filippov velocity on sliding modes, `velocity`)."""
         vW, va = self.velocity
-        sq = np.sum(vW**2, axis=(-2, -1)) + np.sum(va**2, axis=-1)
+        sq = np.sum(vW**2, axis=(-2, -1)) + np.sum(va**2, axis=tuple(range(1, va.ndim)))
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.loss > 0, sq / (self.problem.flow_factor * self.loss), np.nan)
 
@@ -258,7 +267,8 @@ class Trajectory:
         homogeneity (1 for ReLU and leaky ReLU): conserved by the flow when both layers
         train (CF-2, CF-13)."""
         k = self.problem.activation.degree
-        return (self.a**2 if k == 1.0 else k * self.a**2) - self.neuron_norms**2
+        a_sq = self.output_norms_sq
+        return (a_sq if k == 1.0 else k * a_sq) - self.neuron_norms**2
 
     @cached_property
     def conservation_drift(self) -> float:
@@ -272,13 +282,16 @@ class Trajectory:
         if len(self.a) == 0:
             return float("inf")
         k = self.problem.activation.degree
-        c0 = k * self.problem.a0**2 - np.sum(self.problem.W0**2, axis=-1)
+        a0 = self.problem.a0
+        a0_sq = a0**2 if a0.ndim == 1 else np.sum(a0**2, axis=-1)
+        c0 = k * a0_sq - np.sum(self.problem.W0**2, axis=-1)
         return float(np.max(np.abs(self.balancedness[-1] - c0)))
 
     @cached_property
     def energies(self) -> np.ndarray:
         """E_i(t) = s * sum_j 1{<w_j,x_i> > 0} a_j^2 (s = 1/p mean-field, 1 standard)."""
-        return self.problem.output_factor * np.einsum("kji,kj->ki", self.activation, self.a**2)
+        return self.problem.output_factor * np.einsum("kji,kj->ki", self.activation,
+                                                      self.output_norms_sq)
 
     @cached_property
     def stable_rank(self) -> np.ndarray:
@@ -312,7 +325,7 @@ class Trajectory:
         """
         y_tilde = self.problem.y / np.linalg.norm(self.problem.X, axis=1)
         star = 2 * (np.linalg.norm(y_tilde[y_tilde > 0]) + np.linalg.norm(y_tilde[y_tilde < 0]))
-        theta_sq = np.sum(self.W**2, axis=(-2, -1)) + np.sum(self.a**2, axis=-1)
+        theta_sq = np.sum(self.W**2, axis=(-2, -1)) + np.sum(self.output_norms_sq, axis=-1)
         return theta_sq - star
 
     def alignment(self, direction: np.ndarray) -> np.ndarray:
@@ -371,11 +384,12 @@ class Trajectory:
         a frozen a_j (or w_j) has no error, and counting its size would dilute the moving
         part's relative error, which is what the measured quantities inherit."""
         train = run.problem.train
+        a = run.a if run.a.ndim == run.W.ndim else run.a[..., None]
         if train == "first":
             return run.W
         if train == "second":
-            return run.a[..., None]
-        return np.concatenate([run.W, run.a[..., None]], axis=-1)
+            return a
+        return np.concatenate([run.W, a], axis=-1)
 
     def error_of(self, quantity: Callable[[Trajectory], np.ndarray]) -> np.ndarray:
         """``|quantity(self) - quantity(companion)|``: the numerical error of a diagnostic.

@@ -239,12 +239,13 @@ def output_magnitude(tr: Trajectory) -> np.ndarray:
     nothing). For a k-homogeneous activation (|sigma(z)| <= |z|^k, |sigma'(z)| <= k |z|^(k-1))
     the factor |x_i| (|a_j| + |w_j|) is |x_i|^k |w_j|^(k-1) (|w_j| + k |a_j|)."""
     norms = tr.neuron_norms
-    theta = np.sqrt(tr.a**2 + norms**2)
+    # |a_j| (the norm of a vector output's a_j)
+    a_abs = np.abs(tr.a) if tr.a.ndim == 2 else np.linalg.norm(tr.a, axis=-1)
+    theta = np.sqrt(tr.output_norms_sq + norms**2)
     x_max = float(np.max(np.linalg.norm(tr.problem.X, axis=1)))
     k = _degree(tr)
     if k == 1.0:
-        return tr.problem.output_factor * x_max * np.sum(theta * (np.abs(tr.a) + norms),
-                                                         axis=-1)
+        return tr.problem.output_factor * x_max * np.sum(theta * (a_abs + norms), axis=-1)
     per = x_max**k * norms ** (k - 1.0) * (norms + k * np.abs(tr.a))
     return tr.problem.output_factor * np.sum(theta * per, axis=-1)
 
@@ -264,7 +265,8 @@ def output_error(tr: Trajectory, labels: bool = True) -> np.ndarray:
     if comp is None or len(comp.t) != len(tr.t):
         return np.full(len(tr.t), np.inf)
     with np.errstate(invalid="ignore"):
-        diff = np.max(np.abs(tr.outputs - comp.outputs), axis=-1)
+        gap = np.abs(tr.outputs - comp.outputs)
+        diff = np.max(gap.reshape(len(gap), -1), axis=-1)
     diff = np.where(np.isnan(diff), np.inf, diff)
     # near convergence the run's and the companion's errors in the outputs are of one size
     # (both at the integrator's noise floor, which a looser tolerance does not raise ten
@@ -283,8 +285,9 @@ def _local_max(x: np.ndarray, radius: int) -> np.ndarray:
 
 def output_rounding(tr: Trajectory, labels: bool = True) -> np.ndarray:
     """The rounding part of `output_error` (at an exactly known state)."""
-    mag = output_magnitude(tr) + np.max(np.abs(tr.outputs), axis=-1)
-    if labels:
+    h = np.abs(tr.outputs)
+    mag = output_magnitude(tr) + np.max(h.reshape(len(h), -1), axis=-1)
+    if labels and not tr.problem.vector_output:  # a vector output's labels are class indices
         mag = mag + np.max(np.abs(tr.problem.y))
     return ROUNDING * mag
 
@@ -298,6 +301,13 @@ def _loss_error(tr: Trajectory, e_h: np.ndarray, loss: np.ndarray) -> np.ndarray
         r = np.max(np.abs(tr.residuals), axis=-1)
         return pr.loss_scale * e_h * (2 * r + e_h) + ROUNDING * loss
     from numerics import network
+
+    if pr.loss == "cross_entropy":
+        # L_i(h + delta) - L_i(h) = <g_i, delta> + delta^T H delta / 2 with H = c (diag(q) -
+        # q q^T) at some softmax q on the segment: delta^T H delta <= c sum_k q_k delta_k^2
+        # <= c e_h^2, whatever q (each |delta_k| <= e_h)
+        g = np.sum(np.abs(network.loss_derivative(pr, tr.outputs)), axis=(-2, -1))
+        return g * e_h + 0.5 * pr.loss_scale * pr.n * e_h**2 + ROUNDING * loss
 
     g = np.sum(np.abs(network.loss_derivative(pr, tr.outputs)), axis=-1)
     with np.errstate(over="ignore"):
@@ -317,6 +327,8 @@ def _loss_increment(tr: Trajectory, k: int) -> Series:
     h, h0 = tr.outputs, tr.outputs[k]
     dh = h - h0
     y = pr.y
+    if pr.vector_output:
+        return _cross_entropy_increment(tr, k)
     if pr.loss == "square":
         # (1/2n) sum (y - h)^2 - (y - h0)^2 = (1/2n) sum dh (dh - 2 (y - h0))
         terms = dh * (dh - 2.0 * (y - h0))
@@ -360,6 +372,30 @@ def _loss_increment(tr: Trajectory, k: int) -> Series:
     rounding = through(r_t, r_k) + ROUNDING * size
     error = through(e_t, e_k) + rounding
     return Series(values, np.where(np.isnan(error), np.inf, error), rounding)
+
+
+def _cross_entropy_increment(tr: Trajectory, k: int) -> Series:
+    """`_loss_increment` for the cross-entropy: per sample, log sum_c q_c e^{dh_c} - dh_y
+    with q the softmax at t_k (= log1p(sum_c q_c expm1(dh_c)) - dh_y, resolved when the
+    outputs barely move); the error as the loss's own (`_loss_error`) at both ends."""
+    from numerics import network
+
+    pr = tr.problem
+    h, h0 = tr.outputs, tr.outputs[k]
+    dh = h - h0
+    q = np.exp(network._log_softmax(h0))
+    picked = np.take_along_axis(dh, np.broadcast_to(pr.y.astype(int)[:, None],
+                                                    dh.shape[:-1] + (1,)), axis=-1)[..., 0]
+    terms = np.log1p(np.sum(q * np.expm1(dh), axis=-1)) - picked
+    values = pr.loss_scale * np.sum(terms, axis=-1)
+    size = pr.loss_scale * np.sum(np.abs(terms), axis=-1)
+    mag, rel = output_magnitude(tr), state_relative_error(tr)
+    e_t, e_k = rel * mag, rel[k] * mag[k]
+    loss = tr.loss
+    g_k = float(np.sum(np.abs(network.loss_derivative(pr, h0))))
+    at_k = g_k * e_k + 0.5 * pr.loss_scale * pr.n * e_k**2 + ROUNDING * loss[k]
+    error = _loss_error(tr, e_t, loss) + at_k + ROUNDING * size
+    return Series(values, np.where(np.isnan(error), np.inf, error), ROUNDING * (size + loss))
 
 
 def loss_curvature(tr: Trajectory) -> np.ndarray:
@@ -486,7 +522,7 @@ def relative_series(tr: Trajectory, values: np.ndarray, degree: float) -> Series
 
 
 def _square_norms(tr: Trajectory) -> np.ndarray:
-    return tr.a**2 + tr.neuron_norms**2  # (T, p)
+    return tr.output_norms_sq + tr.neuron_norms**2  # (T, p)
 
 
 def _drift(tr: Trajectory, c: np.ndarray) -> Series:
@@ -550,8 +586,16 @@ def measure(tr: Trajectory, name: str) -> Series:
             f"no measurement for trajectory quantity {name!r}; "
             f"measurable: {', '.join(sorted(TRAJECTORY_QUANTITIES))}"
         ) from None
+    if tr.problem.vector_output and name in SCALAR_OUTPUT_ONLY:
+        raise UndefinedQuantity(f"{name}(t) on a vector output (the cross-entropy): it is "
+                                "defined for a scalar output only")
     with np.errstate(all="ignore"):
         return fn(tr)
+
+
+# built-in quantities defined (or with an error bound) for a scalar output only: on a
+# vector output's run (the cross-entropy) a claim that needs one is INAPPLICABLE
+SCALAR_OUTPUT_ONLY = frozenset({"R", "PL", "GradNormSq", "SignFlips", "MinFitRatio", "MaxAbsH"})
 
 
 # -- rate statistics of a loss curve (per step of gradient descent) -----------------------
@@ -621,8 +665,9 @@ def _grad_norm_sq(tr: Trajectory) -> Series:
 
 def _param_drift(tr: Trajectory) -> Series:
     dW, da = tr.W - tr.problem.W0, tr.a - tr.problem.a0
-    values = np.sqrt(np.sum(dW**2, axis=(-2, -1)) + np.sum(da**2, axis=-1))
-    size = np.sqrt(np.sum(tr.W**2, axis=(-2, -1)) + np.sum(tr.a**2, axis=-1))
+    over_a = tuple(range(1, da.ndim))  # (p,) or, for a vector output, (p, K) per time
+    values = np.sqrt(np.sum(dW**2, axis=(-2, -1)) + np.sum(da**2, axis=over_a))
+    size = np.sqrt(np.sum(tr.W**2, axis=(-2, -1)) + np.sum(tr.a**2, axis=over_a))
     return Series(values, relative_floor(tr, 1.0) * size)
 
 
@@ -642,7 +687,8 @@ _CONJECTURE_TRAJECTORY: dict[str, Callable[[Trajectory], Series]] = {
     # a ratio of two degree-2 quantities: their relative errors add
     "StableRank": lambda tr: relative_series(tr, tr.stable_rank, 4.0),
     "MinFitRatio": _min_fit_ratio,
-    "MaxAbsH": lambda tr: Series(np.max(np.abs(tr.outputs), axis=-1), output_error(tr, False),
+    "MaxAbsH": lambda tr: Series(np.max(np.abs(tr.outputs).reshape(len(tr.t), -1), axis=-1),
+                                 output_error(tr, False),
                                  output_rounding(tr, False)),
     "GradNormSq": _grad_norm_sq,
     "NormWFrobSq": lambda tr: relative_series(tr, np.sum(tr.W**2, axis=(-2, -1)), 2.0),

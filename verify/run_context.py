@@ -18,6 +18,7 @@ from theory.claim import Claim
 from verify.measures import (
     ERROR_SAFETY,
     Series,
+    UndefinedQuantity,
     UnknownQuantity,
     instance_values,
     measure,
@@ -103,6 +104,8 @@ class RunContext:
                 self._series[key] = measure(self.tr.companion if companion else self.tr, name)
             except UnknownQuantity as exc:
                 raise CheckError(f"{self.claim.id}: {exc.args[0]}") from None
+            except UndefinedQuantity as exc:  # not defined on this run (a vector output)
+                raise MissingValue(exc.args[0]) from None
         return self._series[key]
 
     def scalar(self, expr: sp.Basic) -> float:

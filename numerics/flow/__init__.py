@@ -121,6 +121,7 @@ class ExactFlow:
     device: str = "cpu"
 
     name = "exact_flow"
+    vector_output = True  # integrates a vector output (the cross-entropy) too
 
     def __post_init__(self) -> None:
         if not (0 < self.rtol < 1e-2):
@@ -164,6 +165,14 @@ class ExactFlow:
 
         coordinates = resolve(self.coordinates, problem)
         covered = series.supports(problem, coordinates)
+        if problem.vector_output and coordinates == "lognorm":
+            raise MethodError("coordinates: 'lognorm' integrates a scalar output (a_j over "
+                              "||w_j||); a vector output (the cross-entropy) needs "
+                              "'cartesian', 'span' or 'auto'.")
+        if self.engine == "taylor" and problem.vector_output:
+            raise MethodError("engine: 'taylor' sums the series of a scalar output; a vector "
+                              "output (the cross-entropy) is integrated by engine='rk' (or "
+                              "'auto').")
         if self.engine == "taylor" and not covered:
             raise MethodError(
                 "engine: 'taylor' integrates piecewise-linear activations in cartesian or "

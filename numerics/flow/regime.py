@@ -97,16 +97,29 @@ class Regime:
         """g_i = dL/dh(x_i) at states Y (..., dim), with the segment's mask (as the field)."""
         Z = self.preactivations(Y)
         a = self.coords.output_weights(Y)
-        h = self.problem.output_factor * network.neuron_sum(
-            a, self.problem.activation.value(Z, self.mask))
+        h = network.head(self.problem, a, self.problem.activation.value(Z, self.mask))
         return network.loss_derivative(self.problem, h)
+
+    def signal(self, Y):
+        """What the sliding sets solve for at states Y: g (..., n) for a scalar output,
+        the pair signal P_ji = <a_j, g_i> (..., p, n) for a vector one (each neuron its own
+        g, `numerics.network.pair_signal`)."""
+        g = self.loss_derivative(Y)
+        if not self.problem.vector_output:
+            return g
+        return network.pair_signal(self.problem, self.coords.output_weights(Y), g)
+
+    def sliding_alpha(self, Y):
+        """alpha of the sliding pairs at states Y, (..., m)."""
+        if self.problem.vector_output:
+            return self.system.alpha_of(self.signal(Y))
+        return self.system.alpha(self.loss_derivative(Y))
 
     def filippov_mask(self, Y):
         """mask with alpha_ij on the sliding pairs, at states Y (..., dim)."""
         M = np.broadcast_to(self.mask, Y.shape[:-1] + self.mask.shape).copy()
         if not self.system.empty:
-            M[..., self.system.rows, self.system.cols] = self.system.alpha(
-                self.loss_derivative(Y))
+            M[..., self.system.rows, self.system.cols] = self.sliding_alpha(Y)
         return M
 
     def band(self, Y):
@@ -128,7 +141,7 @@ class Regime:
         if zero_band:
             out |= regular & on & (Z == 0)
         if not self.system.empty:
-            al = self.system.alpha(self.loss_derivative(Y))
+            al = self.sliding_alpha(Y)
             out[..., self.system.rows, self.system.cols] = (al < 0) | (al > 1) | ~np.isfinite(al)
         return out
 
@@ -143,7 +156,7 @@ class Regime:
             on = self.mask[j, i] > 0
             out[j, i] = ~self.sliding[j, i] & np.where(on, z <= 0, z > 0)
         if not self.system.empty:
-            al = self.system.alpha(self.loss_derivative(y))
+            al = self.sliding_alpha(y)
             out[self.system.rows, self.system.cols] = (al < 0) | (al > 1) | ~np.isfinite(al)
         return out
 
@@ -185,7 +198,7 @@ class Regime:
         out = np.where(self.mask[j, i] > 0, -Z, Z)
         held = self.sliding[j, i]
         if held.any():
-            al = self.system.alpha(self.loss_derivative(Y))
+            al = self.sliding_alpha(Y)
             picks = [self.system.position[(int(r), int(c))]
                      for r, c in zip(j[held], i[held], strict=True)]
             out = out.astype(float)
@@ -226,12 +239,17 @@ class Regime:
             self._record(t, new, self.sliding)
             return y
         Z = self.preactivations(y)
-        g = self.loss_derivative(y)
-        # the first layer's velocity is c_j = -kappa s a_j times its sum; frozen, it is 0
-        a = (self.coords.output_weights(y) if self.problem.trains_first_layer
-             else np.zeros(self.problem.p))
+        g = self.signal(y)
+        vector = self.problem.vector_output
+        # the first layer's velocity is c_j = -kappa s a_j times its sum (a vector output:
+        # -kappa s times neuron j's own signal, its a_j inside P_j); frozen, it is 0
+        if vector:
+            a = np.full(self.problem.p, 1.0 if self.problem.trains_first_layer else 0.0)
+        else:
+            a = (self.coords.output_weights(y) if self.problem.trains_first_layer
+                 else np.zeros(self.problem.p))
         alpha = {} if self.system.empty else dict(zip(self.system.position,
-                                                      self.system.alpha(g).tolist(),
+                                                      self.sliding_alpha(y).tolist(),
                                                       strict=True))
         new_mask, new_sliding = self.mask.copy(), self.sliding.copy()
         rows = np.flatnonzero(flagged.any(axis=1))
@@ -242,8 +260,8 @@ class Regime:
             forced = {int(i): exits.get((int(j), int(i)),
                                         ACTIVE if alpha[(int(j), int(i))] > 1 else INACTIVE)
                       for i in np.flatnonzero(self.sliding[j] & flagged[j])}
-            classes, _, chosen = classify_neuron(self.G, g, float(a[j]), self.mask[j] > 0,
-                                                 K, forced, leak=self.leak)
+            classes, _, chosen = classify_neuron(self.G, g[j] if vector else g, float(a[j]),
+                                                 self.mask[j] > 0, K, forced, leak=self.leak)
             self.choices.extend(Choice(t, int(j), i) for i in chosen)
             for i, c in classes.items():
                 new_mask[j, i] = 1.0 if c == ACTIVE else 0.0

@@ -40,8 +40,10 @@ from numerics.problem import Problem
 
 def supports(problem: Problem, coordinates: str) -> bool:
     """Whether the series integrate ``problem`` in ``coordinates``: a piecewise-linear
-    activation (its field is polynomial inside a regime) in linear coordinates."""
-    return problem.activation.piecewise_linear and coordinates in ("cartesian", "span")
+    activation (its field is polynomial inside a regime) in linear coordinates, with a
+    scalar output (the softmax of a vector output has no recurrence here)."""
+    return (problem.activation.piecewise_linear and coordinates in ("cartesian", "span")
+            and not problem.vector_output)
 
 
 def order_for(rtol: float) -> int:
