@@ -36,3 +36,4 @@ def test_the_python_guide_runs_as_written():
     assert "S002-T1 HOLDS on 1 instance(s), worst margin 51.2" in printed
     assert "INCONCLUSIVE 1 1" in printed
     assert "149 pairs slid (19 held at the end)" in printed
+    assert "standard/cross_entropy [b9363676616a8be9]: SUCCESS" in printed
