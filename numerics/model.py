@@ -22,8 +22,8 @@ Initialisations (the first layer W0 as the generator drew it; a_j's sign kept, +
 - ``balanced``: a_j = s_j ||w_j|| (exactly balanced: c_j = 0 for a ReLU network);
 - ``unbalanced[:R]``: a_j = R m xi_j with xi_j ~ N(0, 1) and m the mean ||w_j||: output
   weights on their own scale, independent of the first layer (R = 1 by default);
-- ``dominated[:F]``: a_j = s_j F ||w_j||, F >= 1 (|a_j| >= F ||w_j||, as Boursier and
-  Flammarion 2025's experiments; F = 2 by default);
+- ``dominated[:F]``: a_j = s_j F ||w_j||, F >= 1 (|a_j| >= F ||w_j||: Boursier and
+  Flammarion 2025's Eq. (4), strictly; F = 2 by default);
 - ``asymmetric``: a_j = s_j (||w_j|| + E_j), E_j ~ Exp(1) (S000's I-000-repo).
 """
 

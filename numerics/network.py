@@ -51,7 +51,8 @@ def outputs(problem: Problem, W: np.ndarray, a: np.ndarray, A: np.ndarray | None
     return head(problem, a, problem.activation.value(Z, A))
 
 
-def _log_softmax(h: np.ndarray) -> np.ndarray:
+def log_softmax(h: np.ndarray) -> np.ndarray:
+    """log softmax(h) over the last axis (the K logits), computed stably."""
     top = np.max(h, axis=-1, keepdims=True)
     return h - top - np.log(np.sum(np.exp(h - top), axis=-1, keepdims=True))
 
@@ -67,7 +68,7 @@ def pair_signal(problem: Problem, a: np.ndarray, g: np.ndarray) -> np.ndarray:
 def loss_from_outputs(problem: Problem, h: np.ndarray) -> np.ndarray:
     y = problem.y
     if problem.loss == "cross_entropy":
-        picked = np.take_along_axis(_log_softmax(h), np.broadcast_to(
+        picked = np.take_along_axis(log_softmax(h), np.broadcast_to(
             y.astype(int)[:, None], h.shape[:-1] + (1,)), axis=-1)[..., 0]
         return -problem.loss_scale * np.sum(picked, axis=-1)
     if problem.loss == "square":
@@ -83,7 +84,7 @@ def loss_derivative(problem: Problem, h: np.ndarray) -> np.ndarray:
     the one-hot label, times the loss scale)."""
     y = problem.y
     if problem.loss == "cross_entropy":
-        return problem.loss_scale * (np.exp(_log_softmax(h)) - problem.one_hot())
+        return problem.loss_scale * (np.exp(log_softmax(h)) - problem.one_hot())
     if problem.loss == "square":
         return -problem.loss_scale * (y - h) / problem.n
     margins = y * h

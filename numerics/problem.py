@@ -206,8 +206,8 @@ class Problem:
 
     @property
     def n_outputs(self) -> int:
-        """The output's dimension K: 1 for a scalar output, the columns of a0 for a
-        vector one (the cross-entropy)."""
+        """The output's dimension K (1 for a scalar output, the columns of a0 for a vector
+        one: the cross-entropy)."""
         return 1 if self.a0.ndim == 1 else self.a0.shape[1]
 
     @property

@@ -232,9 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "report resumes from them when they were made by the same code "
                           "for the same options)")
     rep.add_argument("--certify", type=int, nargs="?", const=2, default=None, metavar="N",
-                     help="the suite also decides each check on the certified tubes of up to "
-                          "N of its instances (default 2): a certified column (PROVED, "
-                          "DISPROVED, UNCERTIFIED) in the verdict table and its LaTeX")
+                     help="the suite also decides each claim on certified tubes until N "
+                          "instances decided it (default 2, at most 3N tried): a certified "
+                          "column (PROVED, DISPROVED, UNCERTIFIED) in the verdict table and "
+                          "its LaTeX")
     rep.set_defaults(run=_report_command)
 
     fi = sub.add_parser("findings", help="the findings a suite run measured (from its "

@@ -383,7 +383,7 @@ def _cross_entropy_increment(tr: Trajectory, k: int) -> Series:
     pr = tr.problem
     h, h0 = tr.outputs, tr.outputs[k]
     dh = h - h0
-    q = np.exp(network._log_softmax(h0))
+    q = np.exp(network.log_softmax(h0))
     picked = np.take_along_axis(dh, np.broadcast_to(pr.y.astype(int)[:, None],
                                                     dh.shape[:-1] + (1,)), axis=-1)[..., 0]
     terms = np.log1p(np.sum(q * np.expm1(dh), axis=-1)) - picked

@@ -41,10 +41,10 @@ def pytest_addoption(parser):
                     help="write the verdict table as Markdown to PATH")
     group.addoption("--verify-certify", default=None, nargs="?", const=2, type=int,
                     metavar="N",
-                    help="also decide each check on the certified tubes of up to N of its "
-                         "instances (default 2; exact-flow runs with the square loss, ReLU "
-                         "or leaky ReLU): PROVED, DISPROVED or UNCERTIFIED, in the table's "
-                         "certified column (verify.certified)")
+                    help="also decide each claim on certified tubes until N instances "
+                         "decided it (default 2; at most 3N tried, per claim and test process; "
+                         "exact-flow runs with the square loss, ReLU or leaky ReLU): PROVED, "
+                         "DISPROVED or UNCERTIFIED, in the table's certified column")
 
 
 def _pack_test_dirs(choice: str | None = None) -> list[Path]:

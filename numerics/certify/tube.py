@@ -281,10 +281,12 @@ def _convex_crossing(shape, Wc, ac, b, at, speed, pair, r0, stuck, pinned, regim
     return None if R is None else (end, h, R, bnd)
 
 
-def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS) -> Tube:
+def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS,
+            max_seconds: float | None = None) -> Tube:
     """The certified tube around ``traj`` (an exact-flow `Trajectory` with square loss and
     ReLU or leaky ReLU), from t = 0 to its last saved time or to where certification had to
-    stop (`Tube.why` says where and why; everything before stays certified)."""
+    stop (`Tube.why` says where and why; everything before stays certified). ``max_seconds``
+    stops it after that much time (the tube then ends at its last certified saved time)."""
     if traj.method not in ("exact_flow", "ExactFlow") and not str(traj.method).startswith(
             "exact"):
         raise CertifyError(f"method {traj.method}: certificates cover the exact flow")
@@ -308,6 +310,9 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS) -> Tube:
     while next_saved < len(saved_t):
         if len(bounds) > MAX_STEPS:
             why = f"at t = {b:.6g}: more than {MAX_STEPS} steps"
+            break
+        if max_seconds is not None and time.perf_counter() - started > max_seconds:
+            why = f"at t = {b:.6g}: the time limit of {max_seconds:g} s"
             break
         W0, a0 = shape.split(theta)
         active = ((W0 @ shape.X.T) > 0) & ~stuck

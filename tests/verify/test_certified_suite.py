@@ -74,7 +74,7 @@ def test_a_check_certifies_up_to_the_limit(certifying, runs):
 def test_a_tube_is_built_once_per_run(certifying, runs, monkeypatch):
     calls = []
     real = suite.certify
-    monkeypatch.setattr(suite, "certify", lambda tr: calls.append(1) or real(tr))
+    monkeypatch.setattr(suite, "certify", lambda tr, **kw: calls.append(1) or real(tr, **kw))
     check(get("S002-T1"), runs[0])
     check(get("S002-L1"), runs[0])
     assert len(calls) == 1
@@ -105,3 +105,8 @@ def test_the_suite_option_fills_the_certified_column(tmp_path):
          "--verify-certify", "0"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode != 0 and "--verify-certify" in (bad.stdout + bad.stderr)
     assert "Traceback" not in bad.stderr
+
+
+def test_a_claim_about_instance_numbers_is_not_certified(certifying, runs):
+    verdict = check(get("S002-A1"), runs)  # <x_k, x_k'> = 0: no quantity of t
+    assert all(v.certificate is None for v in verdict.instances)

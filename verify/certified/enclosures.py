@@ -274,7 +274,8 @@ def evaluate(expr: sp.Basic, env: dict[str, arb]) -> arb:
         if e.is_Integer:
             return base ** int(e)
         return base ** exp
-    unary = {sp.exp: arb.exp, sp.log: arb.log, sp.Abs: abs, sp.sqrt: arb.sqrt}
+    # (sympy's sqrt is a function that builds Pow(x, 1/2), handled above)
+    unary = {sp.exp: arb.exp, sp.log: arb.log, sp.Abs: abs}
     for fn, op in unary.items():
         if isinstance(expr, fn):
             return op(args[0])

@@ -1,10 +1,13 @@
 """Certification inside the verification suite (``pytest verify --verify-certify``).
 
-With the option on, every `verify.check.check` of time-resolved evidence also decides the
-claim on the certified tube of up to ``limit`` of its instances (`configure`): the
-instances that allow it (exact-flow runs with the square loss and ReLU or leaky ReLU, of
-at most `MAX_SIZE` weights), in the order given. A tube is built once per run and kept
-for every claim checked on it (`tube_for`, keyed by the run's instance, times and
+With the option on, `verify.check.check` of time-resolved evidence also decides the claim
+on certified tubes, instance by instance in the order checked, until ``limit`` instances
+decided it (PROVED or DISPROVED) or `ATTEMPTS` x ``limit`` were tried, counted per claim
+over the session's process (`configure`): instances whose runs the certificate covers
+(exact-flow runs with the square loss and ReLU or leaky ReLU, of at most `MAX_SIZE`
+weights, each tube given `MAX_SECONDS`). A claim about instance numbers only (no quantity
+of t) is not certified: a tube has nothing to add. A tube is built once
+per run and kept for every claim checked on it (`tube_for`, keyed by the run's instance, times and
 method). Each instance verdict then carries its `Certification` (``verdict.certificate``)
 and the verdict table counts them in its ``certified`` column. Off (the default), nothing
 here runs.
@@ -27,12 +30,21 @@ DEFAULT_LIMIT = 2
 # runs with more weights than this are left uncertified in the suite (a tube costs 10 to 50
 # times its run, more with many crossings; `check(..., certify=True)` has no such cap)
 MAX_SIZE = 400
+# and a tube is given this long; where it stops, what it certified so far still counts
+MAX_SECONDS = 60.0
 _CACHE_SIZE = 64
+
+
+# a claim's tubes are tried on at most this many times ``limit`` instances (the ones
+# certified so far are counted only when they decided the claim)
+ATTEMPTS = 3
 
 
 @dataclass
 class _Setting:
     limit: int = 0  # 0: off
+    decided: dict = None  # claim id -> instances decided (PROVED/DISPROVED) in this process
+    tried: dict = None  # claim id -> instances certified at all in this process
 
 
 _SETTING = _Setting()
@@ -43,6 +55,7 @@ def configure(limit: int | None) -> None:
     """Turn the suite's certification on with ``limit`` instances per check (None or 0:
     off)."""
     _SETTING.limit = max(int(limit or 0), 0)
+    _SETTING.decided, _SETTING.tried = {}, {}
     _TUBES.clear()
 
 
@@ -85,7 +98,7 @@ def tube_for(traj: Trajectory) -> Tube | str:
     reason = why_not(traj)
     if not reason:
         try:
-            got: Tube | str = certify(traj)
+            got: Tube | str = certify(traj, max_seconds=MAX_SECONDS)
         except (NotCertifiable, CertifyError) as exc:
             got = str(exc)
     else:
@@ -103,24 +116,43 @@ def attach(claim, runs: list[Trajectory], verdict):
     from verify.verdict import Outcome
 
     members = list(verdict.instances) if verdict.instances else [verdict]
-    if len(members) != len(runs):
+    if len(members) != len(runs) or not _of_the_run(claim):
         return verdict
-    left = _SETTING.limit
+    decided, tried = _SETTING.decided, _SETTING.tried
     out = []
     for v, run in zip(members, runs, strict=True):
-        if left <= 0 or v.outcome is Outcome.INAPPLICABLE or why_not(run):
+        if (decided.get(claim.id, 0) >= _SETTING.limit
+                or tried.get(claim.id, 0) >= ATTEMPTS * _SETTING.limit
+                or v.outcome is Outcome.INAPPLICABLE or why_not(run)):
             out.append(v)
             continue
-        left -= 1
+        tried[claim.id] = tried.get(claim.id, 0) + 1
         tube = tube_for(run)
         if isinstance(tube, str):
             cert = Certification(claim.id, CertifiedOutcome.UNCERTIFIED, tube)
         else:
-            cert = certify_claim(claim, run, tube=tube)
+            try:
+                cert = certify_claim(claim, run, tube=tube)
+            except Exception as exc:  # noqa: BLE001 - the float verdict stands, say why
+                cert = Certification(claim.id, CertifiedOutcome.UNCERTIFIED,
+                                     f"the certified layer failed: {type(exc).__name__}: {exc}")
+        if cert.outcome is not CertifiedOutcome.UNCERTIFIED:
+            decided[claim.id] = decided.get(claim.id, 0) + 1
         out.append(replace(v, certificate=cert.to_dict()))
     if not verdict.instances:
         return out[0]
     return replace(verdict, instances=tuple(out))
+
+
+def _of_the_run(claim) -> bool:
+    """Whether the claim's statement or event reads the run (a quantity of t): a claim
+    about instance numbers only has nothing a tube could decide."""
+    import sympy as sp
+
+    exprs = [claim.statement] + ([claim.event] if claim.event is not None else [])
+    return any(isinstance(f, sp.core.function.AppliedUndef) and f.args
+               and any(getattr(a, "name", "") == "t" for a in f.args)
+               for e in exprs for f in sp.sympify(e).atoms(sp.core.function.AppliedUndef))
 
 
 __all__ = ["DEFAULT_LIMIT", "MAX_SIZE", "active", "attach", "configure", "tube_for",
