@@ -1,0 +1,1 @@
+"""Tests of the BF25 pack (run by pytest verify)."""

@@ -1,0 +1,324 @@
+"""MZV25 (binary case) quantities: vocabulary name -> number, merged into `verify.measures`
+as a pack's measures module (TRAJECTORY and INSTANCE tables with the contracts documented
+there).
+
+Conventions (papers/mzv25/claims.py): the scalar-output network f(x) = sum_j v_j relu(<w_j,
+x>) (the vocabulary's a_j is the paper's v_j), labels +-1, I_+ = {i : y_i = +1} is class 0 of
+`papers.mzv25.multiclass` and I_- class 1. N_+- = {j : sign v_j(0) = +-1}; the post-alignment
+groups N~_+- of Claim 1 are the neurons in S_+ (active exactly on I_+) and S_- at the end
+of the run (`Trajectory.cones`): a neuron of N_+ that died is in neither, and S_+- trap
+(S001-L12), so on a run past its separation time these are the groups the claim names.
+
+Every quantity is computed by the array functions of `papers.mzv25.multiclass` (the same
+ones the K-class case will use). Error floors (`Series.roundoff`): the rounding of the
+formula plus the state's relative error (`relative_floor`) propagated to first order; the
+check adds the difference to the companion run. Counts and quantities that vanish exactly
+on a pattern (CrossOverlap, NC2 and DecouplingGap once the classes are separated) carry the
+rounding of their formula only: a state error that moved an activation would show in the
+companion difference, which the check adds. Time derivatives come from the flow's field
+(`Trajectory.velocity`), never from differences of saved values.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from numerics import Problem, Trajectory
+from numerics.trajectory import CONE_MINUS, CONE_PLUS
+from papers.mzv25 import multiclass as mc
+from verify.measures import (
+    ROUNDING,
+    Series,
+    UndefinedQuantity,
+    output_error,
+    output_rounding,
+    relative_floor,
+    velocity_error,
+    velocity_rounding,
+)
+
+
+# -- instance quantities -----------------------------------------------------------------------
+def labels_of(pr: Problem) -> np.ndarray:
+    """Class 0 for y = +1 (I_+), class 1 for y = -1 (I_-)."""
+    if pr.loss == "square" or not np.all(np.isin(pr.y, (-1.0, 1.0))):
+        raise UndefinedQuantity("the MZV25 binary quantities (labels +-1, exp/logistic loss)")
+    return np.where(pr.y > 0, 0, 1)
+
+
+@lru_cache(maxsize=256)
+def geometry(pr: Problem) -> dict:
+    """mu_s, mu_d, gamma_+-, u_+- and the limit predictions of one instance (memoised)."""
+    labels = labels_of(pr)
+    if np.unique(labels).size < 2:
+        raise UndefinedQuantity("the class margins (one class only)")
+    mu_s, mu_d = mc.separability(pr.X, labels)
+    out = {"mu_s": mu_s, "mu_d": mu_d, "labels": labels}
+    if mu_s > 0:  # every class's hull misses the origin: gamma_k > 0
+        gamma, U = mc.class_margins(pr.X, labels)
+        out.update(gamma=gamma, U=U, **{f"pred_{k}": v for k, v in
+                                        mc.predicted_nc(pr.X, labels).items()})
+    return out
+
+
+def _gamma(pr: Problem, k: int) -> float:
+    geo = geometry(pr)
+    if "gamma" not in geo:
+        raise UndefinedQuantity("gamma_k (a class whose hull contains the origin, mu_s <= 0)")
+    return float(geo["gamma"][k])
+
+
+def repeller_cos(pr: Problem) -> float:
+    """max(max_{j in N_+} cos(w_j(0), x_-), max_{j in N_-} cos(w_j(0), x_+)), x_+- the class
+    sums (Assumption 3, eq. (9): < 1); -1 where a group is empty."""
+    worst = -1.0
+    for sign, target in ((1.0, pr.X[pr.y < 0].sum(axis=0)), (-1.0, pr.X[pr.y > 0].sum(axis=0))):
+        idx = np.sign(pr.a0) == sign
+        if idx.any() and np.linalg.norm(target) > 0:
+            worst = max(worst, float(np.max(mc.unit_rows(pr.W0[idx]) @ mc.unit_rows(target))))
+    return worst
+
+
+INSTANCE = {
+    "MuSame": lambda pr: geometry(pr)["mu_s"],
+    "MuDiff": lambda pr: geometry(pr)["mu_d"],
+    "GammaPlus": lambda pr: _gamma(pr, 0),
+    "GammaMinus": lambda pr: _gamma(pr, 1),
+    "GammaMin": lambda pr: min(_gamma(pr, 0), _gamma(pr, 1)),
+    "RepellerCos": repeller_cos,
+    "NumClasses": lambda pr: float(np.unique(labels_of(pr)).size),
+}
+
+
+# -- helpers on runs -----------------------------------------------------------------------------
+def groups(tr: Trajectory) -> np.ndarray:
+    """N~_+ (0) and N~_- (1): the neurons in S_+ and S_- at the run's end; -1 for the others."""
+    end = tr.cones[-1]
+    return np.where(end == CONE_PLUS, 0, np.where(end == CONE_MINUS, 1, -1))
+
+
+def _times(floor: np.ndarray, values: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.where(values != 0, floor * np.abs(values), 0.0)
+
+
+def _series(tr: Trajectory, values: np.ndarray, degree: float, offset: float = 0.0) -> Series:
+    """values with the floor relative_floor(degree) x (|values| + offset) and the formula's
+    rounding ROUNDING x (|values| + offset)."""
+    scale = np.abs(values) + offset
+    return Series(values, _times(relative_floor(tr, degree), scale), ROUNDING * scale)
+
+
+def _nan(tr: Trajectory) -> Series:
+    nan = np.full(len(tr.t), np.nan)
+    return Series(nan, nan)
+
+
+def _share(tr: Trajectory, k: int) -> Series:
+    g = groups(tr)
+    if not np.any(g == k):
+        return _nan(tr)
+    values = mc.group_shares(tr.W, tr.a, g)[:, k]
+    return _series(tr, values, 4.0)
+
+
+def _misalign(tr: Trajectory, k: int) -> Series:
+    g = groups(tr)
+    geo = geometry(tr.problem)
+    if not np.any(g == k) or "U" not in geo:
+        return _nan(tr)
+    values = mc.misalignment(tr.W, g, geo["U"])[:, k]
+    # |P_perp W_k| moves by at most rho |W_k|, |W_k| by rho |W_k|: (1 + m) rho
+    return _series(tr, values, 2.0, offset=1.0)
+
+
+def _features(tr: Trajectory) -> np.ndarray:
+    return mc.features(tr.problem.X, tr.W)  # (T, n, p)
+
+
+def _cross_overlap(tr: Trajectory) -> Series:
+    values = mc.cross_class_overlap(_features(tr), labels_of(tr.problem))
+    return _series(tr, values, 4.0)
+
+
+def _num_in(tr: Trajectory, cone: int) -> Series:
+    values = np.sum(tr.cones == cone, axis=-1).astype(float)
+    return Series(values, np.zeros_like(values))
+
+
+def _nc(tr: Trajectory, which: str) -> Series:
+    Phi = _features(tr)
+    labels = labels_of(tr.problem)
+    values = (mc.nc1 if which == "NC1" else mc.nc2)(Phi, labels)
+    values = np.where(np.isfinite(values), values, np.nan)
+    if which == "NC1":
+        return _series(tr, values, 4.0)
+    # NC2 is a difference of O(1) unit-norm matrices: its rounding is absolute
+    return Series(values, _times(relative_floor(tr, 4.0), values) + ROUNDING, np.full(
+        len(tr.t), ROUNDING))
+
+
+def _margin(tr: Trajectory, k: int) -> Series:
+    labels = labels_of(tr.problem)
+    values = mc.normalised_margins(tr.problem.X, labels, tr.W, tr.a)[:, k]
+    theta = _theta_sq(tr)
+    # the outputs' own error over |theta|^2, and the ratio's relative floor
+    err = output_error(tr, labels=False) / theta
+    return Series(values, _times(relative_floor(tr, 4.0), values) + err,
+                  ROUNDING * np.abs(values) + output_rounding(tr, labels=False) / theta)
+
+
+def _theta_sq(tr: Trajectory) -> np.ndarray:
+    return np.sum(tr.W**2, axis=(-2, -1)) + np.sum(tr.a**2, axis=-1)
+
+
+def _velocity(tr: Trajectory) -> tuple[np.ndarray, np.ndarray]:
+    return tr.velocity
+
+
+def _d_theta_sq(tr: Trajectory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """d|theta|^2/dt = 2 <theta, theta'> (exact field), its error and its rounding."""
+    vW, va = _velocity(tr)
+    terms = np.sum(tr.W * vW, axis=-1) + tr.a * va  # (T, p)
+    values = 2.0 * terms.sum(axis=-1)
+    norm = np.sqrt(_theta_sq(tr))
+    mag = 2.0 * np.abs(terms).sum(axis=-1)
+    err = _times(relative_floor(tr, 1.0), mag) + 2.0 * norm * velocity_error(tr) + ROUNDING * mag
+    rounding = ROUNDING * mag + 2.0 * norm * velocity_rounding(tr)
+    return values, err, rounding
+
+
+def _norm_theta_sq(tr: Trajectory) -> Series:
+    return _series(tr, _theta_sq(tr), 2.0)
+
+
+def _d_norm_theta_sq(tr: Trajectory) -> Series:
+    values, err, rounding = _d_theta_sq(tr)
+    return Series(values, err, rounding)
+
+
+def _smooth_parts(tr: Trajectory):
+    pr = tr.problem
+    if pr.loss != "exponential":
+        raise UndefinedQuantity("SmoothMargin (stated for the exponential loss)")
+    L = tr.loss
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_inv = np.log(pr.loss_scale / L)  # -log(L/c) = -log sum_i exp(-q_i)
+    return L, log_inv, _theta_sq(tr)
+
+
+def _smooth_margin(tr: Trajectory) -> Series:
+    """Lyu and Li's smoothed normalised margin log(c/L)/|theta|^2 (exponential loss, c the
+    loss's prefactor): at most min_i y_i f(x_i)/|theta|^2 and within log(n)/|theta|^2 of it."""
+    L, log_inv, theta = _smooth_parts(tr)
+    values = log_inv / theta
+    # log(c/L) moves by (error of L)/L, |theta|^2 by its relative floor
+    e_L = output_error(tr, labels=False) * np.max(np.abs(tr.problem.y)) * L
+    with np.errstate(divide="ignore", invalid="ignore"):
+        err = e_L / L / theta + _times(relative_floor(tr, 2.0), values)
+    return Series(values, err, ROUNDING * (np.abs(values) + 1.0 / theta))
+
+
+def _d_smooth_margin(tr: Trajectory) -> Series:
+    """d/dt [log(c/L)/|theta|^2] = (|theta'|^2/L - log(c/L) d|theta|^2/dt/|theta|^2)/|theta|^2
+    from the exact field (dL/dt = -|theta'|^2 on the flow, kappa = 1)."""
+    L, log_inv, theta = _smooth_parts(tr)
+    vW, va = _velocity(tr)
+    speed_sq = np.sum(vW**2, axis=(-2, -1)) + np.sum(va**2, axis=-1)
+    d_theta, e_dtheta, r_dtheta = _d_theta_sq(tr)
+    first = speed_sq / L
+    second = log_inv * d_theta / theta
+    values = (first - second) / theta
+    speed = np.sqrt(speed_sq)
+    e_v = velocity_error(tr)
+    e_L = output_error(tr, labels=False) * L
+    rho = relative_floor(tr, 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e_first = (2.0 * speed * e_v + e_v**2) / L + first * e_L / L
+        e_second = (np.abs(second) * (e_L / (L * np.abs(log_inv)) + rho)
+                    + np.abs(log_inv) * e_dtheta / theta)
+        err = (e_first + e_second) / theta + _times(rho, values)
+        rounding = ROUNDING * (first + np.abs(second)) / theta + np.abs(log_inv) * r_dtheta / \
+            theta**2 + 2.0 * speed * velocity_rounding(tr) / (L * theta)
+    return Series(values, err, rounding)
+
+
+def _decoupling_gap(tr: Trajectory) -> Series:
+    """max of (a) max_i |f(x_i) - f_lin(x_i)| / max_i |f(x_i)| and (b) |theta' - theta'_lin| /
+    |theta'|: f_lin(x_i) = sum_{j in N~_k(i)} v_j <w_j, x_i>, the two linear blocks of eq.
+    (11), and theta'_lin their gradient flow (every neuron outside N~_+- at rest). 0 on a
+    separated pattern up to rounding; > 0 while a neuron of N~_+- misses a point of its class
+    or sees one of the other class."""
+    pr = tr.problem
+    g = groups(tr)
+    labels = labels_of(pr)
+    Z = tr.preactivations  # (T, p, n)
+    own = (g[:, None] == labels[None, :]).astype(float)  # (p, n): neuron's block and class
+    lin_terms = tr.a[..., None] * Z * own  # linear blocks, no relu
+    f_lin = lin_terms.sum(axis=-2)
+    f = tr.outputs
+    mag = np.abs(tr.a[..., None] * np.where(tr.activation, Z, 0.0)).sum(axis=-2) + \
+        np.abs(lin_terms).sum(axis=-2)
+    top = np.max(np.abs(f), axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out_gap = np.max(np.abs(f - f_lin), axis=-1) / top
+        out_round = np.max(mag, axis=-1) * ROUNDING / top
+    # the linear blocks' flow: dL/df_i = ell'_i at the (equal) outputs
+    from numerics import network
+
+    G = network.loss_derivative(pr, f_lin)  # (T, n)
+    vW_lin = -np.einsum("ti,tj,id,ji->tjd", G, tr.a, pr.X, own)
+    va_lin = -np.einsum("ti,tji->tj", G, Z * own[None])
+    vW, va = _velocity(tr)
+    diff = np.sqrt(np.sum((vW - vW_lin) ** 2, axis=(-2, -1)) + np.sum((va - va_lin) ** 2,
+                                                                          axis=-1))
+    speed = np.sqrt(np.sum(vW**2, axis=(-2, -1)) + np.sum(va**2, axis=-1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vel_gap = diff / speed
+        vel_round = (ROUNDING * 4.0 * pr.n * speed + velocity_rounding(tr)) / speed
+    values = np.maximum(out_gap, vel_gap)
+    rounding = out_round + vel_round
+    return Series(values, rounding, rounding)
+
+
+def _gram_imbalance(tr: Trajectory) -> Series:
+    """max_k |W_k W_k^T - v_k v_k^T|_F over the groups N~_k (rows w_j): conserved by a linear
+    block's flow, only its diagonal by the ReLU network's before separation."""
+    g = groups(tr)
+    values = np.zeros(len(tr.t))
+    scale = np.zeros(len(tr.t))
+    for k in (0, 1):
+        idx = np.flatnonzero(g == k)
+        if idx.size == 0:
+            continue
+        Wk, vk = tr.W[:, idx], tr.a[:, idx]
+        G = Wk @ np.swapaxes(Wk, -1, -2) - vk[:, :, None] * vk[:, None, :]
+        norm = np.linalg.norm(G, axis=(-2, -1))
+        size = np.sum(Wk**2, axis=(-2, -1)) + np.sum(vk**2, axis=-1)
+        pick = norm > values
+        values = np.where(pick, norm, values)
+        scale = np.maximum(scale, size)
+    # each entry <w_j, w_l> - v_j v_l moves by 2 rho |theta_j| |theta_l| at most
+    return Series(values, 2.0 * relative_floor(tr, 1.0) * scale, ROUNDING * scale)
+
+
+TRAJECTORY = {
+    "SharePlus": lambda tr: _share(tr, 0),
+    "ShareMinus": lambda tr: _share(tr, 1),
+    "MisalignPlus": lambda tr: _misalign(tr, 0),
+    "MisalignMinus": lambda tr: _misalign(tr, 1),
+    "CrossOverlap": _cross_overlap,
+    "NumInSMinus": lambda tr: _num_in(tr, CONE_MINUS),
+    "NC1": lambda tr: _nc(tr, "NC1"),
+    "NC2": lambda tr: _nc(tr, "NC2"),
+    "MarginPlus": lambda tr: _margin(tr, 0),
+    "MarginMinus": lambda tr: _margin(tr, 1),
+    "NormThetaSq": _norm_theta_sq,
+    "dNormThetaSq": _d_norm_theta_sq,
+    "SmoothMargin": _smooth_margin,
+    "dSmoothMargin": _d_smooth_margin,
+    "DecouplingGap": _decoupling_gap,
+    "GramImbalance": _gram_imbalance,
+}
