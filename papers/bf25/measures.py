@@ -259,7 +259,10 @@ def _d_star_defect(tr: Trajectory) -> Series:
     idx = np.flatnonzero(live_positive(tr.problem))
     if idx.size == 0:
         raise UndefinedQuantity("DStarDefect (I is empty)")
-    D = cones.d_star(tr.problem)
+    try:
+        D = cones.d_star(tr.problem)
+    except cones.ConeError as exc:
+        raise UndefinedQuantity(f"DStarDefect: {exc}") from None
     nD = float(np.linalg.norm(D))
     vals = nD - np.min(tr.W[:, idx] @ D / tr.a[:, idx], axis=-1)
     return Series(vals, 2.0 * relative_floor(tr, 1.0) * nD + ROUNDING * nD,

@@ -154,10 +154,46 @@ def _nc(tr: Trajectory, which: str) -> Series:
     values = (mc.nc1 if which == "NC1" else mc.nc2)(Phi, labels)
     values = np.where(np.isfinite(values), values, np.nan)
     if which == "NC1":
-        return _series(tr, values, 4.0)
+        return _nc1_series(tr, Phi, labels, values)
     # NC2 is a difference of O(1) unit-norm matrices: its rounding is absolute
     return Series(values, _times(relative_floor(tr, 4.0), values) + ROUNDING, np.full(
         len(tr.t), ROUNDING))
+
+
+def _nc1_error(Phi: np.ndarray, labels: np.ndarray, delta: np.ndarray,
+               values: np.ndarray) -> np.ndarray:
+    """A bound on |NC1(Phi + E) - NC1(Phi)| for features each moved by at most ``delta``
+    (per saved time, in norm): a class mean moves by delta too, each deviation
+    phi_i - phi_k and m_k - m_bar by 2 delta, a squared norm |d|^2 by 2 |d| 2 delta +
+    (2 delta)^2. Absolute, not relative: NC1 is a ratio of variances, and a collapsed
+    class has a within-class variance at the level of the features' own error."""
+    M = mc.class_means(Phi, labels)
+    K = M.shape[-2]
+    d = 2.0 * delta
+    err_w = np.zeros_like(delta)
+    for k in range(K):
+        dev = np.linalg.norm(Phi[..., labels == k, :] - M[..., k:k + 1, :], axis=-1)
+        err_w = err_w + np.sum(2.0 * dev * d[:, None] + d[:, None] ** 2, axis=-1) / np.sum(
+            labels == k)
+    b = np.linalg.norm(M - M.mean(axis=-2, keepdims=True), axis=-1)  # (T, K)
+    between = np.sum(b**2, axis=-1)
+    err_b = np.sum(2.0 * b * d[:, None] + d[:, None] ** 2, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        err = (err_w + np.abs(values) * err_b) / (between - err_b)
+    return np.where(between > err_b, err, np.inf)
+
+
+def _nc1_series(tr: Trajectory, Phi: np.ndarray, labels: np.ndarray,
+                values: np.ndarray) -> Series:
+    """NC1 with its error: each feature phi_j(x_i) = relu(<w_j, x_i>) moves by at most
+    rho |w_j| |x_i| (relu is 1-Lipschitz), so a sample's feature vector by rho |x_i| |W|_F;
+    the formula's rounding is that with rho = the float64 unit times d."""
+    x_max = float(np.max(np.linalg.norm(tr.problem.X, axis=1)))
+    w_f = np.linalg.norm(tr.W, axis=(-2, -1))
+    d = tr.problem.X.shape[1]
+    rounding = _nc1_error(Phi, labels, ROUNDING * d * x_max * w_f, values)
+    state = _nc1_error(Phi, labels, relative_floor(tr, 1.0) * x_max * w_f, values)
+    return Series(values, np.maximum(state, rounding), rounding)
 
 
 def _margin(tr: Trajectory, k: int) -> Series:
