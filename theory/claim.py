@@ -184,11 +184,14 @@ class Assumption:
 # How a claim's parametrisation reads on a simulated Problem: the network convention and
 # the losses it covers. S001's "classification" setting is the standard network trained
 # on a sum-type exponential or logistic loss.
-LOSSES = ("square", "exponential", "logistic")  # the losses a claim can be stated for
+# "multiclass" is the standard network with a vector output on the summed softmax
+# cross-entropy (MZV25's K-class case).
+LOSSES = ("square", "exponential", "logistic", "cross_entropy")  # a claim's possible losses
 CONVENTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "standard": ("standard", ("square", "exponential", "logistic")),
     "mean_field": ("mean_field", ("square", "exponential", "logistic")),
     "classification": ("standard", ("exponential", "logistic")),
+    "multiclass": ("standard", ("cross_entropy",)),
 }
 
 

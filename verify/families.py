@@ -415,6 +415,12 @@ class Family:
                 for k, v in self.params.items()):
             raise fields.fail(owner, "params", "a mapping name (str) -> IntParam, FloatParam "
                               "or ChoiceParam", self.params)
+        for key, spec in self.params.items():
+            if isinstance(spec, FloatParam) and not (
+                    spec.lo <= spec.hi and (spec.lo > 0 or not spec.log)):
+                raise fields.fail(owner, f"params[{key!r}]", "a FloatParam with lo <= hi and, "
+                                  "drawn on a log scale (log=True, the default), lo > 0",
+                                  (spec.lo, spec.hi))
         fields.callable_field(owner, "build", self.build, "build(**params) -> Problem")
         fields.callable_field(owner, "horizon_rule", self.horizon_rule,
                               "horizon_rule(problem, params) -> float")

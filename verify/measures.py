@@ -40,8 +40,9 @@ def _off_diagonal_gram(problem: Problem) -> float:
 
 
 def _init_imbalance(problem: Problem) -> float:
-    sq = problem.a0**2 + np.sum(problem.W0**2, axis=1)
-    c = problem.a0**2 - np.sum(problem.W0**2, axis=1)
+    a_sq = problem.a0**2 if problem.a0.ndim == 1 else np.sum(problem.a0**2, axis=1)
+    sq = a_sq + np.sum(problem.W0**2, axis=1)
+    c = a_sq - np.sum(problem.W0**2, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(sq > 0, np.abs(c) / sq, 0.0)
     # relative imbalance below round-off of the norm computation counts as 0
@@ -586,7 +587,7 @@ def measure(tr: Trajectory, name: str) -> Series:
             f"no measurement for trajectory quantity {name!r}; "
             f"measurable: {', '.join(sorted(TRAJECTORY_QUANTITIES))}"
         ) from None
-    if tr.problem.vector_output and name in SCALAR_OUTPUT_ONLY:
+    if tr.problem.vector_output and (name in SCALAR_OUTPUT_ONLY or name in _PACK_SCALAR_ONLY):
         raise UndefinedQuantity(f"{name}(t) on a vector output (the cross-entropy): it is "
                                 "defined for a scalar output only")
     with np.errstate(all="ignore"):
@@ -622,6 +623,10 @@ def average_rate(step_loss: np.ndarray, lr: float) -> float:
 # of the tables above (and may use the helpers above); they are merged on first read.
 _MERGED: list[bool] = []  # set once the packs' quantities are in the tables
 _DEFAULTS: set[str] = set()  # conjecture-vocabulary names a pack may define instead
+# A pack's trajectory quantities are measured on scalar-output runs only unless its measures
+# module lists them in VECTOR_OUTPUT (a set of names): on a vector output's run the others
+# are undefined (a claim that needs one is INAPPLICABLE), never a crash.
+_PACK_SCALAR_ONLY: set[str] = set()
 
 
 def _merge_pack_quantities() -> None:
@@ -639,6 +644,8 @@ def _merge_pack_quantities() -> None:
                 raise packs.PackError(f"pack {pack.name!r} ({mod.__name__}) redefines "
                                       f"quantities {sorted(clash)}")
             dict.update(table, extra)
+        vector = set(getattr(mod, "VECTOR_OUTPUT", ()))
+        _PACK_SCALAR_ONLY.update(set(getattr(mod, "TRAJECTORY", {})) - vector)
 
 
 # -- vocabulary quantities for conjectures (``gfverify conjecture``) -----------------------

@@ -292,10 +292,13 @@ PAPER_LATEX_NAMES = {"MZV25": {"p": "h", "d": "D", "lam": r"\varepsilon"}}
 
 SOURCE = "MZV25"
 CLS = "classification"
+MCLS = "multiclass"
 INSTANCE = (sp.Integer(0), sp.Integer(0))
-K_CLASS_REASON = ("K-class case: needs the model's vector output (in progress); the "
-                  "quantities are functions of arrays in papers/mzv25/multiclass.py, unit-tested, "
-                  "not yet wired to trajectories")
+K_CLASS_REASON = ("K-class case: its quantities (the class directions u_k, the shares s_k, "
+                  "NC3, Lemma 3's angular residual, Lemma 4's counts) are functions of arrays "
+                  "in papers/mzv25/multiclass.py, unit-tested, not yet measured on a "
+                  "vector-output run; P1, P3, L2, L5, A4 and A5 are checked on exact flows of "
+                  "the mzv25-kclass family")
 LIMIT_REASON = ("a limit of theta(t)/|theta(t)| as t -> infinity with no rate or tolerance "
                 "stated (catalogue H.3: approached like (log t)^(-1/2)); its exact finite-time "
                 "consequences are checked (MZV25-F1, T1b, T1d, F6, F6b, F10b) and report section "
@@ -336,6 +339,9 @@ A5_TIGHT = Assumption(
 EPS_S001 = (_relaxed(EPS_28), _relaxed(LONG_EARLY_PHASE))
 BINARY = (A1_SEPARABLE, A2_BALANCED, A3_NONDEGENERATE, *EPS_S001)
 K_CLASS = (A1_SEPARABLE, A2_BALANCED, A4_SEMI_LOCAL, A5_TIGHT)
+EPS_LEMMA_2 = Assumption(
+    "Lemma 2's eps", sp.Le(lam, sp.sqrt(NumClasses) / (16 * Xmax * sp.sqrt(p))),
+    "eps <= sqrt(K)/(16 X_max sqrt(h))")
 
 SEPARATED = sp.And(sp.Le(Unsorted(t), 0), sp.Ge(NumInSPlus(t), 1), sp.Ge(NumInSMinus(t), 1))
 FITTED = sp.Lt(L(t), LossScale)
@@ -364,6 +370,17 @@ def _listed(cid: str, title: str, where: str, statement, reason: str, *,
 
 def _k_class(cid, title, where, statement, **kw) -> Claim:
     return _listed(cid, title, where, statement, K_CLASS_REASON, **kw)
+
+
+def _k_run(cid: str, title: str, where: str, statement, *, kind=Kind.POINTWISE,
+           provenance=Provenance.VERBATIM, **kw) -> Claim:
+    """A K-class claim checked on exact flows of the vector output (``mzv25-kclass``)."""
+    return Claim(id=cid, title=title, kind=kind, source=_src(where, provenance),
+                 statement=statement, setting=kw.pop("setting", K_CLASS), parametrization=MCLS,
+                 **kw)
+
+
+BLOCKED = sp.Le(BlockMismatch(t), 0)
 
 
 def _grid(cid: str, title: str, where: str, statement, measures: str, *, setting=(),
@@ -397,24 +414,28 @@ ASSUMPTION_3 = Claim(
     source=_src("Section 4.1, Assumption 3, eqs. (8)-(9)"), statement=A3_NONDEGENERATE.statement,
     window=INSTANCE, measures="the counts of (8) and max cos(w_j0, x_-+) of (9) on the shapes",
     notes="(9) is S001's Assumption 2; random Gaussian shapes satisfy it almost surely.")
-ASSUMPTION_4 = _listed(
-    "MZV25-A4", "semi-local initialisation (K classes)", "Section 4.2, Assumption 4, eq. (18)",
-    A4_SEMI_LOCAL.statement, "an assumption of the K-class claims: evaluated on arrays by "
-    "papers/mzv25/multiclass.py (semi_local, semi_local_margins); as a check of instances it "
-    + K_CLASS_REASON.split(": ", 1)[1],
+ASSUMPTION_4 = Claim(
+    id="MZV25-A4", title="semi-local initialisation (K classes)", kind=Kind.POINTWISE,
+    source=_src("Section 4.2, Assumption 4, eq. (18)"), statement=A4_SEMI_LOCAL.statement,
+    window=INSTANCE, parametrization=MCLS,
+    measures="the three margins of (18) per neuron with the partition argmax_k <e~_k, v_j(0)> "
+    "(papers/mzv25/multiclass.py semi_local)",
     notes="The paper does not say that every N_k is non-empty; Theorem 1 needs it (phi_k must "
     "exist). The partition argmax_k B_k^(v_j) is the only one possible when B_k >= "
     "1 - 1/(2(K-1)) > 1/2 (inferred).")
-ASSUMPTION_5 = _listed(
-    "MZV25-A5", "extra separability condition X_max^2/(X_min^2 mu_d mu_s^2) < 2K - 3",
-    "Section 4.2, Proposition 1 (also Proposition 3, 'Limitations')", A5_TIGHT.statement,
-    "an assumption of the K-class claims: evaluated on arrays by papers/mzv25/multiclass.py "
-    "(a5_lhs); as a check of instances it " + K_CLASS_REASON.split(": ", 1)[1],
+ASSUMPTION_5 = Claim(
+    id="MZV25-A5", title="extra separability condition X_max^2/(X_min^2 mu_d mu_s^2) < 2K - 3",
+    kind=Kind.POINTWISE,
+    source=_src("Section 4.2, Proposition 1 (also Proposition 3, 'Limitations')"),
+    statement=A5_TIGHT.statement, window=INSTANCE, parametrization=MCLS,
+    measures="the left side from the data (papers/mzv25/multiclass.py a5_lhs)",
     flags=("The proof of Lemma 4 needs a different condition, which no dataset meets (see "
            "MZV25-L4's flag): A5 as printed does not give the sign the proof uses.",),
     notes="ID ours (the paper does not number it). Derived: the left side is >= 1/mu_d >= "
     "K - 1, so the condition needs K > 2 and near-ETF, tight, equal-norm clusters (our "
-    "isotropic draws at sigma = 0.15: left side 73-83).")
+    "isotropic draws at sigma = 0.15: left side 73-83; the mzv25-kclass family's clusters in "
+    "span{e~_k} at sigma = 0.02, seeds 0-4: 2.3-2.7 against 3 at K = 3, 3.8-4.4 against 5 at "
+    "K = 4).")
 
 # -- Theorem 1, binary case (case one) -------------------------------------------------------
 THEOREM_1 = _listed(
@@ -592,10 +613,13 @@ S001_ALIGNMENT = _binary(
     "(CF-11), at most the paper's 16 log n/(min(zeta, xi) sqrt(mu) X_min); zeta, xi as there.")
 
 # -- section 4.2 and App. C-D: the K-class case ---------------------------------------------------
-PROPOSITION_1 = _k_class(
+PROPOSITION_1 = _k_run(
     "MZV25-P1", "inter-class separation: after some T* every neuron of N_k is active on I_k "
     "and on nothing else (no neuron dies)", "Section 4.2, Proposition 1",
-    sp.And(sp.Eq(BlockMismatch(t), 0), sp.Eq(CrossOverlap(t), 0)),
+    sp.And(sp.Eq(BlockMismatch(t), 0), sp.Eq(CrossOverlap(t), 0)), kind=Kind.TRAPPING,
+    window=(t_sep, sp.oo), event=BLOCKED, event_time=t_sep,
+    measures="from each run's first time with the block pattern (T*) to its end: the count of "
+    "pairs off the pattern and the cross-class feature overlap",
     notes="Proven through Proposition 3; the written proof is sound only when each neuron "
     "activates no other-class point from the start (see MZV25-L4, L6). The catalogue's runs "
     "(section 4.7) separated without A5 and with random shapes.")
@@ -607,11 +631,12 @@ PROPOSITION_2 = _k_class(
            "which also needs A5 and small eps (catalogue section 5 item 4).",),
     notes="as t -> infinity. The proof's (74) claims dB/dt is positive and Theta(1/t), which "
     "'would make B diverge': B is bounded by 1, the argument needs care (catalogue).")
-PROPOSITION_3 = _k_class(
+PROPOSITION_3 = _k_run(
     "MZV25-P3", "sufficient statement: once neuron j of N_k sees exactly I_k (T*_{j,k}) it "
     "keeps doing so, and T*_{j,k} <= T = ln(1/(sqrt(h) eps))/(4 n X_max)",
     "App. C.3, Proposition 3, eq. (35); proof App. C.4", sp.Le(t_sep, T_early),
-    kind=Kind.EVENT_TIME, event=sp.Le(BlockMismatch(t), 0), event_time=t_sep,
+    kind=Kind.EVENT_TIME, event=BLOCKED, event_time=t_sep,
+    measures="the first saved time with every neuron on its block (all j at once) against T",
     definitions={T_early: S001_DEFINITIONS[T_early]},
     notes="Its eps conditions (60)-(61) involve Lemma 9's zeta and 'sufficiently small' steps "
     "in (44), (48)-(50). Prints '< 0' on other classes where Proposition 1 has '<= 0'.")
@@ -650,12 +675,14 @@ LEMMA_1 = _grid(
     "both sides for logit vectors f drawn in the ball |f| <= 1/4, K = 3, 4, 5, 10",
     setting=(Assumption("small logits", sp.Le(LogitNorm, sp.Rational(1, 4)), "|f| <= 1/4"),),
     notes="For small f, |softmax(f) - 1/K| ~ |(I - 11^T/K) f|/K <= |f|/K: the constant is loose.")
-LEMMA_2 = _k_class(
+LEMMA_2 = _k_run(
     "MZV25-L2", "alignment phase: |w_j|^2 = |v_j|^2 <= eps/sqrt(h) and |f(x_i)| <= 2 eps X_max "
     "sqrt(h) for t <= T", "App. C.2, Lemma 2, eq. (28)",
     sp.And(sp.Le(NormW(t) ** 2, lam / sp.sqrt(p)),
            sp.Le(MaxOutNorm(t), 2 * lam * Xmax * sp.sqrt(p))),
     window=(sp.Integer(0), T_early), definitions={T_early: S001_DEFINITIONS[T_early]},
+    setting=(*K_CLASS, EPS_LEMMA_2),
+    measures="max_j |w_j|^2 and max_i |f(x_i)| on the saved times of [0, T]",
     notes="Stated with eps <= sqrt(K)/(16 X_max sqrt(h)); the proof uses |w_j(0)|^2 <= eps^2 "
     "(unit shapes, inferred) and names two times T.")
 LEMMA_3 = _k_class(
@@ -680,11 +707,12 @@ LEMMA_4 = _k_class(
            "data-pair shapes). A5 as printed (mu_s^2, no factor 4) does not give the sign.",
            "Cases 1-2 and (49)-(51) use Lemma 6's printed bound, which is false (MZV25-L6).",),
     notes="The statement may still hold; to be tested directly on runs.")
-LEMMA_5 = _k_class(
+LEMMA_5 = _k_run(
     "MZV25-L5", "after T*_{j,k}: B_k^(v_j) >= sqrt(2)/2 and neuron j sees exactly I_k",
     "App. C.3, Lemma 5; proof App. C.3.2",
     sp.And(sp.Ge(MinPseudoAlign(t), sp.sqrt(2) / 2), sp.Eq(BlockMismatch(t), 0)),
-    window=(t_sep, sp.oo), event=sp.Le(BlockMismatch(t), 0), event_time=t_sep,
+    kind=Kind.TRAPPING, window=(t_sep, sp.oo), event=BLOCKED, event_time=t_sep,
+    measures="min over neurons of <e~_k, v_j/|v_j|> and the off-pattern count, from T* on",
     flags=("Prints |I_k^(w_j)| = N_k for |I_k| (catalogue section 5 item 12).",),
     notes="The block form of the dynamics it uses assumes every other neuron is separated too.")
 LEMMA_6 = _grid(

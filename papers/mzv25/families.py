@@ -155,8 +155,89 @@ BINARY = Family(
     horizon_text="1e4 (separation at t ~ 1; the limits need log-spaced runs to 1e9)",
 )
 
-FAMILIES = (BINARY,)
-GENERATORS = {"mzv25-binary": binary}
+def _tilted(X: np.ndarray, labels: np.ndarray, W: np.ndarray, share: float,
+            rng: np.random.Generator) -> np.ndarray:
+    """Each unit shape w (a data point's direction) turned, with probability ``share``, in
+    the plane of w and a random point x' of another class until x' is just past its edge:
+    by the angle at which <w, x'> = 0 plus a random 0-3 degrees, so the neuron starts
+    active on x' (and on the points of x''s class near it) as well as on its own class."""
+    out = W.copy()
+    for j in range(W.shape[0]):
+        if rng.random() >= share:
+            continue
+        own = int(np.argmax(X @ W[j]))
+        x = X[rng.choice(np.flatnonzero(labels != labels[own]))]
+        xu = x / np.linalg.norm(x)
+        q = xu - (xu @ W[j]) * W[j]
+        q /= np.linalg.norm(q)
+        angle = np.arccos(np.clip(xu @ W[j], -1.0, 1.0)) - np.pi / 2 + np.radians(
+            rng.uniform(0.0, 3.0))
+        out[j] = np.cos(angle) * W[j] + np.sin(angle) * q
+    return out
+
+
+def k_class(K: int = 3, n_per_class: int = 3, d: int = 4, h: int = 6, sigma: float = 0.02,
+            eps: float = 1e-3, tilt: float = 0.5, seed: int = 0) -> Problem:
+    """A K-class MZV25 instance: near-simplex-ETF clusters in span{e~_k} (A1 by redrawing,
+    tight enough for A5 at small sigma; `multiclass.etf_clusters`), shapes drawn from the
+    pairs (x_i, e~_{y_i}) with one neuron per class first (A2 and A4 exactly;
+    `multiclass.pseudo_label_init`), a share ``tilt`` of the shapes w_j0 then turned onto
+    the edge of another class (`_tilted`), redrawn until A4 still holds: such a neuron
+    starts active on points of another class, which Proposition 1's separation must undo;
+    the summed softmax cross-entropy on the vector output f(x) = V^T relu(W x)."""
+    if K < 3:
+        raise ProblemError(f"K: the K-class family has K >= 3 (K = 2 is mzv25-binary), got {K}")
+    try:
+        X, labels = mc.etf_clusters(K, n_per_class, d, sigma, seed=seed)
+        W0, V0, g = mc.pseudo_label_init(X, labels, h, eps, seed=seed + 1)
+    except ValueError as exc:
+        raise ProblemError(str(exc)) from None
+    rng = np.random.default_rng([seed, 2])
+    redraws = 0
+    while tilt > 0:  # turn some shapes onto another class's edge, keeping Assumption 4
+        W1 = _tilted(X, labels, W0 / eps, tilt, rng)
+        if mc.semi_local(X, labels, W1, V0 / eps, g):
+            W0 = eps * W1
+            break
+        redraws += 1
+        if redraws >= MAX_REDRAWS:
+            raise ProblemError(f"tilt: no tilted initialisation met Assumption 4 in "
+                               f"{MAX_REDRAWS} draws (lower it)")
+    got_s, got_d = mc.separability(X, labels)
+    return Problem(X=X, y=labels, W0=W0, a0=V0, parametrization="standard",
+                   loss="cross_entropy", init_scale=eps,
+                   meta={"generator": "mzv25-kclass", "seed": seed, "mu_s": got_s,
+                         "mu_d": got_d, "groups": [int(k) for k in g],
+                         "init_redraws": redraws})
+
+
+K_CLASS = Family(
+    name="mzv25-kclass",
+    setting="MZV25",
+    description="MZV25 K-class case: near-ETF clusters e~_k + sigma z in span{e~_k} (A1), "
+    "shapes from the pairs (x_i, e~_(y_i)), some turned onto another class's edge, redrawn "
+    "until A4 holds, times "
+    "eps (A2), summed softmax cross-entropy on the vector output",
+    params={
+        "K": IntParam(3, 5, "classes", default=3, limits=(3, None)),
+        "n_per_class": IntParam(2, 5, "points per class", default=3, limits=(1, None)),
+        "d": IntParam(3, 6, "input dimension (>= K)", default=4, limits=(3, None)),
+        "h": IntParam(3, 10, "width (>= K)", default=6, limits=(3, None)),
+        "sigma": FloatParam(0.01, 0.05, "cluster spread (A5 needs about sigma <= 0.02 at K = 4)",
+                            default=0.02, limits=(0.0, None)),
+        "eps": FloatParam(1e-6, 1e-2, "initialisation scale", default=1e-3,
+                          limits=SMALL_SCALE),
+        "tilt": FloatParam(0.0, 1.0, "share of the shapes turned onto another class's edge",
+                           default=0.5, log=False, limits=(0.0, 1.0)),
+        "seed": seed_param(),
+    },
+    build=k_class,
+    horizon_rule=lambda problem, params: HORIZON,
+    horizon_text="1e4 (separation at t ~ 1)",
+)
+
+FAMILIES = (BINARY, K_CLASS)
+GENERATORS = {"mzv25-binary": binary, "mzv25-kclass": k_class}
 
 # The instances `gfverify tighten` and the report's tightness table use (the other claims:
 # ``mzv25-binary``, whose instances meet A1-A3). MZV25-F13 is S001's bound under S001's (28),

@@ -42,7 +42,10 @@ from verify.measures import (
 
 # -- instance quantities -----------------------------------------------------------------------
 def labels_of(pr: Problem) -> np.ndarray:
-    """Class 0 for y = +1 (I_+), class 1 for y = -1 (I_-)."""
+    """Class 0 for y = +1 (I_+), class 1 for y = -1 (I_-); a vector output's own labels
+    0..K-1 (the K-class case)."""
+    if pr.vector_output:
+        return np.asarray(pr.y, dtype=int)
     if pr.loss == "square" or not np.all(np.isin(pr.y, (-1.0, 1.0))):
         raise UndefinedQuantity("the MZV25 binary quantities (labels +-1, exp/logistic loss)")
     return np.where(pr.y > 0, 0, 1)
@@ -81,7 +84,32 @@ def repeller_cos(pr: Problem) -> float:
     return worst
 
 
+def _k_class(pr: Problem) -> np.ndarray:
+    """The labels of a K-class instance (vector output); UndefinedQuantity otherwise."""
+    if not pr.vector_output:
+        raise UndefinedQuantity("the MZV25 K-class quantities (a vector output)")
+    return labels_of(pr)
+
+
+def semi_local(pr: Problem) -> float:
+    """1 if Assumption 4 holds with the partition argmax_k <e~_k, v_j(0)> (`multiclass`)."""
+    labels = _k_class(pr)
+    return float(mc.semi_local(pr.X, labels, pr.W0, pr.a0))
+
+
+def a5_lhs(pr: Problem) -> float:
+    """X_max^2/(X_min^2 mu_d mu_s^2), Proposition 1's condition's left side (A5)."""
+    labels = _k_class(pr)
+    mu_s, mu_d = mc.separability(pr.X, labels)
+    if mu_s <= 0 or mu_d <= 0:
+        raise UndefinedQuantity("A5's left side (A1 fails: mu_s or mu_d <= 0)")
+    return float(mc.a5_lhs(pr.X, labels))
+
+
 INSTANCE = {
+    "SemiLocal": semi_local,
+    "A5Lhs": a5_lhs,
+    "MaxClassSize": lambda pr: float(np.max(np.bincount(labels_of(pr)))),
     "MuSame": lambda pr: geometry(pr)["mu_s"],
     "MuDiff": lambda pr: geometry(pr)["mu_d"],
     "GammaPlus": lambda pr: _gamma(pr, 0),
@@ -94,7 +122,10 @@ INSTANCE = {
 
 # -- helpers on runs -----------------------------------------------------------------------------
 def groups(tr: Trajectory) -> np.ndarray:
-    """N~_+ (0) and N~_- (1): the neurons in S_+ and S_- at the run's end; -1 for the others."""
+    """N~_+ (0) and N~_- (1): the neurons in S_+ and S_- at the run's end; -1 for the others.
+    K classes: Assumption 4's partition N_k, argmax_k <e~_k, v_j(0)> (fixed at t = 0)."""
+    if tr.problem.vector_output:
+        return mc.neuron_groups(tr.problem.a0)
     end = tr.cones[-1]
     return np.where(end == CONE_PLUS, 0, np.where(end == CONE_MINUS, 1, -1))
 
@@ -340,7 +371,40 @@ def _gram_imbalance(tr: Trajectory) -> Series:
     return Series(values, 2.0 * relative_floor(tr, 1.0) * scale, ROUNDING * scale)
 
 
+def _block_mismatch(tr: Trajectory) -> Series:
+    """K classes: the number of pairs (j, i) with neuron j active on x_i other than the block
+    pattern 1{y_i = k(j)} of its group. A count: its error is the companion's (the check adds
+    it), a pre-activation within rounding of 0 counted where it falls."""
+    _k_class(tr.problem)
+    block = groups(tr)[:, None] == labels_of(tr.problem)[None, :]  # (p, n)
+    values = np.sum(tr.activation != block[None], axis=(-2, -1)).astype(float)
+    return Series(values, np.zeros_like(values), np.zeros_like(values))
+
+
+def _min_pseudo_align(tr: Trajectory) -> Series:
+    """K classes: min_j <e~_k(j), v_j/|v_j|> over every neuron and its group. Of degree 0 in
+    v_j: a relative error rho of v_j turns its direction by at most 2 rho."""
+    labels = _k_class(tr.problem)
+    K = mc.num_classes(labels)
+    V = tr.a  # (T, p, K)
+    B = (V @ mc.pseudo_labels(K)) / np.linalg.norm(V, axis=-1, keepdims=True)  # (T, p, K)
+    own = np.take_along_axis(B, groups(tr)[None, :, None], axis=-1)[..., 0]
+    values = np.min(own, axis=-1)
+    return Series(values, 2.0 * relative_floor(tr, 1.0), np.full(len(tr.t), ROUNDING * K))
+
+
+def _max_out_norm(tr: Trajectory) -> Series:
+    """max_i |f(x_i)| (the norm of a vector output): of degree 2 in the weights (f = V^T
+    relu(W x)), so a relative error rho moves it by 2 rho |f| to first order."""
+    F = tr.outputs
+    values = np.max(np.linalg.norm(F, axis=-1) if F.ndim == 3 else np.abs(F), axis=-1)
+    return Series(values, relative_floor(tr, 2.0) * values, ROUNDING * values)
+
+
 TRAJECTORY = {
+    "BlockMismatch": _block_mismatch,
+    "MinPseudoAlign": _min_pseudo_align,
+    "MaxOutNorm": _max_out_norm,
     "SharePlus": lambda tr: _share(tr, 0),
     "ShareMinus": lambda tr: _share(tr, 1),
     "MisalignPlus": lambda tr: _misalign(tr, 0),
@@ -358,3 +422,7 @@ TRAJECTORY = {
     "DecouplingGap": _decoupling_gap,
     "GramImbalance": _gram_imbalance,
 }
+
+# measured on a vector output's run too (the K-class case); the rest are the binary case's
+VECTOR_OUTPUT = frozenset({"BlockMismatch", "MinPseudoAlign", "MaxOutNorm", "NC1", "NC2",
+                           "CrossOverlap"})

@@ -119,6 +119,10 @@ INSTANCES: dict[str, InstanceSpec] = {
     "sphere:first-layer": _spec(
         "sphere", "the first layer only (a fixed), leaky ReLU 0.1",
         model={"activation": "leaky:0.1", "train": "first"}, n=4, p=6, d=4, seed=0),
+    "mzv25-kclass": _spec(
+        "mzv25-kclass", "MZV25's K-class case: the vector output on the softmax "
+        "cross-entropy, K = 3, neurons starting on other classes' edges, separation at "
+        "t = 0.015", K=3, seed=0),
     "cel23-correlated": _spec(
         "cel23-correlated", "CEL23's teacher data within pi/4 of v*, lam = 1e-6: alignment, "
         "saddle escape and convergence (its pack's quantities)", d=3, m=6, lam=1e-6,
