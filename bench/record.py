@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_BLOCK = re.compile(r"<!-- bench:([a-z_]+):begin -->\n.*?<!-- bench:\1:end -->", re.S)
+_BLOCK = re.compile(r"<!-- bench:([a-z][a-z0-9_]*):begin -->\n.*?<!-- bench:\1:end -->", re.S)
 
 
 def _git(*args: str) -> str:
