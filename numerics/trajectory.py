@@ -220,7 +220,7 @@ class Trajectory:
 
     @cached_property
     def output_norms_sq(self) -> np.ndarray:
-        """|a_j(t)|^2, shape (T, p) (a_j^2, or the squared norm of a vector output's a_j)."""
+        """The squared norm of each a_j(t), shape (T, p) (a_j^2 for a scalar output)."""
         return self.a**2 if self.a.ndim == 2 else np.sum(self.a**2, axis=-1)
 
     @cached_property
