@@ -598,7 +598,10 @@ def instance_scalar(claim: Claim, tr: Trajectory, expr: sp.Basic) -> float:
 def _event_resolution(t: np.ndarray, t_event: float) -> float:
     """How well the saved times locate an event first seen at ``t_event``: the spacing to
     the saved time before it (the event happened in between); the largest spacing when
-    the event was not seen."""
+    the event was not seen; none when it holds at the first saved time (the runs start
+    from one state there, so no earlier time it could have happened after)."""
+    if len(t) and t_event == t[0]:
+        return 0.0
     if len(t) < 2:
         return math.inf
     k = int(np.searchsorted(t, t_event)) if math.isfinite(t_event) else 0

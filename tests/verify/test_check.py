@@ -253,3 +253,21 @@ def test_check_fixes_a_window_that_opens_at_an_event():
     assert verdict.where.t >= float(tr.t[np.argmax(tr.loss <= 0.5 * tr.loss[0])])
     never = check(_after_event(1e-300), tr)
     assert never.outcome is Outcome.INCONCLUSIVE and "did not happen" in never.reason
+
+
+def test_an_event_that_holds_at_the_start_happens_at_zero_with_no_grid_error():
+    """The event's first time is the first saved time t = 0, where both runs start from the
+    same state: no earlier saved time it could have happened after, so no grid spacing in
+    its error (a widely spaced grid once made this 1e3 and the verdict INCONCLUSIVE)."""
+    from theory.symbols import t_conv
+    claim = Claim(id="event-at-0", title="the loss is below twice its start at once",
+                  kind=Kind.EVENT_TIME, source=Source("test", "event", Provenance.INFERRED),
+                  statement=sp.Le(t_conv, 1), event=sp.Le(L(t), 2 * L(0)), event_time=t_conv,
+                  measures="L(t)")
+    t_eval = np.concatenate([[0.0], np.geomspace(1.0, 1e4, 40)])
+    tr = simulate(generators.two_point(p=10, lam=1e-3, seed=0), ExactFlow(), t_eval)
+    verdict = check(claim, tr)
+    assert verdict.outcome is Outcome.HOLDS, str(verdict)
+    assert verdict.observed == 0.0 and verdict.error == 0.0
+    tight = check(dataclasses.replace(claim, statement=sp.Le(t_conv, sp.Rational(1, 1000))), tr)
+    assert tight.outcome is Outcome.HOLDS and tight.margin == 1e-3, str(tight)
