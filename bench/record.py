@@ -11,6 +11,8 @@ block and its record disagree, so the page's measured numbers are a run's, never
 
     python bench/record.py span_cost               # run bench/span_cost.py, store it
     python bench/record.py startup -- --repeat 5   # arguments after -- go to the script
+    python bench/record.py --as cel23_sizes_256 cel23_sizes -- --d 256 --trials 1
+                                                   # a second record of one script
     python bench/record.py --page docs/benchmarks.md   # rewrite the page's blocks
 """
 
@@ -48,8 +50,9 @@ def _versions() -> dict:
     return json.loads(out)
 
 
-def record(name: str, args: list[str]) -> dict:
-    """Run ``bench/NAME.py ARGS`` and return its record (the script must exit 0)."""
+def record(name: str, args: list[str], stored_as: str | None = None) -> dict:
+    """Run ``bench/NAME.py ARGS`` and return its record (the script must exit 0), stored
+    as ``stored_as`` (default NAME: one record per script and page block)."""
     script = ROOT / "bench" / f"{name}.py"
     if not _NAME.match(name) or not script.exists():
         raise SystemExit(f"error: benchmark {name!r}: no bench/{name}.py (allowed: "
@@ -67,6 +70,7 @@ def record(name: str, args: list[str]) -> dict:
         raise SystemExit(f"error: bench/{name}.py exited {done.returncode}; nothing stored")
     return {
         "name": name,
+        **({"stored_as": stored_as} if stored_as and stored_as != name else {}),
         "command": " ".join(["python", f"bench/{name}.py", *args]),
         "output": done.stdout.rstrip("\n"),
         "commit": commit,
@@ -84,7 +88,8 @@ def render(rec: dict) -> str:
     """The page's block for one record: the command, what produced it, the output."""
     tree = f"{rec['commit']}{' + uncommitted changes' if rec['dirty'] else ''}"
     load = "/".join(f"{x:g}" for x in rec["load_before"])
-    return (f"Recorded by `python bench/record.py {rec['name']}` on {rec['date']} at "
+    how = (f"--as {rec['stored_as']} " if rec.get("stored_as") else "") + rec["name"]
+    return (f"Recorded by `python bench/record.py {how}` on {rec['date']} at "
             f"{tree} (Python {rec['python']}, torch {rec['torch']}, numpy {rec['numpy']}, "
             f"{rec['cores']} cores, load average {load} before the run; "
             f"{rec['wall_seconds']:g} s in all):\n\n"
@@ -114,12 +119,18 @@ def main() -> None:
     parser.add_argument("args", nargs=argparse.REMAINDER,
                         help="arguments for the benchmark, after --")
     parser.add_argument("--page", metavar="PATH", help="rewrite this page's generated blocks")
+    parser.add_argument("--as", dest="stored_as", metavar="RECORD",
+                        help="store the run as bench/results/RECORD.json (page block RECORD; "
+                        "default: NAME); give it before NAME")
     ns = parser.parse_args()
+    if ns.stored_as is not None and not _NAME.match(ns.stored_as):
+        parser.error(f"--as {ns.stored_as!r}: a record name is lower-case letters, digits "
+                     "and underscores, starting with a letter")
     if ns.name:
         args = ns.args[1:] if ns.args[:1] == ["--"] else ns.args
-        rec = record(ns.name, args)
+        rec = record(ns.name, args, ns.stored_as)
         RESULTS.mkdir(exist_ok=True)
-        (RESULTS / f"{ns.name}.json").write_text(json.dumps(rec, indent=1) + "\n")
+        (RESULTS / f"{ns.stored_as or ns.name}.json").write_text(json.dumps(rec, indent=1) + "\n")
         print(render(rec))
     if ns.page:
         path = Path(ns.page)

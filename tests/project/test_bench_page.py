@@ -27,7 +27,8 @@ def test_every_block_is_its_record():
     for name in names:
         rec = record.load(name)
         assert rec["output"].strip() and rec["commit"], name
-        assert rec["command"].startswith(f"python bench/{name}.py"), rec["command"]
+        assert rec.get("stored_as", rec["name"]) == name, (name, rec["name"])
+        assert rec["command"].startswith(f"python bench/{rec['name']}.py"), rec["command"]
 
 
 def test_a_changed_record_is_caught(tmp_path, monkeypatch):
@@ -39,3 +40,11 @@ def test_a_changed_record_is_caught(tmp_path, monkeypatch):
     rec["output"] += "\nedited"
     monkeypatch.setattr(record, "load", lambda n: rec if n == name else original(n))
     assert record.page_text(text) != text
+
+
+def test_a_second_record_of_one_script_says_how_it_was_made():
+    record = _record_module()
+    rec = dict(record.load(record.blocks(PAGE.read_text())[0]), stored_as="other_run")
+    assert f"`python bench/record.py --as other_run {rec['name']}`" in record.render(rec)
+    del rec["stored_as"]
+    assert " --as " not in record.render(rec)
