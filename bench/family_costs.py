@@ -72,17 +72,23 @@ def measure(fam, params: dict) -> dict:
 
 
 def main(args) -> None:
+    from numerics.problem import ProblemError
     from theory import packs
     from verify.families import all_families
 
     builtin = {p.name for p in packs.packs() if p.builtin}
+    load_before = [round(x, 2) for x in os.getloadavg()]
     rows: dict[str, list] = {}
     for name, fam in all_families().items():
         if fam.setting not in builtin:
             continue
         rows[name] = []
         for params in _points(fam):
-            row = measure(fam, params)
+            try:
+                row = measure(fam, params)
+            except ProblemError as exc:  # a point the family cannot draw: said, not stored
+                print(f"{name:<18} {params}: not drawn: {exc}", flush=True)
+                continue
             rows[name].append(row)
             shown = " ".join(f"{k}={v}" for k, v in row["params"].items())
             print(f"{name:<18} {shown:<52} {row['seconds']:>8.2f} s  steps {row['steps']:>7}  "
@@ -93,6 +99,7 @@ def main(args) -> None:
         OUT.write_text(json.dumps({
             "measured": {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
                          "commit": commit, "cores": os.cpu_count(),
+                         "load": [load_before[0], round(os.getloadavg()[0], 2)],
                          "by": "python bench/family_costs.py --write"},
             "families": rows}, indent=1) + "\n")
         print(f"wrote {OUT.relative_to(ROOT)}")

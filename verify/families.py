@@ -613,8 +613,10 @@ def cost_lines(name: str, costs: dict | None = None) -> list[str]:
     if not rows:
         return []
     m = costs.get("measured", {})
+    load = (f", load average {m['load'][0]:g}-{m['load'][1]:g} (other jobs beside it)"
+            if m.get("load") else "")
     lines = [f"    one run (exact flow and its companion to the horizon; measured "
-             f"{m.get('date', '?')}, {m.get('cores', '?')} cores, one thread):"]
+             f"{m.get('date', '?')}, {m.get('cores', '?')} cores, one thread{load}):"]
     for row in rows:
         where = " ".join(f"{k}={v}" for k, v in row["params"].items())
         lines.append(f"      {where:<44} {row['seconds']:>8.1f} s  ({row['events']} events, "
