@@ -13,11 +13,18 @@ and the run's wall time.
     python bench/cel23_sizes.py               # d = 64: about 10-20 minutes on 2 cores
     python bench/cel23_sizes.py --d 64 --trials 5
     python bench/cel23_sizes.py --d 256 --trials 1 --schemes centred   # about 25 min
+    python bench/cel23_sizes.py --d 256 --trials 5 --schemes centred --store runs.json
+
+With ``--store FILE`` each finished flow is written to FILE as it ends and the flows already
+there are not run again: a stopped run resumes, and a run with more trials adds to one with
+fewer (trials run in order of their seed, so a stop leaves the first seeds complete). The
+printed wall time is that of this invocation.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 
@@ -34,18 +41,26 @@ def main(args) -> None:
     ks = rr.GRID["full"][1]
     horizon = rr.GRID["full"][2]
     start = time.perf_counter()
-    jobs = [(d, k, scheme, trial, horizon) for d in args.d for scheme in args.schemes
-            for k in ks for trial in range(args.trials)]
-    with worker_pool(2) as pool:
-        results = dict(zip([j[:4] for j in jobs], pool.map(rr._flow_one, jobs), strict=True))
+    jobs = [(d, k, scheme, trial, horizon) for trial in range(args.trials) for d in args.d
+            for scheme in args.schemes for k in ks]
+    stored = _load(args.store, horizon)
+    todo = [j for j in jobs if _key(j) not in stored]
+    if todo:
+        with worker_pool(2) as pool:
+            for job, res in pool.imap_unordered(_run, todo):
+                stored[_key(job)] = res
+                if args.store:
+                    _save(args.store, horizon, stored)
+    results = {j[:4]: stored[_key(j)] for j in jobs}
     wall = time.perf_counter() - start
     runs = {"flow": {}}
     for (d, k, scheme, trial), res in results.items():
         runs["flow"].setdefault((scheme, d, k), [None] * args.trials)[trial] = res
     cells, slopes, apart = rr._summaries(runs, args.d, ks, args.trials)
+    reused = f", {len(jobs) - len(todo)} more read from {args.store}" if len(todo) < len(jobs) else ""
     print(f"E-CEL23-1 by the exact flow, m = {rr.WIDTH}, t = {horizon:g}, {args.trials} "
-          f"trials per cell (data seeds 0..{args.trials - 1}), {len(jobs)} flows with their "
-          f"companions in {wall / 60:.1f} min on 2 worker processes\n")
+          f"trials per cell (data seeds 0..{args.trials - 1}), {len(todo)} flows with their "
+          f"companions in {wall / 60:.1f} min on 2 worker processes{reused}\n")
     print("| scheme | d | lam | our median max angle (deg) | our range | paper's median "
           "(sd) | ours / paper | trials with two bundles | largest final loss |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -69,12 +84,41 @@ def main(args) -> None:
           f"{np.median([c['ratio'] for c in cells if c['ratio']]):.3g}")
 
 
+def _run(job):
+    return job, rr._flow_one(job)
+
+
+def _key(job) -> str:
+    d, k, scheme, trial = job[:4]
+    return f"{scheme} d={d} k={k} trial={trial}"
+
+
+def _load(path, horizon) -> dict:
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as fh:
+        data = json.load(fh)
+    if data.get("horizon") != horizon:
+        raise SystemExit(f"--store {path}: its flows end at t = {data.get('horizon')}, "
+                         f"this run's at t = {horizon:g}")
+    return data["flows"]
+
+
+def _save(path, horizon, flows) -> None:
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as fh:
+        json.dump({"horizon": horizon, "flows": flows}, fh, indent=1, default=float)
+    os.replace(tmp, path)
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, nargs="+", default=[64], help="sizes n = d (default 64)")
     ap.add_argument("--trials", type=int, default=rr.TRIALS, help="trials per cell (<= 5)")
     ap.add_argument("--schemes", nargs="+", choices=rr.SCHEMES, default=list(rr.SCHEMES),
                     help="data schemes (default: both)")
+    ap.add_argument("--store", metavar="FILE", help="JSON file of finished flows: written "
+                    "as each ends, read to skip them (resume, or add trials)")
     return ap
 
 

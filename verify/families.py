@@ -613,8 +613,13 @@ def cost_lines(name: str, costs: dict | None = None) -> list[str]:
     if not rows:
         return []
     m = costs.get("measured", {})
-    load = (f", load average {m['load'][0]:g}-{m['load'][1]:g} (other jobs beside it)"
-            if m.get("load") else "")
+    load = ""
+    if m.get("load"):
+        low, high = m["load"][:2]
+        # more runnable jobs than cores at some point: the times include waiting for one
+        busy = (" (other jobs beside it: the times are upper bounds)"
+                if high > m.get("cores", 1) else "")
+        load = f", load average {low:g}-{high:g}{busy}"
     lines = [f"    one run (exact flow and its companion to the horizon; measured "
              f"{m.get('date', '?')}, {m.get('cores', '?')} cores, one thread{load}):"]
     for row in rows:

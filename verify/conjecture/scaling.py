@@ -342,12 +342,10 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
                 raise ConjectureError(str(exc)) from None
             jobs_args.append((fam.name, fixed, values, text, spec, points))
     if jobs > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from verify.pool import worker_pool
 
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            pts = list(pool.map(_job, jobs_args))
+        with worker_pool(jobs) as pool:
+            pts = pool.map(_job, jobs_args)
     else:
         pts = [_job(a) for a in jobs_args]
     ok = [p for p in pts if p.ok]

@@ -1,0 +1,74 @@
+"""`verify.pool.worker_pool`: workers on one thread, and no worker outlives its parent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from verify.pool import worker_pool
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _threads_env(_):
+    return os.environ["OMP_NUM_THREADS"], os.environ["GFVERIFY_THREADS"]
+
+
+def test_workers_run_on_one_thread():
+    with worker_pool(2) as pool:
+        assert set(pool.map(_threads_env, range(4))) == {("1", "1")}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:  # a zombie has ended its work
+        return fh.read().split()[2] != "Z"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_workers_end_when_their_parent_is_killed(tmp_path):
+    # The parent starts two workers on an endless task and is then SIGKILLed, so no
+    # `except` of worker_pool runs: the workers must notice and end themselves.
+    pids = tmp_path / "pids"
+    script = textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {_ROOT!r})
+        from verify.pool import worker_pool
+        from tests.verify.test_pool import _spin
+        with worker_pool(2) as pool:
+            pool.map_async(_spin, [{str(pids)!r}] * 2)
+            time.sleep(600)
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=_ROOT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if pids.exists() and len(pids.read_text().split()) >= 2:
+            break
+        time.sleep(0.1)
+    workers = [int(p) for p in pids.read_text().split()]
+    assert len(workers) == 2 and all(_alive(w) for w in workers)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    left = [w for w in workers if _alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their killed parent"
+
+
+def _spin(path: str) -> None:
+    with open(path, "a") as fh:
+        fh.write(f"{os.getpid()}\n")
+    while True:
+        time.sleep(0.05)
