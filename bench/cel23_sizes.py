@@ -57,7 +57,8 @@ def main(args) -> None:
     for (d, k, scheme, trial), res in results.items():
         runs["flow"].setdefault((scheme, d, k), [None] * args.trials)[trial] = res
     cells, slopes, apart = rr._summaries(runs, args.d, ks, args.trials)
-    reused = f", {len(jobs) - len(todo)} more read from {args.store}" if len(todo) < len(jobs) else ""
+    reused = (f", {len(jobs) - len(todo)} more read from {args.store}"
+              if len(todo) < len(jobs) else "")
     print(f"E-CEL23-1 by the exact flow, m = {rr.WIDTH}, t = {horizon:g}, {args.trials} "
           f"trials per cell (data seeds 0..{args.trials - 1}), {len(todo)} flows with their "
           f"companions in {wall / 60:.1f} min on 2 worker processes{reused}\n")

@@ -72,3 +72,44 @@ def _spin(path: str) -> None:
         fh.write(f"{os.getpid()}\n")
     while True:
         time.sleep(0.05)
+
+
+def _count_to(n: int, progress) -> int:
+    progress[1] = n
+    for k in range(n):
+        progress[0] = k + 1
+    return os.getpid()
+
+
+def _refuse(progress):
+    raise ValueError("--thing: refused in the worker")
+
+
+def _sleep(progress):
+    time.sleep(600)
+
+
+def test_a_background_function_returns_its_value_and_progress_from_another_process():
+    from verify.pool import Background
+
+    job = Background(_count_to, 7)
+    pid = job.result()
+    assert pid != os.getpid() and job.finished and job.progress() == (7, 7)
+
+
+def test_a_background_function_s_exception_is_raised_in_the_caller():
+    from verify.pool import Background
+
+    job = Background(_refuse)
+    with pytest.raises(ValueError, match="refused in the worker"):
+        job.result()
+
+
+def test_a_terminated_background_function_ends_and_says_it_died():
+    from verify.pool import Background
+
+    job = Background(_sleep)
+    assert job.result(poll=0.2) is None and not job.finished
+    job.terminate()
+    with pytest.raises(RuntimeError, match="died"):
+        job.result()

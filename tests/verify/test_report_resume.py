@@ -17,7 +17,8 @@ FIRST, SECOND = "papers.cel23.repro_theorem8", "papers.s000.repro_groups"
 
 @pytest.fixture
 def no_tightness(monkeypatch):
-    """The tightness table is not what these tests are about (it takes a minute)."""
+    """The tightness table is not what these tests are about (it takes a minute); the
+    reports below run it in this process (``parallel=False``), where the stand-in is seen."""
     monkeypatch.setattr(W.tightness, "run", lambda *a, **k: ([], {"claims": {}}))
 
 
@@ -32,7 +33,7 @@ def test_a_stopped_report_keeps_its_finished_sections_and_resumes(tmp_path, monk
     monkeypatch.setattr(second, "run", _stop)
     with pytest.raises(W.ReportInterrupted) as stopped:
         W.write_report(tmp_path, suite=False, reproductions=(FIRST, SECOND),
-                       show_progress=False)
+                       show_progress=False, parallel=False)
     assert "kept 1 finished section(s) (repro_theorem8)" in str(stopped.value)
     data = json.loads((tmp_path / "verdicts.json").read_text())
     assert data["partial"] is True and list(data["reproduction"]) == ["CEL23-T8"]
@@ -44,7 +45,7 @@ def test_a_stopped_report_keeps_its_finished_sections_and_resumes(tmp_path, monk
     monkeypatch.setattr(first, "run", lambda *a, **k: pytest.fail("ran a kept section"))
     monkeypatch.setattr(second, "run", real_run)
     result = W.write_report(tmp_path, suite=False, reproductions=(FIRST, SECOND),
-                            show_progress=False)
+                            show_progress=False, parallel=False)
     assert [r.experiment for r in result.reproductions] == ["CEL23-T8", "E-000-5"]
     assert (tmp_path / "index.html").exists()
     assert not (tmp_path / resume_mod.DIRECTORY).exists()
@@ -83,3 +84,39 @@ def test_sigterm_stops_a_report_as_ctrl_c_does():
 
     with pytest.raises(KeyboardInterrupt):
         cli._interrupt_on_sigterm(signal.SIGTERM, None)
+
+
+def _tightness_elsewhere(out, profile, store, show_progress, instances, progress=None):
+    import os
+
+    progress[1] = 3
+    progress[0] = 3
+    return [], {"claims": {}, "pid": os.getpid()}
+
+
+def test_the_tightness_table_runs_in_its_own_process_beside_the_sections(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setattr(W.tightness, "run", _tightness_elsewhere)
+    result = W.write_report(tmp_path, suite=False, reproductions=(FIRST,), show_progress=True,
+                            parallel=True)
+    tight = json.loads(result.verdicts_json.read_text())["tightness"]
+    assert tight["pid"] != os.getpid()
+    assert (tmp_path / "index.html").exists()
+
+
+def test_a_stopped_report_ends_its_tightness_worker(tmp_path, monkeypatch):
+    first = W._section_module(FIRST)
+    monkeypatch.setattr(first, "run", _stop)
+    started = []
+    real = W.Background
+
+    def spy(*args, **kwargs):
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(W, "Background", spy)
+    with pytest.raises(W.ReportInterrupted):
+        W.write_report(tmp_path, suite=False, reproductions=(FIRST,), show_progress=False,
+                       parallel=True)
+    assert len(started) == 1 and not started[0]._proc.is_alive()

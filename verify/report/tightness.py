@@ -112,10 +112,11 @@ def catalogue_line(key: str, d: dict) -> str:
 
 
 def run(out_dir, profile: str, store, show_progress: bool = True,
-        instances: int | None = None) -> tuple[list[Block], dict]:
+        instances: int | None = None, progress=None) -> tuple[list[Block], dict]:
     """The section's blocks and its data (for verdicts.json). ``instances`` (`gfverify
     report --instances`) caps the instances drawn per claim (at least 1; default: the
-    profile's budget)."""
+    profile's budget). ``progress``: a pair [done, total] of claims set as they finish (a
+    `verify.pool.Background` counter, when the report runs this beside its sections)."""
     from verify.tighten.search import tighten_claim, tighten_claim_on_runs
 
     prof = get_profile(profile)
@@ -124,6 +125,8 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
     settings = declared_settings()
     claims = tightenable_claims()
     rows, data, start = [], {}, time.perf_counter()
+    if progress is not None:
+        progress[1] = len(claims)
     with Progress(len(claims), "tightness", enabled=show_progress) as bar:
         for claim in claims:
             s = settings.get(claim.id, {})
@@ -158,6 +161,8 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
                 rows.append(row)
                 data[claim.id] = d
             bar.advance()
+            if progress is not None:
+                progress[0] = bar.done
     wall = time.perf_counter() - start
     found = sum(1 for d in data.values()
                 if d.get("verdict") in ("SHARPEST FOUND", "PROVED VALUE VIOLATED"))

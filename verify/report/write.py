@@ -35,6 +35,7 @@ from verify.claim_figures import claim_figures
 from verify.errors import InputError
 from verify.figures import pdf_copies
 from verify.findings import data_label
+from verify.pool import Background
 from verify.profiles import get_profile
 from verify.progress import Heartbeat, Progress, latest_bar, say
 from verify.report import front, tightness, verdict_table
@@ -258,7 +259,8 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
                  show_progress: bool = True, instances: int | None = None,
                  suite: bool = True, store: str | os.PathLike | None = None,
                  reproductions: tuple[str, ...] | None = None,
-                 latex: bool = False, fresh: bool = False, certify: int = 0) -> ReportResult:
+                 latex: bool = False, fresh: bool = False, certify: int = 0,
+                 parallel: bool | None = None) -> ReportResult:
     """Write the report; ``instances`` overrides the profile's number of random instances;
     ``suite=False`` skips the verification suite (the report then says so). Sweeps of the
     reproductions are stored in ``store`` (default ``out_dir/store``) and read back from
@@ -272,7 +274,11 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     Finished parts (the suite's result, each section) are kept in ``out_dir`` as they
     finish (`verify.report.resume`); a run stopped by Ctrl-C or SIGTERM raises
     `ReportInterrupted` after writing ``verdicts.json`` with what it has, and the next run
-    with the same ``out_dir`` resumes from the kept parts (``fresh`` discards them)."""
+    with the same ``out_dir`` resumes from the kept parts (``fresh`` discards them).
+
+    ``parallel`` (default: when the machine has two cores or more): the tightness table runs
+    in a worker process beside the sections (`verify.pool.Background`), the suite in its
+    own; otherwise after them in this process."""
     from theory import packs
     from verify.report.resume import Request, SavedProgress, code_fingerprint
 
@@ -322,17 +328,28 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
                  if suite and saved.suite is None else None)
     store = Path(store) if store is not None else out / "store"
     state = {"part": "starting"}
+    if parallel is None:
+        parallel = (os.cpu_count() or 1) >= 2
+    tight_run = None
+    if parallel and "tightness" not in saved.sections:
+        tight_run = Background(tightness.run, out, profile, store, False, instances)
+        if show_progress:
+            say("tightness table: running in a worker process beside the sections ...")
 
     def status() -> str:
         bar = latest_bar()
-        return f"{state['part']}{': ' + bar if bar else ''}{_suite_status(suite_run)}"
+        return (f"{state['part']}{': ' + bar if bar else ''}{_tightness_status(tight_run)}"
+                f"{_suite_status(suite_run)}")
 
     try:
         with Heartbeat(status, enabled=show_progress):
             result = _write_report(out, profile, seed, show_progress, instances, start,
                                    suite_run, saved, store,
-                                   dict(zip(sections, modules, strict=True)), latex, state)
+                                   dict(zip(sections, modules, strict=True)), latex, state,
+                                   tight_run)
     except BaseException as exc:
+        if tight_run is not None:
+            tight_run.terminate()
         if suite_run is not None and not suite_run.finished:
             suite_run.kill()
         if isinstance(exc, KeyboardInterrupt):
@@ -357,8 +374,8 @@ def _keep_partial(out: Path, profile: str, seed: int, saved) -> str:
             "partial); run the same command to resume from them")
 
 
-def _write_report(out, profile, seed, show_progress, instances, start,
-                  suite_run, saved, store, sections, latex=False, state=None) -> ReportResult:
+def _write_report(out, profile, seed, show_progress, instances, start, suite_run, saved,
+                  store, sections, latex=False, state=None, tight_run=None) -> ReportResult:
     state = state if state is not None else {}
     others = []
     pdfs = (pdf_copies(out / latex_export.DIRECTORY / latex_export.FIGURES) if latex
@@ -372,7 +389,8 @@ def _write_report(out, profile, seed, show_progress, instances, start,
                     say(f"reproduction {name}: kept from the earlier run")
                 continue
             if show_progress:
-                say(f"reproduction {name} ...{_suite_status(suite_run)}")
+                say(f"reproduction {name} ...{_tightness_status(tight_run)}"
+                    f"{_suite_status(suite_run)}")
             # ``instances`` (--instances) goes to the sections that draw random instances
             extra = ({"instances": instances}
                      if "instances" in inspect.signature(module.run).parameters else {})
@@ -383,6 +401,9 @@ def _write_report(out, profile, seed, show_progress, instances, start,
     state["part"] = "tightness table"
     if "tightness" in saved.sections:
         tight_blocks, tight_data = saved.sections["tightness"]
+    elif tight_run is not None:
+        tight_blocks, tight_data = _background_result(tight_run, show_progress)
+        saved.save_section("tightness", (tight_blocks, tight_data))
     else:
         if show_progress:
             say(f"tightness table ...{_suite_status(suite_run)}")
@@ -421,6 +442,30 @@ def _write_report(out, profile, seed, show_progress, instances, start,
 
 
 TITLE = "gfverify bound-checking report"
+
+
+def _tightness_status(tight_run) -> str:
+    """Where the tightness table running beside the sections is, for the progress lines."""
+    if tight_run is None:
+        return ""
+    if tight_run.finished:
+        return " (tightness table: finished)"
+    done, total = tight_run.progress()
+    return f" (tightness table beside them: {done}/{total or '?'} claims)"
+
+
+def _background_result(tight_run, show_progress: bool):
+    """The tightness table's result, with a bar of its claims while it is not done."""
+    if show_progress and not tight_run.finished:
+        while not tight_run.progress()[1] and tight_run.result(poll=0.5) is None:
+            pass  # the worker has not counted its claims yet
+        with Progress(max(tight_run.progress()[1], 1), "tightness table (in its worker)") as bar:
+            while True:
+                bar.advance(max(0, min(tight_run.progress()[0], bar.total) - bar.done))
+                if tight_run.result(poll=0.5) is not None:
+                    break
+            bar.advance(bar.total - bar.done)
+    return tight_run.result()
 
 
 def _suite_status(suite_run) -> str:
