@@ -59,6 +59,10 @@ def main(args) -> None:
     cells, slopes, apart = rr._summaries(runs, args.d, ks, args.trials)
     reused = (f", {len(jobs) - len(todo)} more read from {args.store}"
               if len(todo) < len(jobs) else "")
+    timed = [r["seconds"] for r in results.values() if "seconds" in r]
+    if timed:
+        reused += (f"; the {len(timed)} flows took {sum(timed) / 60:.1f} core-minutes, "
+                   f"{min(timed) / 60:.1f} to {max(timed) / 60:.1f} min each")
     print(f"E-CEL23-1 by the exact flow, m = {rr.WIDTH}, t = {horizon:g}, {args.trials} "
           f"trials per cell (data seeds 0..{args.trials - 1}), {len(todo)} flows with their "
           f"companions in {wall / 60:.1f} min on 2 worker processes{reused}\n")
@@ -86,7 +90,9 @@ def main(args) -> None:
 
 
 def _run(job):
-    return job, rr._flow_one(job)
+    start = time.perf_counter()
+    res = rr._flow_one(job)
+    return job, {**res, "seconds": time.perf_counter() - start}
 
 
 def _key(job) -> str:

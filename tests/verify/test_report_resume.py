@@ -120,3 +120,28 @@ def test_a_stopped_report_ends_its_tightness_worker(tmp_path, monkeypatch):
         W.write_report(tmp_path, suite=False, reproductions=(FIRST,), show_progress=False,
                        parallel=True)
     assert len(started) == 1 and not started[0]._proc.is_alive()
+
+
+def test_a_tightness_table_finished_before_a_stop_is_kept(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setattr(W.tightness, "run", _tightness_elsewhere)
+    started = []
+    real = W.Background
+    monkeypatch.setattr(W, "Background",
+                        lambda *a, **k: started.append(real(*a, **k)) or started[-1])
+
+    def stop_once_the_table_is_done(*args, **kwargs):
+        deadline = time.monotonic() + 120
+        while not started[0].finished and time.monotonic() < deadline:
+            time.sleep(0.1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(W._section_module(FIRST), "run", stop_once_the_table_is_done)
+    with pytest.raises(W.ReportInterrupted) as stopped:
+        W.write_report(tmp_path, suite=False, reproductions=(FIRST,), show_progress=False,
+                       parallel=True)
+    assert "(tightness)" in str(stopped.value)
+    again = resume_mod.SavedProgress(tmp_path, resume_mod.Request(
+        "quick", 0, None, (FIRST,), "", resume_mod.code_fingerprint((FIRST,)), 0))
+    assert "pid" in again.sections["tightness"][1]

@@ -349,6 +349,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
                                    tight_run)
     except BaseException as exc:
         if tight_run is not None:
+            _keep_tightness(tight_run, saved)
             tight_run.terminate()
         if suite_run is not None and not suite_run.finished:
             suite_run.kill()
@@ -398,12 +399,13 @@ def _write_report(out, profile, seed, show_progress, instances, start, suite_run
                              store=store, **extra)
             saved.save_section(name, rep)
             others.append(rep)
+            _keep_tightness(tight_run, saved)
     state["part"] = "tightness table"
     if "tightness" in saved.sections:
         tight_blocks, tight_data = saved.sections["tightness"]
     elif tight_run is not None:
         tight_blocks, tight_data = _background_result(tight_run, show_progress)
-        saved.save_section("tightness", (tight_blocks, tight_data))
+        _keep_tightness(tight_run, saved)
     else:
         if show_progress:
             say(f"tightness table ...{_suite_status(suite_run)}")
@@ -452,6 +454,17 @@ def _tightness_status(tight_run) -> str:
         return " (tightness table: finished)"
     done, total = tight_run.progress()
     return f" (tightness table beside them: {done}/{total or '?'} claims)"
+
+
+def _keep_tightness(tight_run, saved) -> None:
+    """Keep the tightness table as soon as its worker has finished (a stop after it then
+    loses nothing); a worker that failed is left for `_background_result` to report."""
+    if tight_run is None or "tightness" in saved.sections or not tight_run.finished:
+        return
+    try:
+        saved.save_section("tightness", tight_run.result())
+    except Exception:  # noqa: BLE001 - raised again where the table is needed
+        pass
 
 
 def _background_result(tight_run, show_progress: bool):
