@@ -17,6 +17,11 @@ and prints, from one run of this script:
 
     python bench/report_load.py                  # about an hour on a 2-core machine
     python bench/report_load.py --skip-quiet     # the loaded run and the stop only
+    python bench/report_load.py --quiet-only --serial-too
+
+``--serial-too`` adds a quiet run with ``--serial`` (the tightness table after the sections,
+in the report's process, as before it had a worker of its own) and prints the ratio of
+the two quiet times; ``--quiet-only`` leaves out the loaded run and the stop.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -36,10 +42,10 @@ ROOT = Path(__file__).resolve().parent.parent
 GFVERIFY = [sys.executable, "-m", "verify.cli"]
 
 
-def _run_report(out: Path, stop_when=None) -> dict:
+def _run_report(out: Path, stop_when=None, extra=()) -> dict:
     """One report into ``out``; its stderr lines with their times. ``stop_when(lines)``
     (called on each new line) returning True sends SIGTERM."""
-    cmd = [*GFVERIFY, "report", "--profile", "quick", "--out", str(out)]
+    cmd = [*GFVERIFY, "report", "--profile", "quick", "--out", str(out), *extra]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, bufsize=1)
@@ -85,6 +91,15 @@ def main(args) -> None:
         if not args.skip_quiet:
             results["quiet"] = _run_report(tmp / "quiet")
             _describe("quiet", results["quiet"])
+        if args.serial_too:
+            serial = _run_report(tmp / "serial", extra=("--serial",))
+            _describe("quiet, --serial", serial)
+            if "quiet" in results:
+                print(f"  --serial / default = {serial['wall'] / results['quiet']['wall']:.2f}"
+                      f"; the two index.md the same but for times and dates: "
+                      f"{_same_but_times(tmp / 'quiet', tmp / 'serial')}")
+        if args.quiet_only:
+            return
         hogs = _hogs(2)
         try:
             results["loaded"] = _run_report(tmp / "loaded")
@@ -123,9 +138,23 @@ def main(args) -> None:
             print(f"    {line}")
 
 
+_TIMES = re.compile(r"\d+(\.\d+)? ?(s|min|ms)\b|\d{4}-\d\d-\d\d[ T][\d:]+( UTC)?")
+
+
+def _same_but_times(a: Path, b: Path) -> bool:
+    """Whether two reports' index.md agree once wall times and dates are blanked."""
+    def text(p):
+        return _TIMES.sub("#", (p / "index.md").read_text())
+    return text(a) == text(b)
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-quiet", action="store_true", help="skip the quiet run")
+    ap.add_argument("--serial-too", action="store_true",
+                    help="also a quiet run with --serial, and the ratio of the two")
+    ap.add_argument("--quiet-only", action="store_true",
+                    help="no loaded run and no stop")
     return ap
 
 

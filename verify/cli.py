@@ -140,7 +140,8 @@ def _report_command(args) -> int:
                               show_progress=not args.quiet, instances=args.instances,
                               suite=not args.no_suite, store=args.results,
                               reproductions=sections, latex=args.format == "latex",
-                              fresh=args.fresh, certify=args.certify or 0)
+                              fresh=args.fresh, certify=args.certify or 0,
+                              parallel=False if args.serial else None)
     except ReportInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -231,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="ignore the parts an interrupted run kept in OUT (by default a "
                           "report resumes from them when they were made by the same code "
                           "for the same options)")
+    rep.add_argument("--serial", action="store_true",
+                     help="run the tightness table after the sections in this process (by "
+                          "default, on two cores or more, it runs in a worker process "
+                          "beside them)")
     rep.add_argument("--certify", type=int, nargs="?", const=2, default=None, metavar="N",
                      help="the suite also decides each claim on certified tubes until N "
                           "instances decided it (default 2, at most 3N tried): a certified "
