@@ -32,6 +32,23 @@ def _exit_when_orphaned(parent: int) -> None:
     os._exit(1)
 
 
+@contextlib.contextmanager
+def _one_thread_environment():
+    """This process's environment set to one thread while workers are started: a spawned
+    worker unpickles its function (importing numpy and torch) before any initializer runs,
+    and a BLAS library reads its thread count when it is loaded."""
+    before = {var: os.environ.get(var) for var in _ONE_THREAD}
+    os.environ.update(dict.fromkeys(_ONE_THREAD, "1"))
+    try:
+        yield
+    finally:
+        for var, value in before.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+
+
 def _start_worker() -> None:
     for var in _ONE_THREAD:
         os.environ[var] = "1"
@@ -44,7 +61,8 @@ def worker_pool(workers: int):
     """``with worker_pool(2) as pool: pool.imap_unordered(fn, items)``: a
     `multiprocessing.Pool` of ``workers`` processes, terminated (not waited for) when the
     block raises, closed and joined when it ends normally."""
-    pool = multiprocessing.get_context("spawn").Pool(int(workers), initializer=_start_worker)
+    with _one_thread_environment():
+        pool = multiprocessing.get_context("spawn").Pool(int(workers), initializer=_start_worker)
     try:
         yield pool
     except BaseException:
@@ -68,7 +86,8 @@ class Background:
         self._proc = ctx.Process(target=_background_main, args=(send, self.counter, fn, args,
                                                                  kwargs),
                                  name="gfverify-background")  # not daemonic: may have a pool
-        self._proc.start()
+        with _one_thread_environment():
+            self._proc.start()
         send.close()
         self._outcome = None
 

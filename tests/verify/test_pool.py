@@ -9,6 +9,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 
 from verify.pool import worker_pool
@@ -113,3 +114,22 @@ def test_a_terminated_background_function_ends_and_says_it_died():
     job.terminate()
     with pytest.raises(RuntimeError, match="died"):
         job.result()
+
+
+def _blas_threads(progress):
+    import threadpoolctl
+
+    np.ones(2) @ np.ones(2)  # this module imports numpy: loaded before the call
+    return [p["num_threads"] for p in threadpoolctl.threadpool_info()
+            if p["user_api"] == "blas"]
+
+
+def test_a_background_worker_loads_its_blas_on_one_thread(monkeypatch):
+    # the function's module (numpy with it) is imported as the worker unpickles it, before
+    # any code of the worker runs: the thread count must already be in its environment
+    from verify.pool import Background
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert Background(_blas_threads).result() == [1]
+    assert "OPENBLAS_NUM_THREADS" not in os.environ  # the caller's environment is restored
