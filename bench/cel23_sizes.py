@@ -57,15 +57,8 @@ def main(args) -> None:
     for (d, k, scheme, trial), res in results.items():
         runs["flow"].setdefault((scheme, d, k), [None] * args.trials)[trial] = res
     cells, slopes, apart = rr._summaries(runs, args.d, ks, args.trials)
-    reused = (f", {len(jobs) - len(todo)} more read from {args.store}"
-              if len(todo) < len(jobs) else "")
     timed = [r["seconds"] for r in results.values() if "seconds" in r]
-    if timed:
-        reused += (f"; the {len(timed)} flows took {sum(timed) / 60:.1f} core-minutes, "
-                   f"{min(timed) / 60:.1f} to {max(timed) / 60:.1f} min each")
-    print(f"E-CEL23-1 by the exact flow, m = {rr.WIDTH}, t = {horizon:g}, {args.trials} "
-          f"trials per cell (data seeds 0..{args.trials - 1}), {len(todo)} flows with their "
-          f"companions in {wall / 60:.1f} min on 2 worker processes{reused}\n")
+    print(_header(args, len(jobs), len(todo), wall, timed) + "\n")
     print("| scheme | d | lam | our median max angle (deg) | our range | paper's median "
           "(sd) | ours / paper | trials with two bundles | largest final loss |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -87,6 +80,24 @@ def main(args) -> None:
     print(f"\npaper's median inside our trials' range: {sum(inside)} of {len(inside)} cells; "
           f"largest error estimate {max(errors):.2g}; median ratio ours/paper "
           f"{np.median([c['ratio'] for c in cells if c['ratio']]):.3g}")
+
+
+def _header(args, n_jobs: int, n_run: int, wall: float, timed: list[float]) -> str:
+    """The run's first line: what ran in this invocation, what was read from the store and
+    what the flows cost when they ran (their own times, kept with them)."""
+    head = (f"E-CEL23-1 by the exact flow, m = {rr.WIDTH}, t = {rr.GRID['full'][2]:g}, "
+            f"{args.trials} trials per cell (data seeds 0..{args.trials - 1}): ")
+    if n_run == n_jobs:
+        head += f"{n_run} flows with their companions in {wall / 60:.1f} min on 2 worker processes"
+    elif n_run == 0:
+        head += f"all {n_jobs} flows with their companions read from {args.store}"
+    else:
+        head += (f"{n_run} flows with their companions in {wall / 60:.1f} min on 2 worker "
+                 f"processes, {n_jobs - n_run} more read from {args.store}")
+    if timed:
+        head += (f"; the {len(timed)} flows took {sum(timed) / 60:.1f} core-minutes when they "
+                 f"ran, {min(timed) / 60:.1f} to {max(timed) / 60:.1f} min each")
+    return head
 
 
 def _run(job):
