@@ -1,10 +1,11 @@
 """E-CEL23-1 at the paper's larger sizes with its five trials per cell, by the exact flow.
 
 The report's section (`papers.cel23.repro_rank`) runs the full grid to d = 256 in the full
-profile; at d = 64 its five trials per cell cost some 20 minutes of one core, at d = 256 some
-six hours. This script runs the cells of the sizes asked for (default d = 64) with the
-section's own instances (`repro_rank._instance`: data seeds 0..4, m = 200, lam = 4^-5 ..
-4^-13, both data schemes) and horizon (t = 5000), each trial by `ExactFlow` with its
+profile; at d = 64 its five trials per cell cost some 50 core-minutes, at d = 256 some 4.5
+core-hours (measured: 269 core-minutes, 2.3 h on 2 cores, 4.0 to 8.2 min a flow). This
+script runs the cells of the sizes asked for (default d = 64) with the section's own
+instances (`repro_rank._instance`: data seeds 0..4, m = 200, lam = 4^-5 .. 4^-13, both data
+schemes) and horizon (t = 5000), each trial by `ExactFlow` with its
 companion on two worker processes (one BLAS thread each), and prints per cell the median
 and range of the maximum angle between active neurons against the paper's median
 (CEL23 App. H, Tables 1-2), the per-trial slope of the small-lam law (ln-ln, lam <= 4^-7)
@@ -12,7 +13,7 @@ and the run's wall time.
 
     python bench/cel23_sizes.py               # d = 64: about 10-20 minutes on 2 cores
     python bench/cel23_sizes.py --d 64 --trials 5
-    python bench/cel23_sizes.py --d 256 --trials 1 --schemes centred   # about 25 min
+    python bench/cel23_sizes.py --d 256 --trials 1 --schemes centred   # about 20 min
     python bench/cel23_sizes.py --d 256 --trials 5 --schemes centred --store runs.json
 
 With ``--store FILE`` each finished flow is written to FILE as it ends and the flows already
