@@ -27,6 +27,7 @@ the two quiet times; ``--quiet-only`` leaves out the loaded run and the stop.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -95,9 +96,11 @@ def main(args) -> None:
             serial = _run_report(tmp / "serial", extra=("--serial",))
             _describe("quiet, --serial", serial)
             if "quiet" in results:
+                differ = _differing_lines(tmp / "quiet", tmp / "serial")
                 print(f"  --serial / default = {serial['wall'] / results['quiet']['wall']:.2f}"
-                      f"; the two index.md the same but for times and dates: "
-                      f"{_same_but_times(tmp / 'quiet', tmp / 'serial')}")
+                      f"; the two index.md the same but for times and dates: {not differ}")
+                for a, b in differ[:6]:
+                    print(f"    default: {a[:160]}\n    --serial: {b[:160]}")
         if args.quiet_only:
             return
         hogs = _hogs(2)
@@ -141,11 +144,13 @@ def main(args) -> None:
 _TIMES = re.compile(r"\d+(\.\d+)? ?(s|min|ms)\b|\d{4}-\d\d-\d\d[ T][\d:]+( UTC)?")
 
 
-def _same_but_times(a: Path, b: Path) -> bool:
-    """Whether two reports' index.md agree once wall times and dates are blanked."""
-    def text(p):
-        return _TIMES.sub("#", (p / "index.md").read_text())
-    return text(a) == text(b)
+def _differing_lines(a: Path, b: Path) -> list[tuple[str, str]]:
+    """The pairs of lines where two reports' index.md differ once wall times and dates are
+    blanked (empty: the same); a line one of them lacks is paired with ''."""
+    def lines(p):
+        return _TIMES.sub("#", (p / "index.md").read_text()).splitlines()
+    return [(x, y) for x, y in itertools.zip_longest(lines(a), lines(b), fillvalue="")
+            if x != y]
 
 
 def _parser() -> argparse.ArgumentParser:
