@@ -100,7 +100,9 @@ def main(args) -> None:
                 print(f"  --serial / default = {serial['wall'] / results['quiet']['wall']:.2f}"
                       f"; the two index.md the same but for times and dates: {not differ}")
                 for a, b in differ[:6]:
-                    print(f"    default: {a[:160]}\n    --serial: {b[:160]}")
+                    at = len(os.path.commonprefix([a, b]))  # where the two lines part
+                    print(f"    default: ...{a[max(0, at - 60):at + 100]}\n"
+                          f"    --serial: ...{b[max(0, at - 60):at + 100]}")
         if args.quiet_only:
             return
         hogs = _hogs(2)
@@ -141,14 +143,16 @@ def main(args) -> None:
             print(f"    {line}")
 
 
-_TIMES = re.compile(r"\d+(\.\d+)? ?(s|min|ms)\b|\d{4}-\d\d-\d\d[ T][\d:]+( UTC)?")
+_TIMES = re.compile(r"\d+(\.\d+)? ?(s|min|ms)\b|\d{4}-\d\d-\d\d[ T][\d:]+( UTC)?"
+                    r"|\b\d+:\d\d:\d\d\b")
 
 
 def _differing_lines(a: Path, b: Path) -> list[tuple[str, str]]:
     """The pairs of lines where two reports' index.md differ once wall times and dates are
     blanked (empty: the same); a line one of them lacks is paired with ''."""
-    def lines(p):
-        return _TIMES.sub("#", (p / "index.md").read_text()).splitlines()
+    def lines(p):  # each report names its own directory (its store's path): blanked too
+        text = (p / "index.md").read_text().replace(str(p), "OUT")
+        return _TIMES.sub("#", text).splitlines()
     return [(x, y) for x, y in itertools.zip_longest(lines(a), lines(b), fillvalue="")
             if x != y]
 
