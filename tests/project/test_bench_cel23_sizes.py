@@ -3,25 +3,13 @@ store of another horizon refused."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-def _script():
-    spec = importlib.util.spec_from_file_location("bench_cel23_sizes",
-                                                  ROOT / "bench" / "cel23_sizes.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_a_stored_flow_is_read_back_and_a_store_of_another_horizon_refused(tmp_path):
-    bench = _script()
+def test_a_stored_flow_is_read_back_and_a_store_of_another_horizon_refused(tmp_path, bench_script):
+    bench = bench_script("cel23_sizes")
     path = tmp_path / "flows.json"
     job = (256, -9, "centred", 3, 5000.0)
     bench._save(path, 5000.0, {bench._key(job): {"max_angle": 1.5, "seconds": 2.0}})
@@ -34,8 +22,8 @@ def test_a_stored_flow_is_read_back_and_a_store_of_another_horizon_refused(tmp_p
     assert bench._load(tmp_path / "none.json", 5000.0) == {}
 
 
-def test_the_first_line_says_what_ran_and_what_was_read_back():
-    bench = _script()
+def test_the_first_line_says_what_ran_and_what_was_read_back(bench_script):
+    bench = bench_script("cel23_sizes")
     args = bench._parser().parse_args(["--d", "256", "--store", "flows.json"])
     all_read = bench._header(args, 50, 0, 0.1, [240.0, 300.0])
     assert "all 50 flows with their companions read from flows.json" in all_read

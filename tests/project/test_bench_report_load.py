@@ -3,18 +3,7 @@ report's own directory are blanked, and a real difference still found."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("bench_report_load",
-                                                  ROOT / "bench" / "report_load.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _report(path: Path, text: str) -> Path:
@@ -23,8 +12,8 @@ def _report(path: Path, text: str) -> Path:
     return path
 
 
-def test_times_dates_and_the_reports_own_directory_are_not_differences(tmp_path):
-    bench = _script()
+def test_times_dates_and_the_reports_own_directory_are_not_differences(tmp_path, bench_script):
+    bench = bench_script("report_load")
     a = _report(tmp_path / "quiet", "324 passed in 277.1s (0:04:37) on 2026-12-02 18:50 UTC\n"
                 "3 computed now, 0 read from the store `DIR/store/s000.sqlite`\n")
     b = _report(tmp_path / "serial", "324 passed in 153.0s (0:02:33) on 2026-12-02 19:00 UTC\n"
@@ -32,8 +21,8 @@ def test_times_dates_and_the_reports_own_directory_are_not_differences(tmp_path)
     assert bench._differing_lines(a, b) == []
 
 
-def test_a_changed_number_is_a_difference(tmp_path):
-    bench = _script()
+def test_a_changed_number_is_a_difference(tmp_path, bench_script):
+    bench = bench_script("report_load")
     a = _report(tmp_path / "quiet", "slope -0.51 [-0.6, -0.4]\nsame\n")
     b = _report(tmp_path / "serial", "slope -0.52 [-0.6, -0.4]\nsame\n")
     assert bench._differing_lines(a, b) == [("slope -0.51 [-0.6, -0.4]",
