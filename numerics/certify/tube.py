@@ -199,12 +199,12 @@ def _first_crossing(shape: Shape, Z: np.ndarray, h: float, stuck: np.ndarray):
     return s, speed, float(np.linalg.norm(shape.X[i])), (j, i)
 
 
-def _bound(shape, Wb, ab, h, r0, stuck, pinned, regime):
+def _bound(shape, Wb, ab, h, r0, stuck, pinned, regime, floor=0.0):
     """The step's bounds with a box radius R that holds (from 1.5 r0, then 1.125 times the
     radius the last try reached, up to GROWTH_CAP r0 plus a rounding floor: a step whose
     tube would grow more is shortened instead); (R, bounds) or (None, the last failure)."""
     size = float(np.max(np.abs(Wb.mid[0]))) + float(np.max(np.abs(ab.mid[0])))
-    cap = GROWTH_CAP * r0 + ROUNDING_FLOOR * max(size, 1e-300)
+    cap = GROWTH_CAP * r0 + ROUNDING_FLOOR * max(size, 1e-300) + floor
     R = max(1.5 * r0, 1e-300)
     for _ in range(12):
         bnd = verify_step(shape, Wb, ab, h, r0, R, stuck, pinned, regime)
@@ -277,7 +277,8 @@ def _convex_crossing(shape, Wc, ac, b, at, speed, pair, r0, stuck, pinned, regim
                                                       * np.linalg.norm(shape.X[i]))
     past = max(depth / max(speed, 1e-300), 4.0 * np.spacing(b + at))
     end, h = exact_step(b, b + at + past)
-    R, bnd = _bound(shape, Ball.exact(Wc), Ball.exact(ac), h, r0, stuck, pinned, regime)
+    stray = 4.0 * (Wc.shape[0] + 2) * depth / float(np.linalg.norm(shape.X[i]))
+    R, bnd = _bound(shape, Ball.exact(Wc), Ball.exact(ac), h, r0, stuck, pinned, regime, stray)
     return None if R is None else (end, h, R, bnd)
 
 
