@@ -58,6 +58,20 @@ class Shape:
     slope: float
     train: str
 
+    def __post_init__(self) -> None:
+        # the bounds below hold only for these (a growth constant of 0 for one trained
+        # layer, a convex kink for a slope in [0, 1], the Gauss-Newton term for c > 0)
+        if self.train not in ("both", "first", "second"):
+            raise NotCertifiable(f"train: {self.train!r} is not both, first or second")
+        if not (np.isfinite(self.loss_scale) and self.loss_scale > 0):
+            raise NotCertifiable(f"loss_scale: must be positive, got {self.loss_scale!r}")
+        if not 0.0 <= self.slope < 1.0:
+            raise NotCertifiable(f"slope: must be in [0, 1), got {self.slope!r}")
+        if not (isinstance(self.p, int | np.integer) and self.p >= 1):
+            raise NotCertifiable(f"p: a positive number of neurons, got {self.p!r}")
+        if not isinstance(self.mean_field, bool | np.bool_):
+            raise NotCertifiable(f"mean_field: True or False, got {self.mean_field!r}")
+
     @property
     def n(self) -> int:
         return self.X.shape[0]
@@ -106,19 +120,14 @@ class Shape:
         return theta[..., :pd].reshape(*theta.shape[:-1], self.p, self.d), theta[..., pd:]
 
 
-def shape_of(problem) -> Shape:
-    """The field's constants for ``problem``; `NotCertifiable` for a loss other than the
-    square loss or an activation other than ReLU / leaky ReLU."""
-    if problem.loss != "square":
-        raise NotCertifiable(f"the {problem.loss} loss: certificates cover the square loss "
-                             "(a polynomial field between activation changes)")
-    slope = getattr(problem.activation, "slope", None)
-    if slope is None or type(problem.activation).__name__ not in ("ReLU", "LeakyReLU"):
-        raise NotCertifiable(f"activation {problem.activation.describe()}: certificates "
-                             "cover ReLU and leaky ReLU")
-    return Shape(np.asarray(problem.X, float), np.asarray(problem.y, float), problem.p,
-                 float(problem.loss_scale), problem.parametrization == "mean_field",
-                 float(slope), problem.train)
+def step_polynomial(shape: Shape, coef: np.ndarray) -> tuple[Ball, Ball, Ball]:
+    """A step's flat Taylor coefficients (order + 1, parameters) as balls: the whole
+    state P and its parts (W, a), views of P. The writer and the checker both build them
+    here, so that every bound is computed from the same arrays in the same layout (and
+    so, on one machine, to the same last bit)."""
+    P = Ball.exact(np.ascontiguousarray(coef, dtype=np.float64))
+    pd = shape.p * shape.d
+    return P, P[:, :pd].reshape(P.shape[0], shape.p, shape.d), P[:, pd:]
 
 
 def slopes(shape: Shape, active: np.ndarray, inactive: np.ndarray) -> Ball:

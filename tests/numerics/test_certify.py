@@ -130,7 +130,7 @@ def test_conjecture_cli_certifies_its_counterexample(tmp_path):
          "--budget", "1", "--no-plot", "--certify", str(tmp_path / "c.npz")],
         capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 1, out.stderr
-    assert "certified: conjecture DISPROVED" in out.stdout
+    assert "certified: the counterexample" in out.stdout and ": DISPROVED at t=" in out.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "verify", "conjecture", "L(t) <= L(0)", "--family",
          "orthogonal", "--certify", str(tmp_path / "nowhere" / "c.npz")],
@@ -236,15 +236,17 @@ def test_a_regime_that_hides_the_kink_is_rejected(orthogonal, tmp_path):
 @pytest.mark.parametrize("name", ["L", "R", "NormW", "Balance", "NormSumDrift", "ParamDrift",
                                   "MaxAbsH", "NormWFrobSq", "SignFlips", "Emin", "Emax"])
 def test_enclosures_hold_the_measured_values(orthogonal, name):
-    from verify.certified.decide import _Context
+    from numerics.certify.balls import Ball
+    from numerics.certify.quantities import MEASURES, around
     from verify.measures import TRAJECTORY_QUANTITIES
 
     run, tube = orthogonal
-    ctx = _Context(get("S002-T1"), run, tube)
+    W0, a0 = tube.shape.split(tube.theta0)
+    start = (Ball.exact(W0), Ball.exact(a0))
     values = TRAJECTORY_QUANTITIES[name](run).values
-    for k in (0, 10, 50, 100):
-        W, a = ctx._saved(float(run.t[k]))
-        box = ctx._measure(name, W, a)
+    for k in (0, 10, 50, 100):  # the box around the run's state holding the true flow
+        W, a = around(tube.shape, tube.states[k], float(tube.radii[k]))
+        box = MEASURES[name](tube.shape, W, a, start)
         lo, hi = float(box.lower()), float(box.upper())
         assert lo - 1e-12 * abs(values[k]) <= values[k] <= hi + 1e-12 * abs(values[k]), \
             (name, k, lo, values[k], hi)

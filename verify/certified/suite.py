@@ -23,7 +23,7 @@ import numpy as np
 
 from numerics import Trajectory
 from numerics.certify import CertifyError, NotCertifiable, Tube, certify
-from numerics.certify.field import shape_of
+from numerics.certify.instance import Instance
 
 # instances certified per check (the rest keep their float verdicts only)
 DEFAULT_LIMIT = 2
@@ -78,7 +78,7 @@ def why_not(traj: Trajectory) -> str:
     if not str(traj.method).startswith("exact"):
         return f"a {traj.method} run (certificates cover the exact flow)"
     try:
-        shape_of(traj.problem)
+        Instance.of_problem(traj.problem)
     except NotCertifiable as exc:
         return str(exc)
     size = traj.problem.p * (traj.problem.d + 1)

@@ -77,12 +77,13 @@ def register(subparsers) -> None:
     con.add_argument("--plot", default=None,
                      help="PNG path (default conjecture.png or scaling.png)")
     con.add_argument("--no-plot", action="store_true", help="do not write a PNG")
-    con.add_argument("--certify", nargs="?", const="counterexample.cert.npz", default=None,
+    con.add_argument("--certify", nargs="?", const="conjecture.cert.npz", default=None,
                      metavar="FILE",
-                     help="decide the counterexample on its run's certified tube (PROVED / "
-                          "DISPROVED, exact flow, square loss, ReLU or leaky ReLU) and write "
-                          "the certificate to FILE (default counterexample.cert.npz); check "
-                          "it with `python -m numerics.certify FILE`")
+                     help="decide the counterexample (or, when there is none, each instance "
+                          "that HOLDS) on its run's certified tube (PROVED / DISPROVED; exact "
+                          "flow, square loss, ReLU or leaky ReLU) and write the certificates "
+                          "to FILE, FILE's stem-2, -3, ... (default conjecture.cert.npz); "
+                          "re-check one with `python -m numerics.certify FILE`")
     con.add_argument("--n", default=None, metavar="N1,N2,...",
                      help="sizes for --scaling (default 8,16,32)")
     con.add_argument("--reps", type=int, default=None,
@@ -257,29 +258,12 @@ def _conjecture_command(args) -> int:
             plot=plot_path(args, "conjecture.png"), **kwargs)
     except (ConjectureError, FamilyError) as exc:
         raise UsageError(str(exc)) from None
-    print(result.report())
+    print(result.report(), flush=True)
     if args.certify is not None:
-        print(certified_counterexample(result, args.certify))
+        from verify.conjecture.certify import certified_lines
+
+        print("\n".join(certified_lines(result, args.certify)))
     return result.exit_code
-
-
-def certified_counterexample(result, path: str) -> str:
-    """The ``--certify`` lines: the counterexample decided on its run's certified tube,
-    and where its certificate is."""
-    from verify.certified import certify_claim
-
-    if not result.found:
-        return "certify: no counterexample to certify"
-    run = result.trajectory()
-    if run is None or run.method != "exact_flow":
-        return ("certify: the counterexample's run is not the exact flow; certificates cover "
-                "the exact flow (--method flow)")
-    cert = certify_claim(result.claim(), run, file=path)
-    lines = [f"certified: {cert}"]
-    if cert.record.get("file"):
-        lines.append(f"certificate: {cert.record['file']} (re-verify: python -m "
-                     f"numerics.certify {cert.record['file']})")
-    return "\n".join(lines)
 
 
 def _on_runs(args) -> int:
