@@ -111,7 +111,7 @@ def read(path) -> TubeFile:
     """The certificate at ``path``, every field checked; `FileRejected` otherwise."""
     path = Path(path)
     try:
-        with np.load(path, allow_pickle=False) as f:
+        with path.open("rb") as fh, np.load(fh, allow_pickle=False) as f:
             data = {k: f[k] for k in f.files}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         _fail("file", f"not a readable .npz archive ({type(exc).__name__}: "

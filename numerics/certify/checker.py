@@ -108,14 +108,14 @@ def _check_tube(f: certificate.TubeFile) -> None:
     def start(k):
         return f.coeffs[k, 0] if k < N else f.end_state
 
+    if not distance_up(theta0, start(0)) <= f.r0[0]:
+        raise CertificateRejected("r0[0]: the instance's initial state is outside the first "
+                                  "radius of the tube's start")
     if N:
         stuck0, pinned0 = start_sets(shape, theta0)
         if np.any(f.stuck[0] & ~stuck0) or np.any(f.pinned[0] & ~pinned0):
             raise CertificateRejected("step 0: it takes pairs as held at z <= 0 (or at 0) that "
                                       "the initial state does not have there")
-    if distance_up(theta0, start(0)) > f.r0[0]:
-        raise CertificateRejected("r0[0]: the instance's initial state is outside the first "
-                                  "radius of the tube's start")
     for k in range(N):
         b0, b1 = float(f.bounds[k]), float(f.bounds[k + 1])
         h = b1 - b0
