@@ -56,6 +56,10 @@ ROUNDING_FLOOR = 1e-13
 # A crossing step without a window ends this many d u |w_j| |x_i| past the surface.
 PAST_SURFACE = 64.0
 SAMPLES = 24  # points per step at which the approximant's pre-activations are read
+# a pair that crosses within CHATTER x t of each step's start, CHATTER_STEPS steps in a
+# row, is sliding on its surface: the writer stops there
+CHATTER = 1e-9
+CHATTER_STEPS = 16
 ARITHMETIC = ("float64 ball arithmetic (midpoint-radius, round-to-nearest with rigorous "
               "rounding bounds: numerics.certify.balls)")
 
@@ -327,6 +331,7 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS,
     stucks, pins, regimes = [], [], []
     next_saved = 1
     why, windows = "", 0
+    last_pair, recross = None, 0
     while next_saved < len(saved_t):
         if len(bounds) > MAX_STEPS:
             why = f"at t = {b:.6g}: more than {MAX_STEPS} steps"
@@ -346,6 +351,15 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS,
         window, step = False, None
         if crossing is not None:
             at, speed, x_norm, pair = crossing
+            # the same pair crossing again at once, step after step: it slides on its
+            # surface (both sides push it there), which the approximant cannot follow
+            recross = recross + 1 if (pair == last_pair and at <= CHATTER * max(b, 1.0)) \
+                else 0
+            last_pair = pair
+            if recross >= CHATTER_STEPS:
+                why = (f"at t = {b:.6g}: a sliding mode (the pair {pair} crosses its surface "
+                       f"back and forth; certificates cover sliding no longer than a window)")
+                break
             if _kink_convex(shape, W0, a0, active, pair):
                 step = _convex_crossing(shape, coef, Wc, b, at, speed, pair, r0, stuck,
                                         pinned, active)
