@@ -25,7 +25,7 @@ mpmath = pytest.importorskip("mpmath")
 iv = mpmath.iv
 
 from numerics import ExactFlow, Problem, simulate  # noqa: E402
-from numerics.certify import certificate, check_certificate, certify  # noqa: E402
+from numerics.certify import certificate, certify, check_certificate  # noqa: E402
 
 
 class Dual:
