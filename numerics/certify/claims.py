@@ -144,13 +144,21 @@ def _rational(text: str, where: str = "claim") -> Fraction:
 
 
 def render(node) -> str:
-    """The tree as a formula (what the checker prints)."""
+    """The tree as a formula (what the checker prints). A rational that is a float64
+    value prints as the float (its repr reads back exactly), another as p/q."""
     op, args = node[0], node[1:]
     if op == "num":
         q = _rational(args[0])
-        return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-    if op in ("pi", "E", "t", "horizon"):
-        return {"horizon": "T_end"}.get(op, op)
+        if q.denominator == 1:
+            return str(q.numerator)
+        if q.denominator <= 10**6:
+            return f"{q.numerator}/{q.denominator}"
+        as_float = float(q)
+        return repr(as_float) if Fraction(as_float) == q else f"{q.numerator}/{q.denominator}"
+    if op in ("pi", "E", "t"):
+        return op
+    if op == "horizon":
+        return "T_end"
     if op == "event_time":
         return "t_event"
     if op == "inst":
@@ -167,8 +175,20 @@ def render(node) -> str:
     if op == "mul":
         return "*".join(render(a) for a in args)
     if op == "pow":
-        return f"({render(args[0])})**({render(args[1])})"
+        base, ex = args
+        if ex == ["num", "-1/1"]:
+            return f"1/{_atom(base)}"
+        if ex == ["num", "1/2"]:
+            return f"sqrt({render(base)})"
+        return f"{_atom(base)}**{_atom(ex)}"
     return f"{op}({', '.join(render(a) for a in args)})"
+
+
+def _atom(node) -> str:
+    text = render(node)
+    simple = node[0] in ("inst", "q", "t", "pi", "E", "event_time", "horizon", "add") or (
+        node[0] == "num" and "/" not in text and not text.startswith("-"))
+    return text if simple else f"({text})"
 
 
 def _uses(node, op: str) -> bool:
@@ -270,6 +290,8 @@ class ClaimSpec:
                     f"{render(self.event)}")
         lo, hi = (render(e) for e in self.window)
         out = f"{render(self.relation)} for t in [{lo}, {hi}]"
+        if any(_uses(e, "horizon") for e in self.window):
+            out += f", T_end = {self.horizon!r} (the run's end)"
         if self.event is not None:
             out += f", t_event the first time {render(self.event)}"
         return out
