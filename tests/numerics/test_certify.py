@@ -217,6 +217,27 @@ def test_conjecture_cli_certifies_its_counterexample(tmp_path):
     assert bad.returncode == 2 and "--certify" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_conjecture_cli_certifies_each_instance_that_holds(tmp_path):
+    """A search with no counterexample: every HOLDS instance is certified (PROVED on each),
+    and the checker re-decides a file alone, printing the claim, the hash and PROVED."""
+    out = subprocess.run(
+        [sys.executable, "-m", "verify", "conjecture", "L(t) <= 1.5*L(0)", "--family",
+         "two-point", "--param", "p=10", "--param", "lam=1e-6", "--budget", "2", "--no-plot",
+         "--certify", str(tmp_path / "tp.npz")], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "certified: the instances that HOLD, 2 instance(s) on their certified tubes: " \
+           "2 PROVED" in out.stdout, out.stdout
+    hashes = [line.split("[instance ")[1].split(",")[0] for line in out.stdout.splitlines()
+              if "[instance " in line]
+    assert len(hashes) == 2 and (tmp_path / "tp-2.npz").exists()
+    check = subprocess.run([sys.executable, "-m", "numerics.certify", str(tmp_path / "tp.npz")],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "claim:    conjecture: L(t) <= 1.5*L(0)" in check.stdout
+    assert f"instance: {hashes[0]}" in check.stdout
+    assert "verdict:  PROVED" in check.stdout
+
+
 # -- soundness against closed forms (CF-7 group dynamics, CF-8 phase law) ------------------------
 def _cf8_problem():
     X = np.eye(4)
