@@ -72,7 +72,7 @@ _OURS = ("numerics/certify/",)
 
 def _profile_lines(stats: pstats.Stats, total: float, top: int = 12) -> list[str]:
     rows = []
-    for (file, line, name), (_, _, tt, ct, _) in stats.stats.items():
+    for (file, _line, name), (_, _, tt, ct, _) in stats.stats.items():
         if any(part in file for part in _OURS):
             rows.append((ct, tt, f"{Path(file).stem}.{name}"))
     rows.sort(reverse=True)

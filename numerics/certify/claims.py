@@ -44,6 +44,8 @@ import numpy as np
 from flint import arb
 
 from numerics.certify.balls import Ball, add_up, range_on, shifted, sub_down, up
+from numerics.certify.balls import float_down as float_floor
+from numerics.certify.balls import float_up as float_ceil
 from numerics.certify.quantities import (
     INSTANCE_NUMBERS,
     MEASURES,
@@ -389,6 +391,17 @@ class Context:
         b = _arb_time(self.bounds[k])
         return W, a, _hull(b + _arb_time(s0), b + _arb_time(s1))
 
+    def parts(self, lo: float, hi: float):
+        """(k, s0, s1) for each step k that meets the times [lo, hi]: the part of the step
+        there, its ends rounded outward and kept in [0, h_k]."""
+        for k in range(self.N):
+            b0, b1 = float(self.bounds[k]), float(self.bounds[k + 1])
+            if b1 < lo or b0 > hi:
+                continue
+            s0 = max(0.0, float_floor(_arb_time(lo) - _arb_time(b0)))
+            s1 = min(b1 - b0, float_ceil(_arb_time(hi) - _arb_time(b0)))
+            yield k, min(s0, s1), s1
+
     # -- the tree's leaves --------------------------------------------------------------------
     def number(self, name: str) -> arb:
         if name not in self._numbers:
@@ -397,7 +410,7 @@ class Context:
 
     def time_value(self, node) -> arb:
         """A time node (or an expression in instance numbers) as an arb."""
-        return self.evaluate(node, {})
+        return self.evaluate(node)
 
     def state_at(self, when: arb) -> tuple[Ball, Ball]:
         """Every state of the tube at the times ``when`` (an arb): the initial state at
@@ -411,16 +424,7 @@ class Context:
             hit = np.flatnonzero(self.bounds == lo)
             if hit.size:
                 return self.ball_at(int(hit[0]))
-        boxes = []
-        for k in range(self.N):
-            b0, b1 = float(self.bounds[k]), float(self.bounds[k + 1])
-            if b1 < lo or b0 > hi:
-                continue
-            h = b1 - b0
-            s0 = max(0.0, float_floor(_arb_time(lo) - _arb_time(b0)))
-            s1 = min(h, float_ceil(_arb_time(hi) - _arb_time(b0)))
-            W, a, _ = self.box(k, min(s0, s1), s1)
-            boxes.append((W, a))
+        boxes = [self.box(k, s0, s1)[:2] for k, s0, s1 in self.parts(lo, hi)]
         if not boxes:
             raise NotEnclosed(f"no step of the tube meets t in [{lo:.6g}, {hi:.6g}]")
         W = _ball_hull([b[0] for b in boxes])
@@ -471,7 +475,7 @@ class Context:
         b = _arb_time(self.bounds[k])
         return _hull(b + _arb_time(s0), b + _arb_time(s1))
 
-    def evaluate(self, node, cache: dict, at=None) -> arb:
+    def evaluate(self, node, at=None) -> arb:
         """The expression ``node`` as an arb (``at``: what ``["t"]`` is)."""
         op, args = node[0], node[1:]
         if op == "num":
@@ -492,7 +496,7 @@ class Context:
             return self.number(args[0])
         if op == "q":
             return self.quantity(args[0], args[1], at)
-        vals = [self.evaluate(a, cache, at) for a in args]
+        vals = [self.evaluate(a, at) for a in args]
         if op == "add":
             out = vals[0]
             for v in vals[1:]:
@@ -532,8 +536,8 @@ class Context:
                 return -1 if -1 in signs else (1 if all(s == 1 for s in signs) else 0)
             return 1 if 1 in signs else (-1 if all(s == -1 for s in signs) else 0)
         try:
-            lhs = self.evaluate(args[0], {}, at)
-            rhs = self.evaluate(args[1], {}, at)
+            lhs = self.evaluate(args[0], at)
+            rhs = self.evaluate(args[1], at)
         except NotEnclosed:
             raise
         except (ValueError, ZeroDivisionError, OverflowError):
@@ -590,23 +594,9 @@ class Context:
             h = float(self.bounds[k + 1] - self.bounds[k])
             first = self.holds_over(self.spec.event, k, 0.0, h, want=-1)
             if first is not None:
-                return float_floor(_arb_time(self.bounds[k]) + _arb_time(first))
+                return float_floor(_arb_time(self.bounds[k]) + _arb_time(first)) + 0.0
             A = float(self.bounds[k + 1])
         return A
-
-
-def float_floor(x: arb) -> float:
-    """The largest float <= every number of ``x``."""
-    from numerics.certify.balls import float_down
-
-    return float_down(x)
-
-
-def float_ceil(x: arb) -> float:
-    """The smallest float >= every number of ``x``."""
-    from numerics.certify.balls import float_up
-
-    return float_up(x)
 
 
 def _ball_hull(balls: list[Ball]) -> Ball:
@@ -631,7 +621,7 @@ def decide(spec: ClaimSpec, tube) -> Decision:
 def _decide_event(ctx: Context) -> Decision:
     spec = ctx.spec
     strict = spec.relation[0] == "lt"
-    bound = ctx.evaluate(spec.relation[2], {})
+    bound = ctx.evaluate(spec.relation[2])
     if not bound.is_finite():
         return Decision("UNCERTIFIED", None, f"the bound {bound} is not a finite number")
     top = float_ceil(bound)
@@ -652,6 +642,17 @@ def _decide_event(ctx: Context) -> Decision:
                         "it")
     return Decision("UNCERTIFIED", None, f"the tube does not decide the event from "
                     f"t={A:.6g}")
+
+
+def _provable(rel) -> bool:
+    """Whether the relation can hold on a whole box (an equality cannot)."""
+    if rel[0] == "eq":
+        return False
+    if rel[0] == "and":
+        return all(_provable(r) for r in rel[1:])
+    if rel[0] == "or":
+        return any(_provable(r) for r in rel[1:])
+    return True
 
 
 def _decide_window(ctx: Context) -> Decision:
@@ -692,20 +693,18 @@ def _decide_window(ctx: Context) -> Decision:
                             f"t={lo_out:.6g}")
         return Decision("UNCERTIFIED", None, f"the tube does not decide the relation at "
                         f"t={lo_out:.6g}")
+    if not _provable(rel):
+        return Decision("UNCERTIFIED", None, "an equality holds on no tube of positive "
+                        "radius: the tube can only disprove it, and it does not fail on the "
+                        "whole tube at any boundary of the window")
     if hi_out > ctx.end:
         return Decision("UNCERTIFIED", None, f"the tube is certified to t={ctx.end:.6g}, the "
                         f"window reaches {hi_out:.6g}")
     lo_out = max(lo_out, 0.0)
-    for k in range(ctx.N):
-        b0, b1 = float(ctx.bounds[k]), float(ctx.bounds[k + 1])
-        if b1 < lo_out or b0 > hi_out:
-            continue
-        h = b1 - b0
-        s0 = max(0.0, float_floor(_arb_time(lo_out) - _arb_time(b0)))
-        s1 = min(h, float_ceil(_arb_time(hi_out) - _arb_time(b0)))
-        first = ctx.holds_over(rel, k, min(s0, s1), s1, want=1)
+    for k, s0, s1 in ctx.parts(lo_out, hi_out):
+        first = ctx.holds_over(rel, k, s0, s1, want=1)
         if first is not None:
-            at = float_floor(_arb_time(b0) + _arb_time(first))
+            at = float_floor(_arb_time(ctx.bounds[k]) + _arb_time(first)) + 0.0
             return Decision("UNCERTIFIED", None, f"the tube does not decide the relation "
                             f"from t={at:.6g}")
     return Decision("PROVED", None, f"the relation holds on the whole tube for t in "
