@@ -422,6 +422,15 @@ def tightest_point(claim: Claim, tr: Trajectory, verdict: Verdict):
     lo = float(claim.window[0])
     hi = math.inf if claim.window[1] == sp.oo else float(claim.window[1])
     inside = (tr.t >= lo) & (tr.t <= hi)
+    if lo == hi and verdict.window == (lo, hi) and not inside.any():
+        # an instant between two saved times, decided by interpolation (the check's own
+        # margin and error): the two sides interpolated the same way
+        for rel in claim.relations():
+            if sp.sstr(rel) == verdict.where.part:
+                lhs, rhs = (float(np.interp(lo, tr.t, np.broadcast_to(
+                    evaluate(claim, tr, side)[0], tr.t.shape))) for side in (rel.lhs, rel.rhs))
+                scale = max(abs(lhs), abs(rhs), TINY)
+                return lo, lhs, rhs, verdict.margin, verdict.error, verdict.margin / scale
     best = None
     for rel, margin, error in relation_margins(claim, tr):
         lhs = np.broadcast_to(evaluate(claim, tr, rel.lhs)[0], tr.t.shape)
