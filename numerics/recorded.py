@@ -56,8 +56,8 @@ from pathlib import Path
 import numpy as np
 
 from numerics.activations import ActivationError
-from numerics.optimizers import Optimizer, OptimizerError
 from numerics.activations import parse as parse_activation
+from numerics.optimizers import Optimizer, OptimizerError
 from numerics.problem import LOSSES, PARAMETRIZATIONS, TRAINED, Problem, ProblemError
 from numerics.provenance import environment
 from numerics.trajectory import Status, Trajectory
@@ -388,8 +388,9 @@ def measured_departure(run: Trajectory, descent, model: RunModel) -> tuple[str, 
     distance to gfverify's descent from the same start (the largest relative per-neuron
     distance, `compare_with_flow`'s) against what rounding explains (`SPREAD_SAFETY` x the
     largest float32-float64 spread of gfverify's own descent over the run, scaled to the
-    recording's precision, plus `SPREAD_FLOOR_ULPS` units). ``(text, numbers)``: the text is "" when the record
-    stays within it, else from which saved time and by how much it leaves it."""
+    recording's precision, plus `SPREAD_FLOOR_ULPS` units). ``(text, numbers)``: the text
+    is "" when the record stays within it, else from which saved time and by how much it
+    leaves it."""
     gd, gd32 = descent
     u = DTYPES[model.dtype]
     distance = _distance(run, gd)

@@ -295,8 +295,9 @@ class Claim:
     loss_scale
         The loss prefactor c the statement's formulas are written for: ``"paper"`` (the
         default: the papers' convention for the instance's loss, `PAPER_LOSS_SCALES`), a
-        positive number, or None (the instance's own prefactor: a user's statement about
-        the run as it was made). A run made with another prefactor is checked as the same
+        positive number, an expression in instance quantities (``1/n``: a mean where the
+        paper sums), or None (the instance's own prefactor: a user's statement about the
+        run as it was made). A run made with another prefactor is checked as the same
         run read in the claim's convention, its times multiplied by c_run / c
         (`convention_scale`, `numerics.conventions`).
     """
@@ -368,10 +369,16 @@ class Claim:
         if not self.checkable and not self.not_checkable_reason:
             raise ValueError(f"{self.id}: say why the claim is not checkable.")
         scale = self.loss_scale
-        if not (scale is None or scale == "paper" or (
-                isinstance(scale, (int, float)) and not isinstance(scale, bool)
-                and 0 < scale < float("inf"))):
-            raise fields.fail(owner, "loss_scale", "'paper', a positive number or None", scale)
+        if isinstance(scale, sp.Basic) and scale.is_number:
+            scale = float(scale)
+            object.__setattr__(self, "loss_scale", scale)
+        numeric = (isinstance(scale, (int, float)) and not isinstance(scale, bool)
+                   and 0 < scale < float("inf"))
+        expression = (isinstance(scale, sp.Expr) and not scale.has(t_symbol)
+                      and not scale.atoms(AppliedUndef))
+        if not (scale is None or scale == "paper" or numeric or expression):
+            raise fields.fail(owner, "loss_scale", "'paper', a positive number, an expression "
+                              "in instance quantities (1/n) or None", scale)
 
     # -- views -----------------------------------------------------------------------
     @property
@@ -449,13 +456,20 @@ class Claim:
         initial state, no dynamics)."""
         return self.window == (sp.Integer(0), sp.Integer(0))
 
-    def convention_scale(self, loss: str) -> float | None:
+    def convention_scale(self, loss: str, values=None) -> float | None:
         """The loss prefactor the statement is written for on an instance with ``loss``
-        (`loss_scale`), or None: the instance's own (no change of convention)."""
+        (`loss_scale`; an expression is evaluated on ``values``, the instance's quantities
+        by name), or None: the instance's own (no change of convention)."""
         if self.loss_scale is None:
             return None
-        if self.loss_scale == "paper":
+        if isinstance(self.loss_scale, str):  # "paper"
             return PAPER_LOSS_SCALES[loss]
+        if isinstance(self.loss_scale, sp.Expr):
+            if values is None:
+                raise ValueError(f"{self.id}: loss_scale {self.loss_scale} needs the "
+                                 "instance's values")
+            return float(self.loss_scale.xreplace(
+                {s: values[s.name] for s in self.loss_scale.free_symbols}))
         return float(self.loss_scale)
 
     def applies_to(self, parametrization: str, loss: str) -> bool:
@@ -527,7 +541,8 @@ class Claim:
             "provenance": self.source.provenance.value,
             "parametrization": self.parametrization,
             "loss": self.loss,
-            "loss_scale": self.loss_scale,
+            "loss_scale": (sp.sstr(self.loss_scale) if isinstance(self.loss_scale, sp.Expr)
+                           else self.loss_scale),
             "statement": self.text(),
             "sympy": sp.sstr(self.statement),
             "latex": self.latex(),

@@ -33,6 +33,7 @@ from verify.run_context import (
     ASSUMPTION_ATOL,
     MissingValue,
     RunContext,
+    convention_of,
     in_claim_convention,
     margin_on_run,
     problem_in_claim_convention,
@@ -176,7 +177,7 @@ def check_estimate(claim: Claim, est: Estimate) -> Verdict:
     if in_claim_convention(claim, tr) is not tr:  # an estimate (a time, say) has no reading
         return _verdict(claim, tr, Outcome.INAPPLICABLE, where=where, reason=(
             f"the estimate was made on a run with loss prefactor {tr.problem.loss_scale:g}; "
-            f"the claim is stated for {claim.convention_scale(tr.problem.loss):g}"))
+            f"the claim is stated for {convention_of(claim, tr.problem):g}"))
     ctx = RunContext(claim, tr)
     why = _inapplicable(claim, ctx)
     if why:

@@ -650,7 +650,8 @@ def average_rate(step_loss: np.ndarray, lr: float) -> float:
 # -- per-pack quantities -------------------------------------------------------------------
 # Each pack's measures module (theory.packs: the built-in papers' papers.*.measures, and
 # any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts (and optionally
-# LIMITS) with the contracts of the tables above (and may use the helpers above); they are merged on first read.
+# LIMITS) with the contracts of the tables above (and may use the helpers above); they are
+# merged on first read.
 _MERGED: list[bool] = []  # set once the packs' quantities are in the tables
 _DEFAULTS: set[str] = set()  # conjecture-vocabulary names a pack may define instead
 # A pack's trajectory quantities are measured on scalar-output runs only unless its measures

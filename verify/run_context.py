@@ -62,13 +62,22 @@ def in_claim_convention(claim: Claim, tr: Trajectory) -> Trajectory:
     torch's MSELoss (the flow of 2L) is judged as the flow of L it is, at twice its times."""
     if tr is None:
         return tr
-    scale = claim.convention_scale(tr.problem.loss)
+    scale = convention_of(claim, tr.problem)
     return tr if scale is None else in_loss_scale(tr, scale)
+
+
+def convention_of(claim: Claim, problem) -> float | None:
+    """The loss prefactor ``claim`` is written for on ``problem`` (None: the problem's own)."""
+    try:
+        return claim.convention_scale(problem.loss, instance_values(problem))
+    except (KeyError, UndefinedQuantity) as exc:
+        raise CheckError(f"{claim.id}: its loss convention {claim.loss_scale} is not "
+                         f"defined on this instance ({exc})") from None
 
 
 def problem_in_claim_convention(claim: Claim, problem):
     """The Problem in ``claim``'s loss convention (`in_claim_convention`, for a problem)."""
-    scale = claim.convention_scale(problem.loss)
+    scale = convention_of(claim, problem)
     if scale is None or scale == problem.loss_scale:
         return problem
     from dataclasses import replace

@@ -32,10 +32,10 @@ from verify.measures import (
     UndefinedQuantity,
     measure,
     output_error,
-    rounding_of,
     output_rounding,
     relative_floor,
     relative_series,
+    rounding_of,
 )
 
 

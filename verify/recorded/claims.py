@@ -157,6 +157,10 @@ def limit_evidence(claim: Claim, tr: Trajectory):
                    & set(LIMIT_QUANTITIES))
     if len(names) != 1 or tr.departure:
         return tr, ""
+    from verify.check_run import inapplicable_instance
+
+    if inapplicable_instance(claim, tr.problem):  # the check says which hypothesis fails
+        return tr, ""
     run = in_claim_convention(claim, tr)
     grad = VOCABULARY["GradNormSq"].obj(sp.Symbol("t", nonnegative=True, real=True))
     values, _ = evaluate(claim, run, grad)
@@ -172,7 +176,7 @@ def limit_evidence(claim: Claim, tr: Trajectory):
     try:
         return LIMIT_QUANTITIES[names[0]](run), ""
     except ValueError as exc:
-        return tr, f"{names[0]}: {exc}"
+        return tr, f"{names[0]} (a limit t -> infinity) could not be read off this run: {exc}"
 
 
 def first_failure(claim: Claim, tr: Trajectory, verdict: Verdict) -> float | None:

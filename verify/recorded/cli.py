@@ -100,7 +100,10 @@ def _run_header(path: str, tr, claims=()) -> str:
 
     p = tr.problem
     how = error_counted(tr)
-    lines = [f"run {path}: {tr.provenance.get('run', tr.method)}; n={p.n} d={p.d} p={p.p}, "
+    what = tr.provenance.get("run", tr.method)
+    if tr.departure and "(not gradient descent)" not in what:
+        what = f"declared {what}"  # measured otherwise: the next lines say how far
+    lines = [f"run {path}: {what}; n={p.n} d={p.d} p={p.p}, "
              f"{len(tr.t)} saved times t in [{tr.t[0]:.4g}, {tr.t[-1]:.4g}]",
              f"  loss: {convention_text(p)}"]
     lines += [f"  {line}" for line in convention_lines(tr, claims)]
@@ -120,7 +123,9 @@ def convention_lines(tr, claims) -> list[str]:
 
     p = tr.problem
     out = []
-    for scale in sorted({c.convention_scale(p.loss) for c in claims} - {None, p.loss_scale}):
+    from verify.run_context import convention_of
+
+    for scale in sorted({convention_of(c, p) for c in claims} - {None, p.loss_scale}):
         factor = p.loss_scale / scale
         theirs = convention_text(replace(p, loss_scale=scale))
         out.append(f"claims written for {theirs}: checked on this run read as that loss's "

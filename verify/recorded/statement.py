@@ -101,7 +101,7 @@ def on_runs(expr: str, paths, mode: str = "for_all_t", at_t=None,
     result = RunsResult(statement.text, mode)
     for path in paths:  # every file and time checked before any run is made
         plain = recorded(path, reference=False)
-        for label, value in _fixed_times(mode, at_t):
+        for label, value in _fixed_times(mode, at_t, plain):
             if not (plain.t[0] <= value <= plain.t[-1]):
                 raise ConjectureError(f"{label} {value:g}: outside the run {path}'s saved "
                                       f"times [{plain.t[0]:g}, {plain.t[-1]:g}]")
@@ -143,14 +143,29 @@ def on_runs(expr: str, paths, mode: str = "for_all_t", at_t=None,
     return result
 
 
-def _fixed_times(mode: str, at_t) -> list[tuple[str, float]]:
-    """The times given as numbers (``--at-t T``, a window's numeric ends), checked against
-    each run's saved times before anything runs."""
-    from verify.conjecture.when import Window
+def _fixed_times(mode: str, at_t, run) -> list[tuple[str, float]]:
+    """The times that need no run of the dynamics (``--at-t T`` or an expression in
+    instance numbers, a window's start), on the recorded ``run``: checked against its saved
+    times before anything runs. A time the run's instance does not define is a
+    ConjectureError naming it."""
+    from verify.conjecture.statement import ConjectureError
+    from verify.conjecture.when import AtTime, Window
+    from verify.verdict import CheckError
 
-    if mode == "at_t" and isinstance(at_t, (int, float)):
-        return [("--at-t", float(at_t))]
-    if isinstance(at_t, Window) and isinstance(at_t.start, (int, float)):
+    def value(label, when):
+        if isinstance(when, (int, float)):
+            return [(label, float(when))]
+        if isinstance(when, AtTime) and not when.uses_event:
+            try:
+                return [(label, when.value(run.problem))]
+            except CheckError as exc:
+                raise ConjectureError(f"{label} {when.text!r}: {exc} (the recorded run "
+                                      f"{run.provenance.get('recorded', '')})") from None
+        return []
+
+    if mode == "at_t":
+        return value("--at-t", at_t)
+    if isinstance(at_t, Window):
         # a window on a record is the saved times inside it: only its start must be there
-        return [(f"--window {at_t.text!r}: its start", float(at_t.start))]
+        return value(f"--window {at_t.text!r}: its start", at_t.start)
     return []
