@@ -246,6 +246,13 @@ class Problem:
         for a ReLU network with both layers trained."""
         return identity.model_spec(self.activation.spec, self.train)
 
+    @property
+    def unit_roundoff(self) -> float:
+        """The unit roundoff of the numbers the instance was given in, float64's (2^-53)
+        or, for a run recorded in float32 (``meta["dtype"]``), float32's (2^-24). An
+        assumption stated as an equality holds on the instance to this precision."""
+        return 2.0**-24 if self.meta.get("dtype") == "float32" else 2.0**-53
+
     # -- identity ----------------------------------------------------------------
     @property
     def content_hash(self) -> str:
