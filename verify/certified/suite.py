@@ -9,9 +9,9 @@ weights, each tube given `MAX_SECONDS`). A claim about instance numbers only (no
 of t) is not certified: a tube has nothing to add; one the claim evaluator cannot read (a
 quantity without an enclosure) is UNCERTIFIED with the reason before any tube is built. A
 tube is built once per run and kept for every claim checked on it (`tube_for`, keyed by
-the run's instance, times and method). Each instance verdict then carries its `Certification` (``verdict.certificate``)
-and the verdict table counts them in its ``certified`` column. Off (the default), nothing
-here runs.
+the run's instance, times and method). Each instance verdict then carries its
+`Certification` (``verdict.certificate``) and the verdict table counts them in its
+``certified`` column. Off (the default), nothing here runs.
 """
 
 from __future__ import annotations
