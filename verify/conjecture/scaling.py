@@ -291,6 +291,14 @@ def _job(args) -> Point:
     return _point(fam, params, quantity, method, points)
 
 
+def _time(text) -> float:
+    """``--param horizon``'s value as a number (the family refuses a bad one by name)."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return 0.0
+
+
 def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
                        reps: int = DEFAULT_REPS, params: Mapping | None = None, seed: int = 0,
                        method: str = "flow", lr: float | None = None,
@@ -318,6 +326,8 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
         limits.at_most("--points", points, "points")
         if t_max is not None:
             limits.at_most("--t-max", t_max, "horizon")
+        elif (params or {}).get("horizon") is not None:
+            limits.at_most("--param horizon", _time(params["horizon"]), "horizon")
     except limits.LimitError as exc:
         raise ConjectureError(str(exc)) from None
     spec = MethodSpec(method, lr)

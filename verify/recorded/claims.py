@@ -29,6 +29,7 @@ def select(names) -> tuple[tuple[Claim, ...], list[str]]:
     line for each asked-for claim that one run cannot decide. An unknown name is an
     InputError listing what exists."""
     import theory
+    from theory.suggest import did_you_mean
 
     every = theory.claims()
     by_id = {c.id: c for c in every}
@@ -41,8 +42,10 @@ def select(names) -> tuple[tuple[Claim, ...], list[str]]:
         elif name in papers:
             group = [c for c in every if c.paper == name]
         else:
-            raise InputError(f"CLAIM {name!r}: not a claim id or a paper; use an id from "
-                             f"`gfverify claims` or one of the papers {', '.join(papers)}")
+            near = did_you_mean(name, [*papers, *by_id])
+            raise InputError(f"CLAIM {name!r}: not a claim id or a paper; "
+                             f"{near + ' (' if near else ''}an id from `gfverify claims` or "
+                             f"one of the papers {', '.join(papers)}{')' if near else ''}")
         for claim in group:
             if claim in chosen:
                 continue

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import theory
 from numerics.provenance import environment
+from theory.suggest import did_you_mean
 from verify import limits
 from verify import mutants as mutants_mod
 from verify.claim_figures import claim_figures
@@ -243,10 +244,13 @@ def select_sections(names) -> tuple[str, ...]:
         hits = (set(by_pack.get(name, ())) | {m for m in every
                                              if name in (m, m.rsplit(".", 1)[-1])})
         if not hits:
+            short = [m.rsplit(".", 1)[-1] for m in every]
+            near = did_you_mean(name, [*by_pack, *short])
             raise InputError(
                 f"--section {name!r}: not a pack with report sections nor a section; "
-                f"choose from the packs {', '.join(p for p, s in by_pack.items() if s)} or "
-                f"the sections {', '.join(m.rsplit('.', 1)[-1] for m in every)}")
+                f"{near + ' (' if near else ''}choose from the packs "
+                f"{', '.join(p for p, s in by_pack.items() if s)} or the sections "
+                f"{', '.join(short)}{')' if near else ''}")
         chosen |= hits
     return tuple(m for m in every if m in chosen)
 
