@@ -157,7 +157,8 @@ def add_run_options(parser) -> None:
     parser.add_argument("--points", type=int, default=None, help="saved times per run")
     parser.add_argument("--escalate", type=int, default=None, metavar="N",
                         help="re-runs of an exact-flow instance undecided by its numerical "
-                             "error: rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
+                             "error (with --scaling: of a run whose F(oo) is not known to "
+                             "1%%): rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
                              "flow where it applies (default 2; 0: none)")
 
 
@@ -345,9 +346,8 @@ def _scaling(args, params) -> int:
     if args.min_decided is not None:
         raise UsageError("--min-decided: not used with --scaling (its fit says INCONCLUSIVE, "
                          "exit 3, when too few runs are decided)")
-    for opt in ("escalate", "loss_floor"):
-        if getattr(args, opt) is not None:
-            raise UsageError(f"--{opt.replace('_', '-')}: not used with --scaling")
+    if args.loss_floor is not None:
+        raise UsageError("--loss-floor: not used with --scaling")
     kwargs = {}
     if args.n is not None:
         kwargs["ns"] = _sizes(args.n)
@@ -355,6 +355,8 @@ def _scaling(args, params) -> int:
         kwargs["reps"] = args.reps
     if args.points is not None:
         kwargs["points"] = args.points
+    if args.escalate is not None:  # runs whose F(oo) is not known to 1% (default 2)
+        kwargs["escalate"] = args.escalate
     if args.jobs < 1:
         raise UsageError(f"--jobs: at least 1, got {args.jobs}")
     result = scaling_conjecture(
