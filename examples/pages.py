@@ -172,6 +172,12 @@ def examples(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def outside_examples(text: str) -> str:
+    """The page without its generated examples (what is typed by hand)."""
+    return re.sub(r"<!-- example:([\w-]+):begin -->\n.*?<!-- example:\1:end -->", "", text,
+                  flags=re.S)
+
+
 def run_page(text: str, page: str, cwd: Path, only=None, keep=False) -> dict[str, str]:
     """NAME -> the fresh output of each generated example of the page (``only``: these);
     ``keep``: copy the figures the page shows (`FIGURES`) from where its examples wrote
@@ -239,6 +245,7 @@ def main(argv=None) -> int:
     bad = []
     for rel in args.page or PAGES:
         page = ROOT / rel if not Path(rel).is_absolute() else Path(rel)
+        rel = str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else str(page)
         text = page.read_text()
         with tempfile.TemporaryDirectory() as tmp:
             where = Path(args.workdir or tmp)
