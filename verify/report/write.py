@@ -540,7 +540,7 @@ def _suite_blocks(suite_result, others=()) -> list[Block]:
                     "instance (content hash and seed), the time t and the relation. Rows "
                     "marked `published` were decided on data the papers' authors published, "
                     "not on our simulations, and are counted apart."),
-          Table(header, rows, anchors),
+          Table(header, rows, anchors, nowrap=verdict_table.NUMBER_COLUMNS),
           Paragraph(mutants_mod.summary_line(score) + " (deliberately wrong variants of the "
                     "claims that the checks must reject; the roster is "
                     "`verify/mutant_roster.txt`)")]
@@ -568,7 +568,7 @@ def _catalogue_status(r: dict) -> str:
     instance, t, part = verdict_table.split_where(r)
     where = " ".join(x for x in (f"`{instance}`" if instance else "",
                                  f"t = {t}" if t else "",
-                                 verdict_table.relation_cell(r["claim"], part)) if x)
+                                 verdict_table.relation_cell(r["claim"], part, "")) if x)
     margin = ("" if r["worst_margin"] is None else
               f"; worst margin {r['worst_margin']:.3g}"
               + ("" if r["error"] is None else f" (error {r['error']:.1g})")
