@@ -77,6 +77,16 @@ def test_pl_section_on_a_small_grid(tmp_path, monkeypatch):
     # compared with the published CSV shipped in papers/s000/published/ (never a quiet skip)
     assert set(d["published"]) == {key for key, _, column, *_ in pl.STATISTICS if column}
     json.dumps(d)
+    # the step error's runs are stored too: a second report computes nothing (they were
+    # re-run on every report, 1040 of the section's 1066 s with the protocol's rows stored)
+    import verify.sweep.run as sweep_run
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a stored run was computed again")
+
+    monkeypatch.setattr(sweep_run, "compute_batch", no_work)
+    again = pl.run(tmp_path, "quick", show_progress=False)
+    assert again.data["step_error"] == err and again.data["computed"] == 0
 
 
 def test_the_conjecture_paragraph_says_what_the_interval_decides():
