@@ -6,8 +6,8 @@ from functools import cache
 
 from theory import packs, symbols
 from theory.claim import Claim, Kind
-from theory.symbols import UnknownName
 from theory.suggest import unknown_name
+from theory.symbols import UnknownName
 
 _PACK_OF: dict[str, packs.Pack] = {}
 

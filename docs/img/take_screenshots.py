@@ -104,12 +104,14 @@ _OVERFLOW = """(() => {
   };
   for (const box of document.querySelectorAll("div.scroll, pre")) {
     if (box.scrollWidth > box.clientWidth + 1)
-      out.push(`${box.tagName.toLowerCase()} under "${name(box)}": ${box.scrollWidth} px in ${box.clientWidth}`);
+      out.push(`${box.tagName.toLowerCase()} under "${name(box)}": `
+               + `${box.scrollWidth} px in ${box.clientWidth}`);
   }
   for (const m of document.querySelectorAll("td math, p math, li math")) {
     const cell = m.closest("td, p, li");
     if (m.getBoundingClientRect().right > cell.getBoundingClientRect().right + 1)
-      out.push(`formula in ${cell.tagName.toLowerCase()} under "${name(cell.closest("table") || cell)}": ${m.textContent.slice(0, 50)}`);
+      out.push(`formula in ${cell.tagName.toLowerCase()} under `
+               + `"${name(cell.closest("table") || cell)}": ${m.textContent.slice(0, 50)}`);
   }
   return out;
 })()"""

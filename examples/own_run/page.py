@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))
 import pages  # noqa: E402 - the examples' machinery, beside this directory
+
 PAGE = ROOT / "docs" / "guides" / "own-runs.md"
 FIGURE = ROOT / "docs" / "img" / "own-run-margin.png"  # the cell's figure, shown on the page
 TRAIN = "python examples/own_run/train.py"

@@ -40,9 +40,9 @@ fit.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
