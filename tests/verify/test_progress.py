@@ -101,7 +101,7 @@ def test_the_report_clock_scales_recorded_times_by_the_pace(monkeypatch):
     assert clock.pace() == 2.0 and clock.remaining() == 2 * (1000 + 10) + 2 * 50
     now[0] = 700.0  # 500 s into b: its 2000 s less 500
     assert clock.remaining() == 1500 + 20 + 100
-    assert clock.line().startswith("section 2 of 3 (b); about 27 min left for the report")
+    assert clock.line() == "section 2 of 3; report: about 27 min left (pace 2x the recorded run)"
     clock.finished("suite")
     clock.end("b")  # 500 s against 1000: the pace is now 700 s over 1100
     clock.begin(2)

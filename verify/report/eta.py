@@ -122,13 +122,11 @@ class Clock:
         return max(ahead, beside) + self.expected("writing") * pace
 
     def line(self) -> str:
-        """``section k of N (NAME); about M min left for the report``."""
-        where = (f"section {self.current + 1} of {len(self.sections)} "
-                 f"({self.sections[self.current].rsplit('.', 1)[-1]})"
-                 if self.current is not None else f"{len(self.sections)} sections")
-        basis = ("recorded times" if not self.done else
-                 f"recorded times x this run's pace {self.pace():.2g}")
-        return f"{where}; about {_minutes(self.remaining())} left for the report ({basis})"
+        """``section k of N; report: about M min left (pace P x the recorded run)``."""
+        where = (f"section {self.current + 1} of {len(self.sections)}"
+                 if self.current is not None else f"after the {len(self.sections)} sections")
+        pace = f"pace {self.pace():.2g}x the recorded run" if self.done else "recorded times"
+        return f"{where}; report: about {_minutes(self.remaining())} left ({pace})"
 
 
 __all__ = ["Clock", "TIMES", "UNKNOWN_SECTION", "record", "recorded_times"]

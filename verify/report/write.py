@@ -403,7 +403,7 @@ def _write_report(out, profile, seed, show_progress, instances, start, suite_run
             else contextlib.nullcontext())
     with pdfs:
         for k, (name, module) in enumerate(sections.items()):
-            state["part"] = f"section {k + 1} of {len(sections)}: reproduction {name}"
+            state["part"] = f"reproduction {name}"
             clock.begin(k)
             if name in saved.sections:
                 others.append(saved.sections[name])
