@@ -78,6 +78,10 @@ class Clock:
         """Section ``k`` (0-based) starts."""
         self.current, self.section_start = k, time.monotonic()
 
+    def sections_over(self) -> None:
+        """Every section has run (or been read back): what is left is beside or after."""
+        self.current = None
+
     def finished(self, part: str) -> None:
         """A part running beside the sections (``suite``, ``tightness``) has finished, or
         a part after them has."""

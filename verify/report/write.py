@@ -427,7 +427,7 @@ def _write_report(out, profile, seed, show_progress, instances, start, suite_run
             saved.save_section(name, rep)
             others.append(rep)
             _keep_tightness(tight_run, saved)
-    clock.current = None
+    clock.sections_over()
     state["part"] = "tightness table"
     if "tightness" in saved.sections:
         tight_blocks, tight_data = saved.sections["tightness"]
