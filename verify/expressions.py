@@ -32,7 +32,6 @@ that keeps user text from being evaluated.
 from __future__ import annotations
 
 import ast
-import difflib
 import math
 import sys
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ import sympy as sp
 
 from theory import registry
 from theory import symbols as S
+from theory.suggest import unknown_name
 from verify.errors import InputError
 
 MAX_LENGTH = 2000
@@ -247,13 +247,12 @@ class _Reader:
         raise ExpressionError(self.unknown(name))
 
     def unknown(self, name: str) -> str:
-        known = sorted(self.instance | self.trajectory | {"t"})
-        close = difflib.get_close_matches(name, known + list(FUNCTIONS), n=3)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        known = sorted(self.instance | self.trajectory | {"t"}) + list(FUNCTIONS)
+        others = unknown_name(name, known, "gfverify vocabulary")
         if name in S.VOCABULARY:
             return (f"{name!r} is in the vocabulary but gfverify cannot measure it on a run "
-                    f"yet{hint}; measurable names: {', '.join(known)}")
-        return f"{name!r} is not in the vocabulary{hint}; known names: {', '.join(known)}"
+                    f"yet; {others}")
+        return f"{name!r} is not in the vocabulary; {others}"
 
     def binop(self, node: ast.BinOp, depth: int) -> sp.Basic:
         if isinstance(node.op, ast.BitXor):
@@ -303,9 +302,10 @@ class _Reader:
         if name in self.instance or name == "t":
             raise ExpressionError(f"{name!r} is a number, not a function of time; "
                                   f"write {name} without parentheses")
-        raise ExpressionError(f"calling {name!r} is not allowed; callable: "
-                              f"{', '.join([*FUNCTIONS, EVENT_FUNCTION])} and the trajectory "
-                              f"quantities {', '.join(sorted(self.trajectory))}")
+        callable_ = [*FUNCTIONS, EVENT_FUNCTION, *sorted(self.trajectory)]
+        raise ExpressionError(f"calling {name!r} is not allowed: it is not a function nor a "
+                              f"quantity of time; "
+                              f"{unknown_name(name, callable_, 'gfverify vocabulary')}")
 
     def time_argument(self, name: str, node: ast.AST) -> sp.Basic:
         if isinstance(node, ast.Name) and node.id == "t":

@@ -9,6 +9,8 @@ internal error.
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from pathlib import Path
 
 from verify import limits
@@ -114,16 +116,27 @@ def add_time_options(parser, for_all_help: str) -> None:
 
 
 def output_file(text: str | None, option: str, hint: str = "give a file name") -> Path | None:
-    """A file a command will write (``--json``, ``--csv``): its directory must exist and it
-    must not be a directory; None when not asked for."""
+    """A file a command will write (``--json``, ``--csv``, ``--plot``, ``--certify``),
+    checked before any work: its directory must exist and take a new file (a probe file is
+    created there and removed, as ``report --out`` does), and the path must not be a
+    directory nor a file that cannot be written; None when not asked for."""
     if text is None:
         return None
     path = Path(text)
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
-        raise UsageError(f"{option} {path}: the directory {parent} does not exist")
+        raise UsageError(f"{option} {path}: the directory {parent} does not exist (create it "
+                         f"first; gfverify writes only the file)")
     if path.is_dir():
         raise UsageError(f"{option} {path}: is a directory; {hint}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {path}: the file exists and cannot be written")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".gfverify-probe-"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in {parent} "
+                         f"({exc.strerror or exc})") from None
     return path
 
 
@@ -149,7 +162,8 @@ def add_run_options(parser) -> None:
     parser.add_argument("--points", type=int, default=None, help="saved times per run")
     parser.add_argument("--escalate", type=int, default=None, metavar="N",
                         help="re-runs of an exact-flow instance undecided by its numerical "
-                             "error: rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
+                             "error (with --scaling: of a run whose F(oo) is not known to "
+                             "1%%): rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
                              "flow where it applies (default 2; 0: none)")
 
 
@@ -187,14 +201,8 @@ def plot_path(args, default: str) -> str | None:
         if args.plot is not None:
             raise UsageError("--plot/--no-plot: give one of them")
         return None
-    path = Path(args.plot or default)
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"--plot {path}: the directory {parent} does not exist (create it "
-                         f"first; gfverify writes only the file)")
-    if path.is_dir():
-        raise UsageError(f"--plot {path}: is a directory; give a file name ending in .png")
-    return str(path)
+    return str(output_file(args.plot or default, "--plot",
+                           "give a file name ending in .png"))
 
 
 def _conjecture_command(args) -> int:
@@ -215,10 +223,7 @@ def _conjecture_command(args) -> int:
     if args.certify is not None:
         if args.scaling is not None:
             raise UsageError("--certify: not used with --scaling")
-        parent = Path(args.certify).parent
-        if not parent.is_dir():
-            raise UsageError(f"--certify {args.certify}: the directory {parent} does not "
-                             "exist (create it first; gfverify writes only the file)")
+        output_file(args.certify, "--certify", "give a file name ending in .npz")
     if args.data is not None:
         if args.family is not None:
             raise UsageError("--family/--data: give one of them (--data FILE is the family of "
@@ -340,9 +345,8 @@ def _scaling(args, params) -> int:
     if args.min_decided is not None:
         raise UsageError("--min-decided: not used with --scaling (its fit says INCONCLUSIVE, "
                          "exit 3, when too few runs are decided)")
-    for opt in ("escalate", "loss_floor"):
-        if getattr(args, opt) is not None:
-            raise UsageError(f"--{opt.replace('_', '-')}: not used with --scaling")
+    if args.loss_floor is not None:
+        raise UsageError("--loss-floor: not used with --scaling")
     kwargs = {}
     if args.n is not None:
         kwargs["ns"] = _sizes(args.n)
@@ -350,6 +354,8 @@ def _scaling(args, params) -> int:
         kwargs["reps"] = args.reps
     if args.points is not None:
         kwargs["points"] = args.points
+    if args.escalate is not None:  # runs whose F(oo) is not known to 1% (default 2)
+        kwargs["escalate"] = args.escalate
     if args.jobs < 1:
         raise UsageError(f"--jobs: at least 1, got {args.jobs}")
     result = scaling_conjecture(
