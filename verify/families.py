@@ -131,7 +131,8 @@ class IntParam:
         lo, hi = self.limits
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             raise FamilyError(f"--param {name}: {value} is outside the allowed range "
-                              f"[{lo}, {'inf' if hi is None else hi}]")
+                              f"{self.describe_limits()} (a search draws from "
+                              f"{self.describe_range()})")
         return value
 
     def narrowed(self, lo, hi) -> IntParam:
@@ -142,6 +143,12 @@ class IntParam:
         """The range as ``gfverify families`` prints it (``[2, 8], >= n``)."""
         extra = "".join(f", {op} {ref}" for op, ref in ((">=", self.ge), ("<=", self.le)) if ref)
         return f"[{self.lo}, {self.hi}]{extra}"
+
+    def describe_limits(self) -> str:
+        """The values ``--param`` accepts, as ``gfverify families`` and `parse`'s error
+        print them (``[1, inf]``): wider than the search range (`describe_range`)."""
+        lo, hi = self.limits
+        return f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
 
 
 @dataclass(frozen=True)
@@ -221,7 +228,8 @@ class FloatParam:
         if not math.isfinite(value) or (lo is not None and value <= lo) or (
                 hi is not None and value > hi):
             raise FamilyError(f"--param {name}: {text} is outside the allowed range "
-                              f"({lo}, {'inf' if hi is None else hi}]")
+                              f"{self.describe_limits()} (a search draws from "
+                              f"{self.describe_range()})")
         return value
 
     def narrowed(self, lo, hi) -> FloatParam:
@@ -231,6 +239,12 @@ class FloatParam:
     def describe_range(self) -> str:
         """The range as ``gfverify families`` prints it (``[1e-20, 1e-3] log``)."""
         return f"[{self.lo:g}, {self.hi:g}]{' log' if self.log else ''}"
+
+    def describe_limits(self) -> str:
+        """The values ``--param`` accepts (``(0, 0.5]``; the low end excluded), wider than
+        the search range (`describe_range`)."""
+        lo, hi = self.limits
+        return f"({'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}]"
 
 
 @dataclass(frozen=True)
@@ -289,6 +303,10 @@ class ChoiceParam:
     def describe_range(self) -> str:
         """The options as ``gfverify families`` prints them (``{exponential, logistic}``)."""
         return "{" + ", ".join(self.choices) + "}"
+
+    def describe_limits(self) -> str:
+        """The values ``--param`` accepts: the options (`describe_range`)."""
+        return self.describe_range()
 
 
 Param = IntParam | FloatParam | ChoiceParam
@@ -500,6 +518,11 @@ class Family:
     # -- narrowing -----------------------------------------------------------------------
     def narrowed(self, **ranges) -> Family:
         """The same family with some parameter ranges replaced (``n=(2, 4)``)."""
+        fam = replace(self, params=self._narrowed_params(ranges))
+        fam._check_nonempty()
+        return fam
+
+    def _narrowed_params(self, ranges: Mapping[str, tuple]) -> dict[str, Param]:
         params = dict(self.params)
         for k, (lo, hi) in ranges.items():
             if k not in params:
@@ -507,9 +530,7 @@ class Family:
             if params[k].kind != "choice" and lo > hi:
                 raise FamilyError(f"{self.name}: empty range for {k!r}: [{lo}, {hi}]")
             params[k] = params[k].narrowed(lo, hi)
-        fam = replace(self, params=params)
-        fam._check_nonempty()
-        return fam
+        return params
 
     def fixed(self, **values) -> Family:
         """The family with some parameters fixed to a value (``--param key=value``).
@@ -543,8 +564,8 @@ class Family:
             if spec.kind != "choice":
                 value = spec.parse(key, repr(value))
             ranges[key] = (value, value)
-        fam = fam.narrowed(**ranges) if ranges else fam
-        params = dict(fam.params)
+        self._check_pairs({**self.fixed_values, **{k: v[0] for k, v in ranges.items()}})
+        params = self._narrowed_params(ranges)
         for name, spec in params.items():  # keep bounds between parameters consistent
             if spec.kind == "choice":
                 continue
@@ -575,6 +596,45 @@ class Family:
                     raise FamilyError(f"--param: {name} must be {op} {ref}; the fixed values "
                                       f"leave no valid pair in family {self.name!r}")
 
+    def _check_pairs(self, fixed: Mapping[str, Any]) -> None:
+        """A FamilyError, named after the values the user fixed, when they leave no pair
+        that meets a bound between two parameters (``d >= n``): ``n=9`` leaves no d in d's
+        search range [2, 8]."""
+        def span(key):
+            return (fixed[key],) * 2 if key in fixed else (self.params[key].lo,
+                                                           self.params[key].hi)
+
+        for name, spec in self.params.items():
+            if spec.kind == "choice":
+                continue
+            for ref, op in ((spec.ge, ">="), (spec.le, "<=")):
+                if ref is None or not (name in fixed or ref in fixed):
+                    continue
+                (lo, hi), (ref_lo, ref_hi) = span(name), span(ref)
+                if (hi < ref_lo) if op == ">=" else (lo > ref_hi):
+                    raise FamilyError(self._pair_message(name, spec, ref, op, fixed))
+
+    def _pair_message(self, name: str, spec, ref: str, op: str, fixed) -> str:
+        bound = f"{name} {op} {ref}"
+        if name in fixed and ref in fixed:
+            return (f"--param {ref}={fixed[ref]}, {name}={fixed[name]}: family {self.name!r} "
+                    f"needs {bound}")
+        # one of the two was fixed (typed), the other is drawn from its search range
+        typed, drawn = (ref, name) if name not in fixed else (name, ref)
+        other = self.params[drawn]
+        # the typed value's side of the bound, and the drawn one's: d >= n, n typed: n <= hi(d)
+        typed_op = {">=": "<=", "<=": ">="}[op] if typed == ref else op
+        edge = other.hi if typed_op == "<=" else other.lo
+        hint = f"take {typed} {typed_op} {edge}"
+        try:
+            other.parse(drawn, str(fixed[typed]))
+            hint = (f"fix {drawn} too (--param {drawn}={fixed[typed]} or "
+                    f"{'more' if typed_op == '<=' else 'less'}) or {hint}")
+        except FamilyError:  # no allowed value of the other one meets it
+            pass
+        return (f"--param {typed}={fixed[typed]}: family {self.name!r} needs {bound} and "
+                f"draws {drawn} from [{other.lo}, {other.hi}]; {hint}")
+
     def size_params(self) -> tuple[str, ...]:
         """The integer parameters a shrinker reduces (every int but the seed)."""
         return tuple(k for k, s in self.params.items() if s.kind == "int" and k != "seed")
@@ -584,11 +644,14 @@ class Family:
         names = ", ".join((self.name, *self.aliases))
         lines = [f"{names}  [{self.setting}]", f"    {self.description}",
                  f"    horizon: {self.horizon_text}"]
+        if self.params:
+            lines.append(f"    {'':<15} {'drawn from':<26} --param allows")
         for name, spec in self.params.items():
             default = spec.default_text or ("" if spec.default is None or callable(spec.default)
                                              else f"{spec.default}")
+            allows = "" if spec.kind == "choice" else spec.describe_limits()
             lines.append(f"    {name:<8} {spec.kind:<6} {spec.describe_range():<26} "
-                         f"default {default or '-':<16} {spec.meaning}")
+                         f"{allows:<16} default {default or '-':<16} {spec.meaning}")
         if self.model:
             lines.append("    model: " + ", ".join(f"{k}={v}" for k, v in self.model.items()))
         return "\n".join(lines)

@@ -317,6 +317,43 @@ def test_family_parameters_are_typed_and_validated():
     assert fam.fixed(horizon="12").horizon(problem) == 12.0
 
 
+def test_families_prints_what_param_accepts_beside_what_a_search_draws(capsys):
+    """`gfverify families` printed only the search range (orthogonal's lam [1e-20, 1e-6], p
+    [30, 60]) while --param accepted lam=1e-3 and refused p=0 as outside [1, inf]: each
+    numeric parameter's line now gives both, and they are the ones parse applies."""
+    assert main(["families"]) == 0
+    out = capsys.readouterr().out
+    block = out[out.index("orthogonal, orthonormal"):].split("\n\n")[0]
+    assert "drawn from" in block and "--param allows" in block
+    lines = {line.split()[0]: line for line in block.splitlines()[3:] if line.startswith("    ")}
+    fam = families.get("orthogonal")
+    for name in ("n", "p", "d", "lam", "seed"):
+        spec = fam.params[name]
+        assert f" {spec.describe_range()} " in lines[name] + " "
+        assert f" {spec.describe_limits()} " in lines[name], lines[name]
+    assert "(0, 0.5]" in lines["lam"] and "[1, inf]" in lines["p"]
+    fam.fixed(lam="1e-3", p="1")  # inside what the listing says --param allows
+    with pytest.raises(families.FamilyError, match=re.escape("[1, inf] (a search draws")):
+        fam.fixed(p="0")
+
+
+def test_a_bound_between_parameters_is_named_after_the_typed_value():
+    """``--param n=9`` on orthogonal (d drawn from [2, 8], d >= n) read "d must be >= n": it
+    names n=9, d's range and what to do."""
+    fam = families.get("orthogonal")
+    with pytest.raises(families.FamilyError) as err:
+        fam.fixed(n="9")
+    assert str(err.value) == ("--param n=9: family 'orthogonal' needs d >= n and draws d from "
+                              "[2, 8]; fix d too (--param d=9 or more) or take n <= 8")
+    assert fam.fixed(n="9", d="9").fixed_values == {"n": 9, "d": 9}
+    with pytest.raises(families.FamilyError, match=r"--param d=1: .* take d >= 2$"):
+        fam.fixed(d="1")  # n=1 would be outside n's limits: no "fix n too"
+    with pytest.raises(families.FamilyError, match=r"--param n=4, d=3: .* needs d >= n$"):
+        fam.fixed(n="4", d="3")
+    with pytest.raises(families.FamilyError, match=r"--param n=4, d=3: "):
+        fam.fixed(n="4").fixed(d="3")  # fixed one at a time: both named
+
+
 def test_gd_method_runs_or_says_why():
     try:
         result = conjecture(TRUE, "two-point", params={"lam": 1e-2}, budget=1, method="gd",
