@@ -10,8 +10,8 @@ it, and writing the pages; the suite and the tightness table run beside the sect
 the estimate is the longest of the three chains. It moves only when a section ends (the
 pace is re-measured) and counts down in between, so it does not swing with every batch of
 a bar, except that a section running past its recorded time at that pace raises the pace
-as it goes (counted as if it ended now). A section no record knows (an installed pack's) counts as ``UNKNOWN_SECTION``
-seconds.
+as it goes (counted as if it ended now). A section no record knows (an installed pack's)
+counts as ``UNKNOWN_SECTION`` seconds.
 """
 
 from __future__ import annotations
