@@ -206,9 +206,13 @@ def provenance(run: dict, env: dict, suite_result, reproductions) -> list:
                      "versions: " + ", ".join(f"{k} {v}" for k, v in env.items())])]
 
 
-def run_facts(profile: str, seed: int, wall: float, env: dict) -> dict:
+def run_facts(profile: str, seed: int, wall: float, env: dict,
+              commit: str | None = None) -> dict:
+    """The run's facts the pages show; ``commit``: the one the run started from (default:
+    the checkout's now)."""
     return {"profile": profile, "seed": seed, "wall": wall,
-            "version": env.get("gfverify", "?"), "commit": source_commit()}
+            "version": env.get("gfverify", "?"),
+            "commit": source_commit() if commit is None else commit}
 
 
 __all__ = ["CONTENTS", "GLOSSARY", "claim_outcomes", "glossary", "pack_counts", "provenance",

@@ -331,7 +331,9 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     suite_run = (SuiteRun(profile, show_progress, on_done=saved.save_suite, certify=certify)
                  if suite and saved.suite is None else None)
     store = Path(store) if store is not None else out / "store"
-    state = {"part": "starting"}
+    # the commit of the code this run loaded (its sections were imported above and the
+    # suite starts now), not the checkout's when the pages are written, which may be later
+    state = {"part": "starting", "commit": front.source_commit()}
     if parallel is None:
         parallel = (os.cpu_count() or 1) >= 2
     tight_run = None
@@ -454,7 +456,7 @@ def _write_report(out, profile, seed, show_progress, instances, start, suite_run
     wall = time.perf_counter() - start
     env = environment()
 
-    run = front.run_facts(profile, seed, wall, env)
+    run = front.run_facts(profile, seed, wall, env, state.get("commit"))
     blocks = _blocks(run, suite_result, env, others, (tight_blocks, tight_data))
     catalogue = _catalogue_blocks(suite_result, claim_figs, tight_data.get("claims", {}))
     index = out / "index.md"
