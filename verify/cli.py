@@ -283,8 +283,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         return args.run(args)
-    except InputError as exc:  # bad input, named by the message
-        print(f"error: {exc}", file=sys.stderr)
+    except InputError as exc:  # bad input, named by the message (a line per violation)
+        for line in str(exc).splitlines() or [""]:
+            print(f"error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `gfverify claims | head`: the reader left early
         sys.stderr.close()

@@ -15,7 +15,8 @@ from papers.cel23 import data
 from papers.cel23.evidence import horizon
 from verify.families import ChoiceParam, Family, FloatParam, IntParam, seed_param
 
-_HORIZON_TEXT = "2 ln(1/lam)/|gamma_[n]| + 12/eta_d"
+_HORIZON_TEXT = ("min(2 ln(1/lam)/|gamma_[n]| + 12/eta_d, 2e5) (2e5: the paper's runs, 2e7 steps "
+                 "of 0.01)")
 
 
 def _horizon(problem: Problem, params: dict) -> float:

@@ -261,7 +261,7 @@ K_CLASS = Family(
         "eps": FloatParam(1e-6, 1e-2, "initialisation scale", default=1e-3,
                           limits=SMALL_SCALE),
         "tilt": FloatParam(0.0, 1.0, "share of the shapes turned onto another class's edge",
-                           default=0.5, log=False, limits=(0.0, 1.0)),
+                           default=0.5, log=False, limits=(0.0, 1.0), open_low=False),
         "seed": seed_param(),
     },
     build=k_class,

@@ -146,6 +146,30 @@ def add_run_options(parser) -> None:
                         help="re-runs of an exact-flow instance undecided by its numerical "
                              "error: rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
                              "flow where it applies (default 2; 0: none)")
+    parser.add_argument("--sizes", default="default", choices=("default", "paper"),
+                        help="the family's drawn ranges: default, or paper (up to its "
+                             "papers' experimental sizes; `gfverify families` prints both)")
+    parser.add_argument("--max-cost", default=None, metavar="DURATION",
+                        help="the largest estimated cost of one exact-flow run, by the "
+                             "family's cost model (`gfverify families`): 600, 90s, 30min, 2h "
+                             "(default 1h); a draw above it is replaced, a fixed instance "
+                             "above it refused")
+
+
+def run_option_kwargs(args) -> dict:
+    """The keyword arguments of `add_run_options`'s options that a search takes when given
+    (``escalate``, ``sizes``, ``max_cost``)."""
+    from verify.run_cost import CostError, parse_duration
+
+    out = {"sizes": args.sizes}
+    if args.escalate is not None:
+        out["escalate"] = args.escalate
+    if args.max_cost is not None:
+        try:
+            out["max_cost"] = parse_duration(args.max_cost)
+        except CostError as exc:
+            raise UsageError(str(exc)) from None
+    return out
 
 
 def parse_params(items: list[str], option: str = "--param") -> dict[str, str]:
@@ -244,8 +268,7 @@ def _conjecture_command(args) -> int:
             kwargs["shrink_budget"] = args.shrink_budget
         if args.min_decided is not None:
             kwargs["min_decided"] = args.min_decided
-        if args.escalate is not None:
-            kwargs["escalate"] = args.escalate
+        kwargs.update(run_option_kwargs(args))
         if args.loss_floor is not None:
             kwargs["loss_floor"] = args.loss_floor
         if args.assume:
@@ -295,6 +318,7 @@ def _on_runs(args) -> int:
         ("--shrink-budget", args.shrink_budget), ("--min-decided", args.min_decided),
         ("--lr", args.lr), ("--t-max", args.t_max), ("--points", args.points),
         ("--escalate", args.escalate), ("--n", args.n), ("--reps", args.reps),
+        ("--max-cost", args.max_cost), ("--sizes", None if args.sizes == "default" else 1),
         ("--where", args.where), ("--window", args.window)) if value not in (None, [])]
     if args.method != "flow":
         given.append("--method")
@@ -353,6 +377,9 @@ def _scaling(args, params) -> int:
         kwargs["points"] = args.points
     if args.jobs < 1:
         raise UsageError(f"--jobs: at least 1, got {args.jobs}")
+    if args.sizes != "default":
+        raise UsageError("--sizes: not used with --scaling (its sizes are --n)")
+    kwargs.update({k: v for k, v in run_option_kwargs(args).items() if k == "max_cost"})
     result = scaling_conjecture(
         args.scaling, args.family, params=params, seed=args.seed, method=args.method,
         lr=args.lr, t_max=args.t_max, jobs=args.jobs,

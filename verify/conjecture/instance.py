@@ -16,7 +16,7 @@ import sympy as sp
 from numerics import ExactFlow, Problem, ProblemError, Trajectory, simulate
 from theory.claim import Claim, Kind
 from verify import families as fam_mod
-from verify import limits
+from verify import limits, run_cost
 from verify.check import evaluate, relation_margins
 from verify.check_run import above_loss_floor, inapplicable_instance
 from verify.conjecture.statement import (
@@ -32,6 +32,7 @@ from verify.conjecture.when import AtTime, Window
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.escalation import MAX_BUDGET as MAX_ESCALATION
 from verify.escalation import check_escalating
+from verify.run_cost import DEFAULT_MAX_COST
 from verify.verdict import CheckError, Outcome, Verdict, Where
 
 
@@ -58,6 +59,9 @@ class MethodSpec:
     escalate
         How many more accurate re-runs an instance undecided by its numerical error gets
         before it counts as undecided (`verify.escalation`; 0: none).
+    max_cost
+        The largest estimated cost (seconds, by the family's cost model,
+        `verify.run_cost`) of one exact-flow run a search starts (``--max-cost``).
     """
 
     name: str = "flow"
@@ -65,6 +69,7 @@ class MethodSpec:
     coordinates: str = "auto"  # the exact flow's (from the family: `Family.coordinates`)
     # re-runs of an instance undecided by its numerical error (`verify.escalation`)
     escalate: int = ESCALATION_BUDGET
+    max_cost: float = DEFAULT_MAX_COST
 
     def __post_init__(self) -> None:
         if (isinstance(self.escalate, bool) or not isinstance(self.escalate, int)
@@ -77,6 +82,9 @@ class MethodSpec:
             raise ConjectureError(f"--lr: must be a positive number, got {self.lr!r}")
         if self.lr is not None and self.name != "gd":
             raise ConjectureError("--lr: only used with --method gd (the exact flow has no step)")
+        if (isinstance(self.max_cost, bool) or not isinstance(self.max_cost, int | float)
+                or not (math.isfinite(self.max_cost) and self.max_cost > 0)):
+            raise ConjectureError(f"--max-cost: a duration > 0, got {self.max_cost!r}")
 
     @property
     def step(self) -> float:
@@ -121,6 +129,8 @@ class MethodSpec:
         result prints); empty for the exact flow with the default escalation."""
         more = ([] if self.escalate == ESCALATION_BUDGET
                 else ["--escalate", str(self.escalate)])
+        if self.max_cost != DEFAULT_MAX_COST:
+            more += ["--max-cost", f"{self.max_cost:g}"]
         if self.name == "flow":
             return more
         return ["--method", "gd", "--lr", repr(self.step)] + more
@@ -152,11 +162,13 @@ def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mappin
     if at_t is not None:
         horizon = max(horizon, at_t)
         extra = sorted({*extra, at_t})
-    try:  # the horizon actually run (family rule, --t-max or --at-t) and its GD steps
-        limits.at_most("horizon (--t-max, --at-t or the family's)", horizon, "horizon")
+    try:  # the horizon actually run (family rule, --t-max or --at-t): its GD steps, or the
+        # exact flow's estimated cost (the family's cost model, `verify.run_cost`)
         if method.name == "gd":
             limits.at_most("horizon / --lr (gradient-descent steps)",
                            horizon / method.step, "gd_steps")
+        else:
+            run_cost.refuse_above(family.name, params, horizon, method.max_cost)
     except limits.LimitError as exc:
         raise ConjectureError(str(exc)) from None
     return run_instance(problem, horizon, method, points, extra), horizon
@@ -268,6 +280,12 @@ class InstanceChecker:
             except ProblemError as exc:
                 self.cache[key] = None
                 self.unbuildable.append((dict(params), str(exc)))
+            except run_cost.CostError as exc:  # drawn above --max-cost: another draw; the
+                # sizes and horizon the user fixed cost that much on any draw: bad input
+                if set(self.family.size_params()) <= self.pinned:
+                    raise ConjectureError(str(exc)) from None
+                self.cache[key] = None
+                self.unbuildable.append((dict(params), str(exc)))
             except _Excluded as exc:
                 self.cache[key] = None
                 self.excluded.append((dict(params), str(exc)))
@@ -377,11 +395,6 @@ class InstanceChecker:
         if option == "--window" and values[1] < values[0]:
             return 0.0, (Outcome.INAPPLICABLE, f"--window {when.text} is [{values[0]:.4g}, "
                          f"{values[1]:.4g}] on this instance: it ends before it starts")
-        try:
-            for v in finite_ends:
-                limits.at_most(f"{option} (on this instance)", v, "horizon")
-        except (TypeError, ValueError) as exc:
-            raise ConjectureError(str(exc)) from None
         snapped = tuple(self.method.snap(v) if self.method.name == "gd" and math.isfinite(v)
                         else v for v in values)
         return (snapped if option == "--window" else snapped[0]), ()

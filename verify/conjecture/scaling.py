@@ -38,7 +38,7 @@ from numerics import Trajectory
 from theory import symbols as S
 from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
 from verify import families as fam_mod
-from verify import limits
+from verify import limits, run_cost
 from verify.check import CheckError, evaluate
 from verify.conjecture import ConjectureError, MethodSpec, run_instance
 from verify.expressions import ExpressionError, ScalingStatement, parse_scaling
@@ -134,6 +134,11 @@ def _point(family: fam_mod.Family, params: dict, quantity: sp.Basic, method: Met
     horizon = family.horizon(problem, params)
     reason = ""
     for _ in range(MAX_EXTENSIONS + 1):
+        if method.name == "flow":
+            try:  # the family's cost model (`verify.run_cost`), within --max-cost
+                run_cost.refuse_above(family.name, params, horizon, method.max_cost)
+            except run_cost.CostError as exc:
+                return Point(n, params, horizon=horizon, reason=f"not run: {exc}")
         tr = run_instance(problem, horizon, method.for_family(family), points, [])
         if not tr.status.ok or not tr.finite:
             return Point(n, params, horizon=horizon,
@@ -295,7 +300,8 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
                        reps: int = DEFAULT_REPS, params: Mapping | None = None, seed: int = 0,
                        method: str = "flow", lr: float | None = None,
                        t_max: float | None = None, points: int = DEFAULT_POINTS,
-                       jobs: int = 1, plot: str | Path | None = None) -> ScalingResult:
+                       jobs: int = 1, plot: str | Path | None = None,
+                       max_cost: float = run_cost.DEFAULT_MAX_COST) -> ScalingResult:
     """Fit the exponent of ``text`` (``"PL(oo) ~ n**alpha"``) over ``ns`` on ``family``.
 
     Every parameter but n and the seed is at its default (``gfverify families``) unless
@@ -316,11 +322,9 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
         limits.at_most("--n", max(ns), "size")
         limits.at_most("--n/--reps (runs)", len(ns) * reps, "budget")
         limits.at_most("--points", points, "points")
-        if t_max is not None:
-            limits.at_most("--t-max", t_max, "horizon")
     except limits.LimitError as exc:
         raise ConjectureError(str(exc)) from None
-    spec = MethodSpec(method, lr)
+    spec = MethodSpec(method, lr, max_cost=max_cost)
     spec.method()
     fam = fam_mod.get(family) if isinstance(family, str) else family
     if "n" not in fam.params:

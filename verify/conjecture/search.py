@@ -44,7 +44,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
 from verify import families as fam_mod
-from verify import limits
+from verify import limits, run_cost
 from verify.conjecture.instance import (
     Instance,
     InstanceChecker,
@@ -72,6 +72,7 @@ from verify.conjecture.when import AtTime, Window, parse_at_time, parse_window
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.expressions import ExpressionError
 from verify.profiles import pinned_hypothesis_draws
+from verify.run_cost import DEFAULT_MAX_COST
 from verify.verdict import Outcome
 
 
@@ -122,6 +123,16 @@ def _search(checker: InstanceChecker, budget: int,
     return tried, None
 
 
+def smallest_params(family: fam_mod.Family) -> dict:
+    """The family's smallest drawn sizes (each size parameter at the low end of its drawn
+    range, bounds between them respected): the cheapest instance a search may draw."""
+    values: dict = {}
+    for name, spec in family.params.items():
+        if spec.kind == "int" and name in family.size_params():
+            values[name] = spec.bounds(values)[0]
+    return values
+
+
 def _candidates(lo: int, cur: int) -> list[int]:
     picks = {lo, lo + 1, lo + (cur - lo) // 4, (lo + cur) // 2, cur - 1}
     return sorted(v for v in picks if lo <= v < cur)
@@ -166,7 +177,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                points: int = DEFAULT_POINTS, shrink_budget: int = DEFAULT_SHRINK_BUDGET,
                plot: str | Path | None = None, min_decided: float = 1.0,
                escalate: int = ESCALATION_BUDGET,
-               loss_floor: float | None = None, assume=()) -> ConjectureResult:
+               loss_floor: float | None = None, assume=(), sizes: str = "default",
+               max_cost: float = DEFAULT_MAX_COST, executor=None) -> ConjectureResult:
     """Search ``family`` for a counterexample to a statement; shrink the one found.
 
     ``expr_or_callable``: a statement in the vocabulary (``"L(t) <= L(0)*exp(-t/n)"``) or
@@ -188,6 +200,13 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     ``assume``: conditions on the instance (``"mu >= 0.1"``, ``"OffDiagGram == 0"``); a
     drawn instance that fails one is excluded before it is simulated (the search draws
     another) and counted in the result, never a counterexample.
+    ``sizes``: the family's drawn ranges, ``"default"`` or ``"paper"`` (its papers'
+    experimental sizes, `verify.families.Family.sized`). ``max_cost``: the largest
+    estimated cost in seconds of one exact-flow run (`verify.run_cost`); a draw above it
+    is replaced by another, a fixed instance above it refused. ``executor``: run the drawn
+    instances as tasks of this executor (`verify.sweep.dask_executor.DaskExecutor`,
+    ``--dask-local N`` or ``--scheduler ADDRESS``) before the search reads them: the same
+    instances and verdicts as without it (`verify.runs`).
 
     Long on purpose: it validates every argument before any simulation (one clear error
     per bad input) and then runs search, shrink and the result in order.
@@ -217,7 +236,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   f"and 1 (a level of L(t)/L(0))")
         if mode != "for_all_t":
             raise ConjectureError("--loss-floor: only with --for-all-t (it ends the window)")
-    spec = MethodSpec(method, lr, escalate=escalate)
+    spec = MethodSpec(method, lr, escalate=escalate, max_cost=max_cost)
     spec.method()  # fail early if the method is unavailable
     if spec.name == "gd" and isinstance(at_t, float | int):
         at_t = spec.snap(at_t)  # (an instance-dependent time is snapped on each instance)
@@ -227,10 +246,21 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
         raise ConjectureError(f"conjecture: {exc}") from None
     assumptions = parse_assumptions(assume)
     fam = fam_mod.get(family) if isinstance(family, str) else family
+    fam = fam.sized(sizes)
     fixed = dict(params or {})
     if t_max is not None:
         fixed["horizon"] = t_max
     fam = fam.fixed(**fixed) if fixed else fam
+    if spec.name == "flow":  # a horizon no instance affords is refused before any run
+        given = [(opt, v) for opt, v in (("--t-max" if t_max is not None
+                                          else "--param horizon", fam.horizon_override),
+                                         ("--at-t", at_t if isinstance(at_t, int | float)
+                                          else None)) if v is not None]
+        for option, value in given:
+            try:
+                run_cost.refuse_above(fam.name, smallest_params(fam), float(value), max_cost)
+            except run_cost.CostError as exc:
+                raise ConjectureError(f"{option} {float(value):g}: {exc}") from None
     checker = InstanceChecker(statement, fam, mode, at_t, spec, points,
                               pinned=frozenset(k for k in fixed if k != "horizon"),
                               loss_floor=loss_floor, assumptions=assumptions)

@@ -15,6 +15,7 @@ from pathlib import Path
 from verify.cli import UsageError
 from verify.conjecture.cli import (
     add_run_options,
+    run_option_kwargs,
     add_time_options,
     numeric_at_t,
     output_file,
@@ -126,8 +127,7 @@ def _tighten_command(args) -> int:
                   loss_floor=args.loss_floor, assume=tuple(args.assume))
     if args.points is not None:
         kwargs["points"] = args.points
-    if args.escalate is not None:
-        kwargs["escalate"] = args.escalate
+    kwargs.update(run_option_kwargs(args))
     try:
         if _looks_like_claim(args.target):
             if args.free is not None:
@@ -174,6 +174,7 @@ def _on_runs(args, family_params, names, mode) -> int:
         ("--family", args.family), ("--data", args.data), ("--results", args.results),
         ("--json", args.json), ("--refine-budget", args.refine_budget), ("--lr", args.lr),
         ("--t-max", args.t_max), ("--points", args.points), ("--escalate", args.escalate),
+        ("--max-cost", args.max_cost), ("--sizes", None if args.sizes == "default" else 1),
         ("--loss-floor", args.loss_floor), ("--param", family_params),
         ("--assume", args.assume)) if value not in (None, [], {})]
     if given:

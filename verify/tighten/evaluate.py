@@ -23,6 +23,7 @@ from numerics import ProblemError
 from numerics.provenance import environment
 from verify import families as fam_mod
 from verify import limits
+from verify.run_cost import CostError
 from verify.check_run import (
     above_loss_floor,
     at_event,
@@ -141,6 +142,11 @@ class Evaluator:
         try:
             problem, tr, horizon = self._measure(params)
         except ProblemError as exc:
+            self.unbuildable.append((dict(params), str(exc)))
+            return None
+        except CostError as exc:  # drawn above --max-cost: another draw (fixed: bad input)
+            if set(self.family.size_params()) <= set(self.family.fixed_values):
+                raise TightenError(str(exc)) from None
             self.unbuildable.append((dict(params), str(exc)))
             return None
         searched = self._record(params, problem, tr, horizon)
