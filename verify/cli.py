@@ -207,7 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     rep = sub.add_parser("report", help="write the bound-checking report")
-    rep.add_argument("--profile", default="quick", choices=("quick", "full"))
+    rep.add_argument("--profile", default="quick", choices=("quick", "full", "paper"),
+                     help="instance counts and sizes (default quick; paper: the papers' "
+                          "experimental sizes where affordable, hours)")
     rep.add_argument("--out", required=True, help="output directory (created if needed)")
     rep.add_argument("--seed", type=int, default=0, help="seed of the random instances")
     rep.add_argument("--instances", type=int, default=None,

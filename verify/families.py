@@ -801,7 +801,8 @@ def cost_lines(name: str, costs: dict | None = None) -> list[str]:
         busy = (" (other jobs beside it: the times are upper bounds)"
                 if high > m.get("cores", 1) else "")
         load = f", load average {low:g}-{high:g}{busy}"
-    lines = [f"    one run (exact flow and its companion to the horizon; measured "
+    unit = "CPU seconds of one core" if "unit" in m else "seconds"
+    lines = [f"    one run (exact flow and its companion to the horizon, {unit}; measured "
              f"{m.get('date', '?')}, {m.get('cores', '?')} cores, one thread{load}):"]
 
     for row in rows:

@@ -30,7 +30,7 @@ def _horizon(problem: Problem, params: dict) -> float:
 
 def _width(default: int) -> IntParam:
     return IntParam(10, 60, "width m (Theorem 2 holds for every m; the paper ran 200,000)",
-                    default=default, limits=(1, None))
+                    default=default, limits=(1, None), paper=(60, 20000))
 
 
 SECTION5 = Family(

@@ -23,15 +23,18 @@ def _horizon(problem: Problem, params: dict) -> float:
     return horizon(problem)
 
 
-def _family(name: str, description: str, d_hi: int, d_default: int, rejection: str) -> Family:
+def _family(name: str, description: str, d_hi: int, d_default: int, rejection: str,
+            d_paper: tuple[int, int]) -> Family:
     """One of CEL23's families: section 8's data with ``rejection``, its initialisation."""
     return Family(
         name=name,
         setting="CEL23",
         description=description,
         params={
-            "d": IntParam(2, d_hi, "input dimension (= n)", default=d_default, limits=(2, None)),
-            "m": IntParam(2, 12, "width (the paper's m)", default=6, limits=(1, None)),
+            "d": IntParam(2, d_hi, "input dimension (= n; the paper: 4 to 1,024)",
+                          default=d_default, limits=(2, None), paper=d_paper),
+            "m": IntParam(2, 12, "width (the paper's m: 200)", default=6, limits=(1, None),
+                          paper=(12, 200)),
             "lam": FloatParam(1e-12, 1e-2, "initialisation scale", default=4.0**-7,
                               limits=(0.0, 1.0)),
             "scheme": ChoiceParam(data.SCHEMES, "section 8's data scheme", default="centred"),
@@ -48,11 +51,12 @@ CORRELATED = _family(
     "cel23-correlated",
     "CEL23 section 8 data redrawn until every angle(v*, x_i) < pi/4 (its theorems' setting), "
     "labels relu(<v*, x>), z_j ~ N(0, I/(dm)), s_j = +-1, w_j = lam z_j, a_j = s_j |w_j|; "
-    "standard network, mean square loss", 4, 3, "pi/4")
+    "standard network, mean square loss", 4, 3, "pi/4", (3, 8))
 EXPERIMENTS = _family(
     "cel23-experiments",
     "CEL23 section 8's experimental data (angles to v* below pi/2 only: its pi/4 hypothesis "
-    "fails for most draws), its initialisation; standard network, square loss", 16, 4, "pi/2")
+    "fails for most draws), its initialisation; standard network, square loss", 16, 4, "pi/2",
+    (4, 64))
 
 FAMILIES = (CORRELATED, EXPERIMENTS)
 GENERATORS = {"cel23": data.correlated}

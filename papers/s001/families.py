@@ -30,9 +30,12 @@ SEPARABLE = Family(
     description="S001's mu-separated data (G-001-sep), labels +-1, |x_i| = 1; standard network, "
     "balanced init I-001-bal at scale eps, exponential or logistic (sum) loss",
     params={
-        "n": IntParam(2, 8, "samples", default=4, limits=(2, None)),
-        "h": IntParam(2, 30, "width (S001's h; the vocabulary's p)", default=10),
-        "d": IntParam(2, 6, "input dimension (S001's D)", default=3, limits=(2, None)),
+        "n": IntParam(2, 8, "samples (E-001-1: about 12,000 MNIST images)", default=4,
+                      limits=(2, None), paper=(8, 100)),
+        "h": IntParam(2, 30, "width (S001's h; the vocabulary's p; E-001-1: 50)", default=10,
+                      paper=(10, 50)),
+        "d": IntParam(2, 6, "input dimension (S001's D; E-001-1: 784)", default=3,
+                      limits=(2, None), paper=(3, 784)),
         "mu": FloatParam(0.01, 0.9, "separation mu of the data", default=0.1,
                          limits=(0.0, 1.0)),
         "eps": FloatParam(1e-8, 1e-2, "initialisation scale", default=1e-4,

@@ -90,8 +90,14 @@ def test_each_violation_gets_its_own_line():
 def test_bounds_between_fixed_values_are_named():
     with pytest.raises(F.FamilyError, match=r"--param d=3: d must be >= n, and n=5 is fixed"):
         F.get("orthogonal").fixed(n="5", d="3")
-    with pytest.raises(F.FamilyError, match=r"n is at least 2"):
-        F.get("orthogonal").fixed(d="1")
+    toy = F.Family(name="toy", description="x",
+                   params={"n": F.IntParam(2, 4, "samples", limits=(2, 10)),
+                           "d": F.IntParam(2, 8, "dimension", ge="n")},
+                   build=lambda n, d: None, horizon_rule=lambda problem, params: 1.0)
+    with pytest.raises(F.FamilyError, match=r"--param d=1: d must be >= n, and n is at "
+                                            r"least 2 \(its allowed range \[2, 10\]\)"):
+        toy.fixed(d="1")
+    assert toy.fixed(n="9").params["d"].range() == (9, 9)
 
 
 def test_the_cli_prints_one_error_line_per_violation(capsys):
@@ -120,7 +126,7 @@ def test_every_declared_witness_lies_in_its_family_s_allowed_ranges():
     declared setting is now accepted by `Family.fixed` (the allowed ranges)."""
     from verify.report.tightness import declared_settings
 
-    for cid, s in declared_settings().items():
+    for s in declared_settings().values():
         if "family" in s and s.get("params"):
             F.get(s["family"]).fixed(**s["params"])  # raises if outside
 

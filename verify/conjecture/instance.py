@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import sympy as sp
 
-from numerics import ExactFlow, Problem, ProblemError, Trajectory, simulate
+from numerics import ExactFlow, Problem, ProblemError, Trajectory
 from theory.claim import Claim, Kind
 from verify import families as fam_mod
-from verify import limits, run_cost
+from verify import limits, run_cost, runs
 from verify.check import evaluate, relation_margins
 from verify.check_run import above_loss_floor, inapplicable_instance
 from verify.conjecture.statement import (
@@ -140,6 +140,12 @@ _RUNS: dict[tuple, Trajectory] = {}
 _RUN_CACHE_SIZE = 256
 
 
+def instance_times(horizon: float, method: MethodSpec, points: int,
+                   extra_times) -> np.ndarray:
+    """The saved times of `run_instance`'s run."""
+    return method.times(horizon, points, [x for x in extra_times if x <= horizon])
+
+
 def run_instance(problem: Problem, horizon: float, method: MethodSpec, points: int,
                  extra_times: list[float]) -> Trajectory:
     """Simulate ``problem`` to ``horizon`` (memoised by content, horizon and method)."""
@@ -147,8 +153,8 @@ def run_instance(problem: Problem, horizon: float, method: MethodSpec, points: i
     if key not in _RUNS:
         if len(_RUNS) >= _RUN_CACHE_SIZE:
             _RUNS.pop(next(iter(_RUNS)))
-        t_eval = method.times(horizon, points, [x for x in extra_times if x <= horizon])
-        _RUNS[key] = simulate(problem, method.method(), t_eval=t_eval)
+        _RUNS[key] = runs.simulate(problem, method.method(),
+                                   instance_times(horizon, method, points, extra_times))
     return _RUNS[key]
 
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from verify.cli import UsageError
 from verify.conjecture.cli import (
     add_run_options,
-    run_option_kwargs,
     add_time_options,
     numeric_at_t,
     output_file,
     parse_params,
     plot_path,
+    run_option_kwargs,
 )
 
 _EPILOG = """\

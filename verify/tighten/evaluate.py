@@ -23,7 +23,6 @@ from numerics import ProblemError
 from numerics.provenance import environment
 from verify import families as fam_mod
 from verify import limits
-from verify.run_cost import CostError
 from verify.check_run import (
     above_loss_floor,
     at_event,
@@ -35,6 +34,7 @@ from verify.conjecture.instance import MethodSpec, run_family_instance
 from verify.conjecture.statement import Statement, UndefinedHere
 from verify.escalation import escalate
 from verify.progress import Progress
+from verify.run_cost import CostError
 from verify.tighten.extreme import DECIDED, INAPPLICABLE, UNDECIDED, Extreme, instance_extreme
 from verify.tighten.result import Searched
 from verify.tighten.statement import Tightenable, TightenError

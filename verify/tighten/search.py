@@ -49,8 +49,8 @@ from verify.conjecture.statement import (
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.profiles import pinned_hypothesis_draws
 from verify.progress import Progress
-from verify.run_cost import DEFAULT_MAX_COST
 from verify.run_context import RunContext
+from verify.run_cost import DEFAULT_MAX_COST
 from verify.tighten.evaluate import Evaluator, RunsEvaluator
 from verify.tighten.extreme import (
     DECIDED,
