@@ -126,18 +126,25 @@ def main(args) -> None:
             print(f"{name:<18} {shown:<52} {row['seconds']:>8.2f} s CPU "
                   f"({row['wall_seconds']:.1f} wall)  steps {row['steps']:>7}  "
                   f"events {row['events']:>6}  {row['status']} ({row['engine']})", flush=True)
+        if args.write:  # after each family: a stopped run keeps the families measured
+            _write(rows, load_before, args.only)
     if args.write:
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True).stdout.strip()
-        OUT.write_text(json.dumps({
-            "measured": {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
-                         "commit": commit, "cores": os.cpu_count(),
-                         "load": [load_before[0], round(os.getloadavg()[0], 2)],
-                         "unit": "CPU seconds of one core (wall_seconds: elapsed)",
-                         "by": "python bench/family_costs.py --write"
-                               + (f" --only {' '.join(args.only)}" if args.only else "")},
-            "families": rows}, indent=1) + "\n")
         print(f"wrote {OUT.relative_to(ROOT)}")
+
+
+def _write(rows: dict, load_before: list, only) -> None:
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    tmp = OUT.with_name(OUT.name + ".partial")
+    tmp.write_text(json.dumps({
+        "measured": {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
+                     "commit": commit, "cores": os.cpu_count(),
+                     "load": [load_before[0], round(os.getloadavg()[0], 2)],
+                     "unit": "CPU seconds of one core (wall_seconds: elapsed)",
+                     "by": "python bench/family_costs.py --write"
+                           + (f" --only {' '.join(only)}" if only else "")},
+        "families": rows}, indent=1) + "\n")
+    tmp.replace(OUT)
 
 
 if __name__ == "__main__":

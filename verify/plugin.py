@@ -52,6 +52,10 @@ def pytest_addoption(parser):
                     help="the packs whose tests and mutants run: all (default: built-in and "
                          "installed), builtin, or a comma list of pack names (any case) or "
                          "installed packs' entry-point names: those packs only")
+    group.addoption("--verify-against", default=None, metavar="PATH",
+                    help="a verdicts.json of another profile's run (`--verify-json`): every "
+                         "claim decided differently there and here is a finding with both "
+                         "instances (`verify.sizes.verdict_changes`)")
     group.addoption("--verify-md", default=None, metavar="PATH",
                     help="write the verdict table as Markdown to PATH")
     group.addoption("--verify-certify", default=None, nargs="?", const=2, type=int,
@@ -237,6 +241,14 @@ def pytest_terminal_summary(terminalreporter, config):
         return
     log: VerdictLog = config._gfverify_log
     table = log.table()
+    against = config.getoption("--verify-against")
+    if against and table:  # verdicts that change with the size of the instances
+        from verify.findings import load_run
+        from verify.sizes import verdict_changes
+
+        other = load_run(against)
+        for found in verdict_changes(other, {"profile": log.profile, "claims": table}):
+            log.findings.append(found.to_dict())
     if not table and not log.mutants and not log.findings:
         return
     terminalreporter.section("gfverify verdicts")

@@ -230,5 +230,48 @@ def profile_line(profile: str, tables: tuple[Sizes, ...] | None = None) -> str:
             f"affordable.")
 
 
+
+
+def verdict_changes(small: dict, large: dict) -> list:
+    """Findings where a claim's verdict at one profile's sizes differs from another's: one
+    per verdict row (claim and kind of data) decided differently, with both instances (the
+    worst margin and where). ``small``, ``large``: suite runs (`verify.findings.load_run`,
+    or dicts with ``profile`` and ``claims``), e.g. the full profile's and the paper
+    profile's."""
+    from verify.findings import Finding
+
+    def rows(run):
+        return {(r["claim"], r.get("data", "simulated")): r for r in run.get("claims") or []}
+
+    before, after = rows(small), rows(large)
+    p0, p1 = small.get("profile") or "?", large.get("profile") or "?"
+    out = []
+    for key in sorted(set(before) & set(after)):
+        a, b = before[key], after[key]
+        if a["verdict"] == b["verdict"] or "-" in (a["verdict"], b["verdict"]):
+            continue
+        claim = key[0]
+        base = _base(claim)
+
+        def at(r, prof, claim=claim):
+            margin = ("" if r.get("worst_margin") is None else
+                      f", worst margin {r['worst_margin']:.3g} (error {r.get('error') or 0:.2g})"
+                      f" at {r.get('where') or '?'}")
+            size = row_size(claim, prof)["size"] or f"the {prof} profile's instances"
+            return (f"{r['verdict']} at the {prof} profile ({size}; {r['instances']} "
+                    f"instances{margin})")
+
+        out.append(Finding(
+            f"sizes-{base}", f"{claim}'s verdict changes with the instances' size: "
+            f"{a['verdict']} at the {p0} profile, {b['verdict']} at the {p1} profile",
+            f"{claim}: {at(a, p0)}; {at(b, p1)}.", claims=(base,),
+            evidence={"small": {k: a.get(k) for k in ("verdict", "instances", "worst_margin",
+                                                      "error", "where")} | {"profile": p0},
+                      "large": {k: b.get(k) for k in ("verdict", "instances", "worst_margin",
+                                                      "error", "where")} | {"profile": p1}},
+            data=key[1] if key[1] in ("simulated", "published", "recorded") else "simulated"))
+    return out
+
+
 __all__ = ["FACTOR", "HEADER", "Sizes", "declared", "for_claim", "markdown", "paper_costs",
-           "profile_line", "row_size", "table_rows"]
+           "profile_line", "row_size", "table_rows", "verdict_changes"]

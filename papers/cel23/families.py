@@ -11,9 +11,11 @@ The horizon is `papers.cel23.evidence.horizon`.
 from __future__ import annotations
 
 from numerics import Problem
+from papers.cel23 import claims as _claims
 from papers.cel23 import data
 from papers.cel23.evidence import horizon
 from verify.families import ChoiceParam, Family, FloatParam, IntParam, seed_param
+from verify.sizes import Sizes
 
 _HORIZON_TEXT = ("min(2 ln(1/lam)/|gamma_[n]| + 12/eta_d, 2e5) (2e5: the paper's runs, 2e7 steps "
                  "of 0.01)")
@@ -80,3 +82,18 @@ TIGHTEN = {
                                                            "CEL23-T6b")},
     "CEL23-L28": {**_TIGHT_AT, "loss_floor": _FLOOR, "part": 4, "param": None},
 }
+
+# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+_E1 = "E-CEL23-1: m = 200, d = n = 4-1,024 (section 8's pi/2 data)"
+SIZES = (
+    Sizes(key="CEL23 pi/4 flows", claims=tuple(c.id for c in _claims.CLAIMS if c.checkable),
+          paper=_E1, paper_scale=200, scale="m",
+          at={"quick": {"m": 6, "d": 3, "seeds": (1, 2)},
+              "full": {"m": 6, "d": 3, "seeds": (1, 2, 3, 4)},
+              "paper": {"m": 200, "d": 3, "seeds": (1, 2)}},
+          shown={"quick": "d = n = 3, m = 6 (2 seeds)", "full": "d = n = 3, m = 6 (4 seeds)",
+                 "paper": "d = n = 3, m = 200 (2 seeds)"},
+          reason="d = n = 3: the theorems need every angle(v*, x_i) < pi/4, which section 8's "
+                 "draws meet with a vanishing share as d grows (the paper's experiments use "
+                 "pi/2 data, outside the theorems); the width is the paper's"),
+)

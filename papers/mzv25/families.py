@@ -27,8 +27,10 @@ import math
 import numpy as np
 
 from numerics import Problem, ProblemError
+from papers.mzv25 import claims as _claims
 from papers.mzv25 import multiclass as mc
 from verify.families import SMALL_SCALE, ChoiceParam, Family, FloatParam, IntParam, seed_param
+from verify.sizes import Sizes
 
 HORIZON = 1e4
 MAX_REDRAWS = 200
@@ -283,3 +285,25 @@ GENERATORS = {"mzv25-binary": binary, "mzv25-kclass": k_class}
 # h = 6, eps = 1e-100, log-norm coordinates); its family is S001's ``separable``.
 TIGHTEN = {"MZV25-F13": {"family": "separable", "params": {
     "n": 4, "h": 6, "d": 3, "mu": 0.95, "eps": 1e-100, "loss": "exponential", "seed": 27}}}
+
+# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+_K_CLAIMS = ("MZV25-A4", "MZV25-A5", "MZV25-P1", "MZV25-P3", "MZV25-L2", "MZV25-L5")
+_NONE = ("none larger in the theory's setting: the binary theory on caps (the paper's MNIST "
+         "runs are outside its assumptions)")
+SIZES = (
+    Sizes(key="MZV25 binary caps", claims=tuple(
+        c.id for c in _claims.CLAIMS if c.checkable and c.id not in _K_CLAIMS),
+          paper=_NONE, scale="h",
+          at={"quick": {"h": 8, "large": False}, "full": {"h": 8, "large": False},
+              "paper": {"h": 80, "large": True}},
+          shown={"quick": "caps n = 10-12, d <= 6, h = 6-8 (5 cases)",
+                 "full": "caps n = 10-12, d <= 6, h = 6-8 (10 cases)",
+                 "paper": "the full cases and caps n = 100, d = 20, h = 80"}),
+    Sizes(key="MZV25 K classes", claims=_K_CLAIMS,
+          paper=_NONE, scale="K",
+          at={"quick": {"K": 5, "large": False}, "full": {"K": 5, "large": False},
+              "paper": {"K": 8, "large": True}},
+          shown={"quick": "K = 3-5, h = 2K, d = K + 1 (3 cases)",
+                 "full": "K = 3-5, h = 2K, d = K + 1 (7 cases)",
+                 "paper": "the full cases and K = 8, h = 16, d = 9"}),
+)

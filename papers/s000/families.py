@@ -70,7 +70,7 @@ SPHERE = Family(
     "slides here (pre-activations held at 0, numerics.sliding)",
     params={
         "n": IntParam(2, 40, "samples (E-000-1: 1,300-2,100)", default=5, limits=(2, None),
-                      paper=(40, 400)),
+                      paper=(40, 200)),
         "p": IntParam(2, 24, "width", default=lambda v: generators.published_width(v["n"]),
                       default_text="R: ln(n/0.05)/ln(4/3)+1", paper=(24, 38)),
         # d < n is allowed: E-000-2 (the published Experiment 1.1) runs n = d, 2d, ... on

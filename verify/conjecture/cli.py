@@ -88,6 +88,12 @@ def register(subparsers) -> None:
     con.add_argument("--reps", type=int, default=None,
                      help="repetitions (seeds) per size for --scaling (default 3)")
     con.add_argument("--jobs", type=int, default=1, help="processes for --scaling")
+    from verify.sweep.dask_executor import add_options
+
+    add_options(con, "the search's runs (those its first phase draws all at once)")
+    con.add_argument("--run-store", default=None, metavar="DIR",
+                     help="keep every run in DIR as it finishes and read runs kept there: a "
+                          "stopped search resumes without re-running them")
     con.set_defaults(run=_conjecture_command, mode=None)
 
     fam = subparsers.add_parser("families", help="list the instance families and parameters")
@@ -273,11 +279,14 @@ def _conjecture_command(args) -> int:
             kwargs["loss_floor"] = args.loss_floor
         if args.assume:
             kwargs["assume"] = tuple(args.assume)
-        result = conjecture(
-            args.expr, args.family, params=params, mode=mode, at_t=at_t,
-            budget=20 if args.budget is None else args.budget, seed=args.seed,
-            method=args.method, lr=args.lr, t_max=args.t_max,
-            plot=plot_path(args, "conjecture.png"), **kwargs)
+        from verify.runs import configured
+
+        plot = plot_path(args, "conjecture.png")
+        with configured(args.run_store, args.scheduler, args.dask_local):
+            result = conjecture(
+                args.expr, args.family, params=params, mode=mode, at_t=at_t,
+                budget=20 if args.budget is None else args.budget, seed=args.seed,
+                method=args.method, lr=args.lr, t_max=args.t_max, plot=plot, **kwargs)
     except (ConjectureError, FamilyError) as exc:
         raise UsageError(str(exc)) from None
     print(result.report())
@@ -319,6 +328,8 @@ def _on_runs(args) -> int:
         ("--lr", args.lr), ("--t-max", args.t_max), ("--points", args.points),
         ("--escalate", args.escalate), ("--n", args.n), ("--reps", args.reps),
         ("--max-cost", args.max_cost), ("--sizes", None if args.sizes == "default" else 1),
+        ("--dask-local", args.dask_local), ("--scheduler", args.scheduler),
+        ("--run-store", args.run_store),
         ("--where", args.where), ("--window", args.window)) if value not in (None, [])]
     if args.method != "flow":
         given.append("--method")

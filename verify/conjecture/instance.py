@@ -83,7 +83,7 @@ class MethodSpec:
         if self.lr is not None and self.name != "gd":
             raise ConjectureError("--lr: only used with --method gd (the exact flow has no step)")
         if (isinstance(self.max_cost, bool) or not isinstance(self.max_cost, int | float)
-                or not (math.isfinite(self.max_cost) and self.max_cost > 0)):
+                or not self.max_cost > 0):  # (inf: no limit)
             raise ConjectureError(f"--max-cost: a duration > 0, got {self.max_cost!r}")
 
     @property
@@ -158,16 +158,38 @@ def run_instance(problem: Problem, horizon: float, method: MethodSpec, points: i
     return _RUNS[key]
 
 
-def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mapping,
-                        method: MethodSpec, points: int, extra: list[float],
-                        at_t: float | None = None) -> tuple[Trajectory, float]:
-    """Simulate one family instance to its horizon (the family's rule, --t-max, or at
-    least ``at_t``), within the limits; returns the run and the horizon."""
-    horizon = family.horizon(problem, dict(params))
+def store_runs(planned: Mapping[tuple, runs.RunSpec]) -> int:
+    """Run the planned runs (memo key -> `verify.runs.RunSpec`) not memoised yet, all at once
+    through the current runner (parallel tasks on its executor), into `run_instance`'s
+    memo; how many were run."""
+    todo = [(k, s) for k, s in planned.items() if k not in _RUNS]
+    made = runs.current().run_all([s for _, s in todo])
+    for (key, _), tr in zip(todo, made, strict=True):
+        if len(_RUNS) >= _RUN_CACHE_SIZE:
+            _RUNS.pop(next(iter(_RUNS)))
+        _RUNS[key] = tr
+    return len(todo)
+
+
+def plan_family_instance(family: fam_mod.Family, problem: Problem, params: Mapping,
+                         method: MethodSpec, points: int, extra: list[float],
+                         at_t: float | None = None) -> tuple[tuple, runs.RunSpec]:
+    """The run `run_family_instance` would make (its memo key and `verify.runs.RunSpec`),
+    checked against the limits (a CostError above --max-cost), not simulated."""
+    horizon = _horizon_within_limits(family, problem, params, method, at_t)
     method = method.for_family(family)
     if at_t is not None:
-        horizon = max(horizon, at_t)
         extra = sorted({*extra, at_t})
+    key = (problem.content_hash, float(horizon), method, points, tuple(extra))
+    return key, runs.RunSpec(problem, method.method(),
+                             instance_times(horizon, method, points, extra))
+
+
+def _horizon_within_limits(family, problem, params, method: MethodSpec, at_t) -> float:
+    horizon = family.horizon(problem, dict(params))
+    if at_t is not None:
+        horizon = max(horizon, at_t)
+    method = method.for_family(family)
     try:  # the horizon actually run (family rule, --t-max or --at-t): its GD steps, or the
         # exact flow's estimated cost (the family's cost model, `verify.run_cost`)
         if method.name == "gd":
@@ -177,6 +199,18 @@ def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mappin
             run_cost.refuse_above(family.name, params, horizon, method.max_cost)
     except limits.LimitError as exc:
         raise ConjectureError(str(exc)) from None
+    return horizon
+
+
+def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mapping,
+                        method: MethodSpec, points: int, extra: list[float],
+                        at_t: float | None = None) -> tuple[Trajectory, float]:
+    """Simulate one family instance to its horizon (the family's rule, --t-max, or at
+    least ``at_t``), within the limits; returns the run and the horizon."""
+    horizon = _horizon_within_limits(family, problem, params, method, at_t)
+    method = method.for_family(family)
+    if at_t is not None:
+        extra = sorted({*extra, at_t})
     return run_instance(problem, horizon, method, points, extra), horizon
 
 
@@ -309,6 +343,36 @@ class InstanceChecker:
 
     def trajectory(self, inst: Instance) -> Trajectory:
         return self.trajectories[self.key(inst.params)]
+
+    def plan(self, params: Mapping):
+        """The run `_check` would make of ``params``, not made: (memo key, `verify.runs.RunSpec`);
+        None for a draw the search rejects (unbuildable, excluded by --assume, above
+        --max-cost); True for one it keeps with no run to plan ahead (undefined there, a
+        time that depends on a run, a bad input the search will report)."""
+        params = dict(params)
+        try:
+            limits.problem_size(params)
+            problem = self.family.make(params)
+            self._assumed(problem)
+            self.statement.require_defined(problem)
+        except (ProblemError, _Excluded):
+            return None
+        except (limits.LimitError, UndefinedHere):
+            return True
+        at_t = self.at_t if self.mode in ("at_t", "window") else None
+        if isinstance(at_t, AtTime | Window):
+            return True
+        extra = list(self.statement.fixed_times())
+        if self.mode == "window":
+            extra.append(at_t[0])
+            at_t = at_t[1] if math.isfinite(at_t[1]) else None
+        try:
+            return plan_family_instance(self.family, problem, params, self.method,
+                                        self.points, sorted(set(extra)), at_t)
+        except run_cost.CostError:
+            return True if set(self.family.size_params()) <= self.pinned else None
+        except ConjectureError:
+            return True
 
     def _check(self, params: dict) -> Instance:
         try:

@@ -44,13 +44,14 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
 from verify import families as fam_mod
-from verify import limits, run_cost
+from verify import limits, run_cost, runs
 from verify.conjecture.instance import (
     Instance,
     InstanceChecker,
     MethodSpec,
     first_positive,
     run_instance,
+    store_runs,
 )
 from verify.conjecture.result import ConjectureResult, replay_call, replay_command
 from verify.conjecture.statement import (
@@ -133,6 +134,32 @@ def smallest_params(family: fam_mod.Family) -> dict:
     return values
 
 
+def _prefetch(checker: InstanceChecker, budget: int, seed: int) -> int:
+    """Run, all at once as tasks of the current runner's executor, the instances `_search`'s
+    first (generate) phase will draw: the same hypothesis seed and settings, each draw
+    built and planned (`InstanceChecker.plan`) but not simulated; the runs land in
+    `run_instance`'s memo, where the search then finds them. Draws whose run depends on
+    an earlier run (an event time) are left to the search. Returns how many were run."""
+    planned: dict = {}
+
+    @settings(max_examples=budget, database=None, deadline=None, derandomize=False,
+              phases=(Phase.generate,), verbosity=Verbosity.quiet,
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(checker.family.params_strategy())
+    def probe(params):
+        plan = checker.plan(params)
+        if plan is None:
+            reject()
+        if plan is not True:
+            planned.setdefault(plan[0], plan[1])
+
+    try:
+        hypothesis_seed(seed)(probe)()
+    except Unsatisfiable:
+        return 0  # the search says why
+    return store_runs(planned)
+
+
 def _candidates(lo: int, cur: int) -> list[int]:
     picks = {lo, lo + 1, lo + (cur - lo) // 4, (lo + cur) // 2, cur - 1}
     return sorted(v for v in picks if lo <= v < cur)
@@ -178,7 +205,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                plot: str | Path | None = None, min_decided: float = 1.0,
                escalate: int = ESCALATION_BUDGET,
                loss_floor: float | None = None, assume=(), sizes: str = "default",
-               max_cost: float = DEFAULT_MAX_COST, executor=None) -> ConjectureResult:
+               max_cost: float = DEFAULT_MAX_COST) -> ConjectureResult:
     """Search ``family`` for a counterexample to a statement; shrink the one found.
 
     ``expr_or_callable``: a statement in the vocabulary (``"L(t) <= L(0)*exp(-t/n)"``) or
@@ -203,10 +230,12 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     ``sizes``: the family's drawn ranges, ``"default"`` or ``"paper"`` (its papers'
     experimental sizes, `verify.families.Family.sized`). ``max_cost``: the largest
     estimated cost in seconds of one exact-flow run (`verify.run_cost`); a draw above it
-    is replaced by another, a fixed instance above it refused. ``executor``: run the drawn
-    instances as tasks of this executor (`verify.sweep.dask_executor.DaskExecutor`,
-    ``--dask-local N`` or ``--scheduler ADDRESS``) before the search reads them: the same
-    instances and verdicts as without it (`verify.runs`).
+    is replaced by another, a fixed instance above it refused.
+
+    Runs go through the current runner (`verify.runs`): with an executor (``--dask-local
+    N``, ``--scheduler ADDRESS``) the instances the search's first phase draws are run
+    first, all at once as parallel tasks (`_prefetch`), then searched exactly as without
+    one: the same instances, the same verdicts.
 
     Long on purpose: it validates every argument before any simulation (one clear error
     per bad input) and then runs search, shrink and the result in order.
@@ -266,6 +295,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                               loss_floor=loss_floor, assumptions=assumptions)
     with callable_quantities(statement.func):
         with pinned_hypothesis_draws():  # same seed, same instances, whatever is loaded
+            if runs.current().executor is not None:
+                _prefetch(checker, budget, seed)
             tried, found = _search(checker, budget, seed)
         first = found
         trials = 0
