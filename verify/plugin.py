@@ -189,7 +189,7 @@ def _configure_runs(config, profile: str) -> None:
         ex = executor_for(scheduler, local)
         stack.enter_context(ex)
         runner = runs.Runner(runs.RunStore(store) if store is not None else None,
-                             None if getattr(ex, "name", "") == "local" else ex)
+                             None if getattr(ex, "name", "") == "local" else ex, track=True)
     except Exception as exc:
         stack.close()
         raise pytest.UsageError(str(exc)) from None
@@ -199,6 +199,27 @@ def _configure_runs(config, profile: str) -> None:
         signal.signal(signal.SIGTERM, _interrupt)
     config._gfverify_runs = (runner, stack, previous_runner, previous_signal,
                              getattr(ex, "name", "here"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """What one run of a test's cost: the CPU seconds of the largest run the test asked the
+    session's runner for (`verify.runs.Runner.cpu`, kept in the store with each run), added
+    to every claim the test recorded a verdict for (the table's ``run_cpu``)."""
+    held = getattr(item.config, "_gfverify_runs", None)
+    log = getattr(item.config, "_gfverify_log", None)
+    if not held or log is None:
+        yield
+        return
+    runner = held[0]
+    before = {cid: len(rows) for cid, rows in log.rows.items()}
+    runner.requested.clear()
+    yield
+    cost = runner.cost_of(runner.requested)
+    if cost is not None:
+        for cid, rows in log.rows.items():
+            if len(rows) > before.get(cid, 0):
+                log.costs[cid] = max(log.costs.get(cid, 0.0), cost)
 
 
 def _interrupt(signum, frame) -> None:  # SIGTERM as Ctrl-C: pytest stops and cleans up

@@ -17,8 +17,9 @@ each simulation here, one after the other: exactly `numerics.simulate`. Configur
 
 Methods are deterministic, so a run is the same whichever executor computed it, and the
 verdicts on a Dask cluster are those of the serial run (tested). The store holds the
-`numerics.Trajectory` objects pickled, in a directory per version of the code
-(`verify.report.resume.code_fingerprint`): runs made by other code are never read. Point
+`numerics.Trajectory` objects pickled (with the CPU seconds each cost), in a directory per
+version of the engines' code (`numerics_fingerprint`): runs made by other code are never
+read. Point
 a store at a directory gfverify wrote (as with any pickle, never at one from elsewhere).
 """
 
@@ -30,6 +31,7 @@ import json
 import os
 import pickle
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,9 +82,35 @@ def compute(spec: RunSpec) -> Trajectory:
     return _simulate(spec.problem, spec.method, spec.t_eval)
 
 
-def _compute_indexed(item: tuple[int, RunSpec]) -> tuple[int, Trajectory]:
+def _compute_indexed(item: tuple[int, RunSpec]) -> tuple[int, Trajectory, float]:
+    """``(index, run, CPU seconds)``: the run and what it cost the process that made it
+    (an executor's worker runs one task at a time on one thread)."""
     index, spec = item
-    return index, compute(spec)
+    start = time.process_time()
+    tr = compute(spec)
+    return index, tr, time.process_time() - start
+
+
+def numerics_fingerprint() -> str:
+    """SHA-256 (16 hex) of the source files of the `numerics` package that make a run's
+    numbers (all but `_NOT_ENGINES`): a store keeps runs per version of them (editing the
+    checks, the packs or the report keeps the runs; editing an engine does not)."""
+    import numerics
+
+    h = hashlib.sha256()
+    root = Path(numerics.__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        if name.startswith(_NOT_ENGINES):
+            continue
+        h.update(name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+# numerics modules that read, record or certify runs and make none (left out of the
+# fingerprint: editing them keeps a store's runs)
+_NOT_ENGINES = ("certify/", "recorded.py", "recorder.py")
 
 
 class RunStore:
@@ -102,9 +130,7 @@ class RunStore:
         if self.root.exists() and not self.root.is_dir():
             raise InputError(f"store {self.root}: is a file; a run store is a directory")
         if fingerprint is None:
-            from verify.report.resume import code_fingerprint
-
-            fingerprint = code_fingerprint()
+            fingerprint = numerics_fingerprint()
         self.directory = self.root / f"runs-{fingerprint}"
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -117,22 +143,30 @@ class RunStore:
 
     def get(self, key: str) -> Trajectory | None:
         """The stored run, or None (also for a file that cannot be read back)."""
+        got = self.get_with_cost(key)
+        return None if got is None else got[0]
+
+    def get_with_cost(self, key: str) -> tuple[Trajectory, float] | None:
+        """The stored run and the CPU seconds it cost when it was made, or None."""
         path = self._path(key)
         try:
             data = path.read_bytes()
         except OSError:
             return None
         try:
-            tr = pickle.loads(data)  # noqa: S301 - our own store (module docstring)
+            kept = pickle.loads(data)  # noqa: S301 - our own store (module docstring)
         except Exception:  # a damaged file: computed again
             return None
-        return tr if isinstance(tr, Trajectory) else None
+        if not (isinstance(kept, dict) and isinstance(kept.get("run"), Trajectory)):
+            return None
+        return kept["run"], float(kept.get("cpu_seconds", float("nan")))
 
-    def put(self, key: str, tr: Trajectory) -> None:
+    def put(self, key: str, tr: Trajectory, cpu_seconds: float = float("nan")) -> None:
         path = self._path(key)
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        tmp.write_bytes(pickle.dumps(tr, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.write_bytes(pickle.dumps({"run": tr, "cpu_seconds": float(cpu_seconds)},
+                                     protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(tmp, path)
 
     def keys(self) -> list[str]:
@@ -155,12 +189,23 @@ class Runner:
         Runs read from the store so far.
     computed
         Runs computed (and stored) so far.
+    cpu
+        Run key -> the CPU seconds the run cost (runs computed here or on a worker, and
+        runs read from the store, which keeps what they cost).
+    requested
+        With ``track``, the keys of the runs asked for since it was last cleared (the pytest
+        plugin clears it before each test, to say what the test's runs cost).
+    track
+        Whether to keep `requested` (False: a search's runner keeps nothing).
     """
 
     store: RunStore | None = None
     executor: object | None = None
     loaded: int = 0
     computed: int = 0
+    cpu: dict = field(default_factory=dict)
+    requested: list = field(default_factory=list)
+    track: bool = False  # keep `requested` (the pytest plugin's runner does)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def simulate(self, problem: Problem, method, t_eval) -> Trajectory:
@@ -172,30 +217,40 @@ class Runner:
         as tasks of the executor at once (each stored as soon as it finishes)."""
         specs = list(specs)
         out: list[Trajectory | None] = [None] * len(specs)
-        keys = [s.key for s in specs] if self.store is not None else [None] * len(specs)
+        keys = [s.key for s in specs]
+        if self.track:
+            with self._lock:
+                self.requested.extend(keys)
         missing: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
-            tr = self.store.get(key) if self.store is not None else None
-            if tr is not None:
-                out[i] = tr
+            got = self.store.get_with_cost(key) if self.store is not None else None
+            if got is not None:
+                out[i] = got[0]
                 with self._lock:
                     self.loaded += 1
+                    self.cpu[key] = got[1]
             else:  # one task per distinct run
-                missing.setdefault(key if key is not None else f"#{i}", []).append(i)
+                missing.setdefault(key, []).append(i)
         tasks = [(idx[0], specs[idx[0]]) for idx in missing.values()]
         if tasks:
             if self.executor is None:
                 results = (_compute_indexed(t) for t in tasks)
             else:
                 results = self.executor.map_unordered(_compute_indexed, tasks)
-            for i, tr in results:
+            for i, tr, cpu in results:
                 if self.store is not None:
-                    self.store.put(keys[i], tr)
+                    self.store.put(keys[i], tr, cpu)
                 with self._lock:
                     self.computed += 1
-                for j in missing[keys[i] if keys[i] is not None else f"#{i}"]:
+                    self.cpu[keys[i]] = cpu
+                for j in missing[keys[i]]:
                     out[j] = tr
         return out  # type: ignore[return-value]
+
+    def cost_of(self, keys) -> float | None:
+        """The largest CPU cost among the runs ``keys`` (None when none is known)."""
+        known = [self.cpu[k] for k in keys if k in self.cpu and self.cpu[k] == self.cpu[k]]
+        return max(known) if known else None
 
 
 _CURRENT = Runner()

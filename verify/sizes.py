@@ -7,7 +7,8 @@ the numbers its tests read per profile). The tests read their sizes from it
 (``sizes.at(verify_profile.name)``), so that the table says what ran. From these tables
 come the verdict table's size column under the ``paper`` profile (`row_size`), the sizes
 table of the findings page (`markdown`, with the cost of one run that
-``bench/paper_sizes.py --write`` measured, ``verify/paper_costs.json``) and the line of
+the paper profile's run measured, ``bench/paper_sizes.py --write``,
+``verify/paper_costs.json``) and the line of
 the report's first screen that says at which sizes its verdicts were obtained
 (`profile_line`).
 
@@ -63,8 +64,7 @@ class Sizes:
         paper's.
     run
         ``run(profile) -> (problem, method, t_eval)``: the group's largest run at that
-        profile, for the cost column (``bench/paper_sizes.py``); None when the group's
-        checks run nothing (a sample, published data).
+        profile (for one's own timing); None when not given.
     """
 
     key: str
@@ -162,8 +162,8 @@ def row_size(claim_id: str, profile: str, tables: tuple[Sizes, ...] | None = Non
 
 def paper_costs() -> dict:
     """The cost of one run per group and profile (``verify/paper_costs.json``, written by
-    ``bench/paper_sizes.py --write``): {"measured": {...}, "groups": {key: {profile:
-    seconds}}}; empty when absent."""
+    ``bench/paper_sizes.py V.json --write`` from a suite run's ``run_cpu``): {"measured":
+    {...}, "groups": {key: {profile: seconds}}}; empty when absent."""
     from importlib import resources
 
     try:
@@ -205,10 +205,12 @@ def markdown(tables: tuple[Sizes, ...] | None = None, costs: dict | None = None)
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for row in table_rows(tables, costs):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
-    note = (f"Costs: CPU seconds of one run at the largest size of each group (the exact flow "
-            f"with its companion, or the descent with its half-step run), measured "
-            f"{measured.get('date', '?')} by `{measured.get('by', 'bench/paper_sizes.py')}`."
-            if measured else "Costs: not measured (`python bench/paper_sizes.py --write`).")
+    note = (f"Costs: the CPU seconds of the largest run a group's tests asked for (the "
+            f"exact flow with its companion, or the descent with its half-step run), measured "
+            f"by the suite's runner on {measured.get('date', '?')} "
+            f"(`{measured.get('by', 'bench/paper_sizes.py')}`)."
+            if measured else "Costs: not measured (`python bench/paper_sizes.py V.json "
+            "--write` after `pytest verify --verify-profile paper --verify-json V.json`).")
     return "\n".join(lines) + "\n\n" + note + "\n"
 
 

@@ -45,6 +45,10 @@ class VerdictLog:
     profile
         The verification profile the verdicts were obtained at ("" when unknown): under
         ``paper`` each table row says at which sizes (`verify.sizes.row_size`).
+    costs
+        Claim id -> the CPU seconds of the largest run a test recording it asked for (the
+        pytest plugin measures it through its runner, `verify.runs`); the table's
+        ``run_cpu``.
     """
 
     rows: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
@@ -52,6 +56,7 @@ class VerdictLog:
     mutants: list[dict] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)
     profile: str = ""
+    costs: dict[str, float] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # short: hypothesis prints the fixtures of a failing example
         return (f"VerdictLog({sum(map(len, self.rows.values()))} verdicts on "
@@ -124,11 +129,13 @@ class VerdictLog:
         self.kinds.update(payload["kinds"])
         self.mutants.extend(payload["mutants"])
         self.findings.extend(payload.get("findings", []))
+        for cid, cost in payload.get("costs", {}).items():
+            self.costs[cid] = max(self.costs.get(cid, 0.0), cost)
 
     def payload(self) -> dict:
         """The log as plain JSON data (rows, kinds, mutants, findings), for `merge`."""
         return {"rows": dict(self.rows), "kinds": self.kinds, "mutants": self.mutants,
-                "findings": self.findings}
+                "findings": self.findings, "costs": self.costs}
 
     def table(self) -> list[dict]:
         """One row per claim and kind of data (our simulations; published data)."""
@@ -158,6 +165,7 @@ class VerdictLog:
             "figure": worst.get("figure") if worst else None,
             **_certified(rows),
             **self._sizes(cid),
+            **({"run_cpu": self.costs[cid]} if cid in self.costs else {}),
         }
 
     def _sizes(self, cid: str) -> dict:

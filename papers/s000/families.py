@@ -117,7 +117,7 @@ TIGHTEN = {cid: {"family": "orthogonal-asym", "loss_floor": PL_FLOOR}
 # I-000-repo-orth flows (d = 2n, R's width, to 6n).
 _ORTH_QUICK = [(k, s) for k in (4, 8) for s in range(3)] + [(16, 0)]
 _ORTH_FULL = [(k, s) for k in (4, 8) for s in range(10)] + [(16, 0)]
-_ORTH_PAPER = [(160, 0), (160, 1), (400, 0), (1000, 0)]
+_ORTH_PAPER = [(160, 0), (160, 1), (400, 0), (1000, 0), (2000, 0)]
 _E000_4 = "G-000-orth, d = 2,000, n = 1,000-2,000, p = 35-37 (E-000-4)"
 _E000_1 = "sphere data, d = 100, n = 1,300-2,100, p = 36-38 (E-000-1)"
 
@@ -133,11 +133,10 @@ SIZES = (
           paper=_E000_4, paper_scale=2000, scale="n",
           at={"quick": {"n": 16, "runs": _ORTH_QUICK, "points": 801},
               "full": {"n": 16, "runs": _ORTH_FULL, "points": 801},
-              "paper": {"n": 1000, "runs": _ORTH_PAPER, "points": 201}},
+              "paper": {"n": 2000, "runs": _ORTH_PAPER, "points": 201}},
           shown={"quick": "n = 4, 8 (3 seeds), 16; d = 2n", "full": "n = 4, 8 (10 seeds), 16; "
-                 "d = 2n", "paper": "n = 160 (2 seeds), 400, 1,000; d = 2n (201 saved times)"},
-          reason="n = 2,000 (E-000-4's largest) costs about 3 h of one core by the exact flow "
-                 "(orthogonal-asym's cost model); the profile's runs stay within about an hour",
+                 "d = 2n", "paper": "n = 160 (2 seeds), 400, 1,000, 2,000; d = 2n (201 saved "
+                 "times)"},
           run=lambda prof: orth_spec(max(SIZES[0].at_profile(prof)["runs"]), prof)),
     Sizes(key="S000 parametrisation map and conservation",
           claims=("S000-P1", "S000-L1"), paper=_E000_4, paper_scale=2000, scale="n",
@@ -148,8 +147,9 @@ SIZES = (
               "paper": {"n": 400, "p1": [(160, 0), (400, 0)], "l1": [(160, 0), (400, 0)]}},
           shown={"quick": "n = 4, 8; d = 2n", "full": "n = 4, 8; d = 2n",
                  "paper": "n = 160, 400; d = 2n"},
-          reason="L1's runs are at rtol 1e-12 (twice the cost): n = 400 keeps one within "
-                 "about 20 min of one core"),
+          reason="P1 and L1 are identities checked at every saved time, and L1's runs are at "
+                 "rtol 1e-12: their 401 to 801 saved states at n = 2,000 (d = 4,000) would "
+                 "hold 1-2 GB per run; the orthogonal protocol's group checks n = 2,000"),
     Sizes(key="S000 weakly interacting flows",
           claims=("S000-A1", "S000-A2", "S000-A3", "S000-L1", "S000-T1", "S000-L3"),
           paper=_E000_1 + "; weakly interacting (S000-A3) only for d >~ 4 n^2 (S000-C1)",
@@ -169,7 +169,10 @@ SIZES = (
               "full": {"n": 20, "p": 15, "reps": 20000},
               "paper": {"n": 200, "p": 29, "reps": 1000}},
           shown={"quick": "n = 20, p = 15, 3,000 inits", "full": "n = 20, p = 15, 20,000 inits",
-                 "paper": "n = 200, p = 29 (R's rule), 1,000 inits"}),
+                 "paper": "n = 200, p = 29 (R's rule), 1,000 inits"},
+          reason="a sample holds each initialisation as a Problem with its own copy of X: at "
+                 "n = 2,100 the orthogonal kind's X is 2,100 x 4,200 (70 MB), 70 GB for 1,000 "
+                 "draws; n = 200 keeps the sample under 1 GB"),
     Sizes(key="S000 other activations (E-000-1's protocol at p = 4)", claims=("S000-F7",),
           paper=_E000_1 + "; the rebuttal's constant width", paper_scale=2100, scale="n",
           at={"quick": {"n": (20, 40, 80, 160), "seeds": 20},
@@ -184,11 +187,13 @@ SIZES = (
                      strict=True))),
     Sizes(key="S000 orthogonal rates", claims=("S000-P2", "S000-F8"), paper=_E000_4,
           paper_scale=2000, scale="n",
-          at={"quick": {"n": (4, 6, 8, 12, 16), "seeds": 3, "scale_n": 4},
-              "full": {"n": (4, 8, 16, 24, 32), "seeds": 8, "scale_n": 4},
-              "paper": {"n": (32, 64, 128, 320), "seeds": 2, "scale_n": 40}},
+          at={"quick": {"n": (4, 6, 8, 12, 16), "seeds": 3, "scale_n": 4, "points": 801},
+              "full": {"n": (4, 8, 16, 24, 32), "seeds": 8, "scale_n": 4, "points": 801},
+              "paper": {"n": (250, 500, 1000, 2000), "seeds": 2, "scale_n": 40,
+                        "points": 201}},
           shown={"quick": "n = 4-16 (3 seeds)", "full": "n = 4-32 (8 seeds)",
-                 "paper": "n = 32-320 (2 seeds); F8's data scales at n = 40"}),
+                 "paper": "n = 250-2,000 (2 seeds; 201 saved times); F8's data scales at "
+                          "n = 40"}),
     Sizes(key="S000 group initialisation (closed form)", claims=("S000-P3", "S000-F2"),
           paper="E-000-5: p = 2 groups, n = 1.7e18 (analytic)", paper_scale=1.7e18, scale="n",
           at={"quick": {"n": 21, "factor": 1}, "full": {"n": 21, "factor": 1},
@@ -201,9 +206,9 @@ SIZES = (
                                             "at n = 64, 256"), strict=True))),
     Sizes(key="S000 discrete time", claims=("S000-F4",),
           paper="E-000-1: GD at lr = 1, n = 1,300-2,100", paper_scale=2100, scale="n",
-          at={"quick": {"n": 4}, "full": {"n": 4}, "paper": {"n": 40}},
+          at={"quick": {"n": 4}, "full": {"n": 4}, "paper": {"n": 1300}},
           shown={"quick": "orthogonal n = 4, t <= 12", "full": "orthogonal n = 4, t <= 12",
-                 "paper": "orthogonal n = 40, t <= 12"}),
+                 "paper": "orthogonal n = 1,300, t <= 12"}),
     Sizes(key="S000 Gershgorin surrogate", claims=("S000-C1",),
           paper="none: a corollary for large n, no experiment", scale="n",
           at={"quick": {"n": (16, 24, 32, 48, 64)}, "full": {"n": (16, 32, 64, 96, 128)},

@@ -426,12 +426,12 @@ def _side(claim, which):
 
 
 @cache
-def orth_rates(sizes: tuple, seeds: int) -> ScalingData:
+def orth_rates(sizes: tuple, seeds: int, points: int = 801) -> ScalingData:
     xs, ys = [], []
-    orth_runs([(k, s) for k in sizes for s in range(seeds)])  # at once
+    orth_runs([(k, s) for k in sizes for s in range(seeds)], points)  # at once
     for k in sizes:
         for s in range(seeds):
-            mu = m0.mu_inf(orth_run(k, s))
+            mu = m0.mu_inf(orth_run(k, s, points))
             if np.isfinite(mu):
                 xs.append(k)
                 ys.append(mu)
@@ -441,7 +441,7 @@ def orth_rates(sizes: tuple, seeds: int) -> ScalingData:
 
 def _orth_sizes(profile):
     at = RATES.at_profile(profile.name)
-    return tuple(at["n"]), at["seeds"]
+    return tuple(at["n"]), at["seeds"], at["points"]
 
 
 def _r_exp2() -> dict[str, ScalingData]:
