@@ -219,6 +219,12 @@ SIZES = (
           paper_scale=2000, scale="n",
           **dict(zip(("at", "shown"), _same({"n": 2000}, "the paper's own runs (published "
                                             "CSVs)"), strict=True))),
+    # the closed forms of the three seed papers (theory.closed_form_claims) are identities
+    # proved symbolically (tests/theory/test_closed_forms.py), for every size
+    Sizes(key="closed forms (CF-1 to CF-13)",
+          claims=tuple(f"CF-{k}" for k in range(1, 14)),
+          paper="none: identities proved symbolically, for every n, d, p", scale="n",
+          **dict(zip(("at", "shown"), _same({"n": 1}, "symbolic (any size)"), strict=True))),
     Sizes(key="S000 descent at the published step (finding CF-2)", claims=(),
           paper="E-000-1: GD at lr = 1, sphere d = 100, n = 1,300, p = 36", paper_scale=1300,
           scale="n",

@@ -133,6 +133,10 @@ SIZES = (
                           "scikit-learn's 8x8 digits (the quick section's protocol)"),
           reason="MNIST is not shipped (no download): the 8x8 digits bundled with scikit-learn "
                  "are the digit images at hand"),
+    Sizes(key="S001 App. E examples", claims=("S001-F8",),
+          paper="none larger: App. E's two-sample examples", scale="n",
+          at=_profiles({"n": 2}, {"n": 2}),
+          shown=_profiles("App. E's examples (n = 2)", "App. E's examples (n = 2)")),
     Sizes(key="S001 loss derivative", claims=("S001-L2",),
           paper="none: an identity in (y, yhat)", scale="n",
           at=_profiles({"n": 1}, {"n": 1}),

@@ -173,6 +173,14 @@ class DaskExecutor:
         self._close()
         return None
 
+    def scheduler_address(self) -> str:
+        """The scheduler's address (a local cluster is started now if it was not), for other
+        processes to join the same cluster (``--scheduler ADDRESS``)."""
+        with self._lock:
+            if self.client is None:
+                self._start()
+        return self.client.scheduler.address
+
     def map_unordered(self, fn, items):
         """Submit fn(item) for every item; yield the results as they finish. Several maps
         may run at once (from several threads: a verification's runs prefetched beside
@@ -184,8 +192,11 @@ class DaskExecutor:
             if self.client is None:
                 self._start()
         distributed = require_dask()
-        # pure=False: a batch is a task of its own even if an identical one was submitted
-        mine = [self.client.submit(fn, item, pure=False) for item in items]
+        # each item's data goes to the workers first (scattered, not inside the task graph:
+        # a run's problem can be tens of MB); pure=False: a batch is a task of its own even
+        # if an identical one was submitted
+        data = self.client.scatter(items, hash=False)
+        mine = [self.client.submit(fn, item, pure=False) for item in data]
         with self._lock:
             self._futures.update(mine)
         try:

@@ -97,7 +97,8 @@ def _mutant(verdicts, verdict, label):
 
 # -- shared instances and memoised runs ------------------------------------------------------
 # the sizes table's groups (papers/s000/families.py SIZES): what each profile runs
-ORTH, MAP, WEAK, L2_SIZES, F7_SIZES, _F7B, RATES, GROUPS, _T2, F4_SIZES, _C1, _PUB, CF2 = SIZES
+ORTH, MAP, WEAK, L2_SIZES, F7_SIZES, _F7B, RATES, GROUPS, _T2, F4_SIZES, _C1, _PUB, _CF, CF2 = (
+    SIZES)
 
 
 @cache
