@@ -97,8 +97,15 @@ def _mutant(verdicts, verdict, label):
 
 # -- shared instances and memoised runs ------------------------------------------------------
 # the sizes table's groups (papers/s000/families.py SIZES): what each profile runs
-ORTH, MAP, WEAK, L2_SIZES, F7_SIZES, _F7B, RATES, GROUPS, _T2, F4_SIZES, _C1, _PUB, _CF, CF2 = (
-    SIZES)
+_SIZES = {g.key: g for g in SIZES}
+ORTH, MAP = _SIZES["S000 orthogonal protocol flows"], _SIZES[
+    "S000 parametrisation map and conservation"]
+WEAK, L2_SIZES = _SIZES["S000 weakly interacting flows"], _SIZES[
+    "S000 good-initialisation samples"]
+F7_SIZES = _SIZES["S000 other activations (E-000-1's protocol at p = 4)"]
+RATES, GROUPS = _SIZES["S000 orthogonal rates"], _SIZES["S000 group initialisation (closed form)"]
+F4_SIZES, _C1 = _SIZES["S000 discrete time"], _SIZES["S000 Gershgorin surrogate"]
+CF2 = _SIZES["S000 descent at the published step (finding CF-2)"]
 
 
 @cache

@@ -64,7 +64,9 @@ from verify.measures import instance_values
 from verify.verdict import combine
 
 C = {c.id: c for c in theory.claims(paper="S001")}
-_THEOREM, EARLY, ALONG, ALIGN, INIT, _SGD, _L2 = SIZES  # papers/s001/families.py: per profile
+_SIZES = {g.key: g for g in SIZES}  # papers/s001/families.py: what each profile runs
+EARLY, ALONG = _SIZES["S001 early phase"], _SIZES["S001 along runs"]
+ALIGN, INIT = _SIZES["S001 alignment time"], _SIZES["S001 random initialisation"]
 CHECKABLE = sorted(cid for cid, c in C.items() if c.checkable)
 
 
