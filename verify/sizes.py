@@ -193,8 +193,9 @@ def table_rows(tables: tuple[Sizes, ...] | None = None, costs: dict | None = Non
     costs = paper_costs() if costs is None else costs
     rows = []
     for s in tables:
+        factor = f"{s.factor():.3g}" if s.size("full") > 0 else "-"
         rows.append([", ".join(s.claims), s.key, s.paper, s.shown["full"], s.shown["paper"],
-                     f"{s.factor():.3g}", _cost_cell(s.key, costs), s.reason or "-"])
+                     factor, _cost_cell(s.key, costs), s.reason or "-"])
     return rows
 
 

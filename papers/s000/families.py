@@ -163,6 +163,14 @@ SIZES = (
           reason="E-000-1's d = 100 is not weakly interacting at n = 1,300 (S000-A3 fails, "
                  "so T1 says nothing there); at d = 20 n^2 a saved state is p x d numbers, "
                  "and n = 60 (10x) would hold about 2 GB per run: n = 24 stays near 400 MB"),
+    Sizes(key="S000 E-000-1's own instance (paper profile)",
+          claims=("S000-A1", "S000-A2", "S000-A3", "S000-L1", "S000-T1", "S000-L3"),
+          paper=_E000_1, paper_scale=1300, scale="n",
+          at={"quick": {"n": 0}, "full": {"n": 0},
+              "paper": {"n": 1300, "d": 100, "p": 36, "points": 101}},
+          shown={"quick": "not run (paper profile only)", "full": "not run (paper profile "
+                 "only)", "paper": "sphere n = 1,300, d = 100, p = 36 (E-000-1's smallest n; "
+                 "101 saved times)"}),
     Sizes(key="S000 good-initialisation samples", claims=("S000-L2",),
           paper=_E000_1 + " (R's width rule)", paper_scale=2100, scale="n",
           at={"quick": {"n": 20, "p": 15, "reps": 3000},

@@ -70,6 +70,7 @@ from verify import Outcome, check
 from verify import runs as run_service
 from verify.evidence import Sample, ScalingData
 from verify.findings import Finding
+from verify.profiles import active
 from verify.verdict import Verdict, combine
 
 C = {cid: theory.get(cid) for cid in (
@@ -106,6 +107,7 @@ F7_SIZES = _SIZES["S000 other activations (E-000-1's protocol at p = 4)"]
 RATES, GROUPS = _SIZES["S000 orthogonal rates"], _SIZES["S000 group initialisation (closed form)"]
 F4_SIZES, _C1 = _SIZES["S000 discrete time"], _SIZES["S000 Gershgorin surrogate"]
 CF2 = _SIZES["S000 descent at the published step (finding CF-2)"]
+E000_1 = _SIZES["S000 E-000-1's own instance (paper profile)"]
 
 
 @cache
@@ -210,6 +212,40 @@ def test_assumptions(cid, verdicts, verify_profile):
     v = _record(verdicts, check(claim, quick_orth_runs(verify_profile)
                                 + weak_runs(verify_profile)), claim)
     assert v.outcome is Outcome.HOLDS, str(v)
+
+
+if active() == "paper":  # collected under the paper profile only (E-000-1's own instance)
+    def test_e000_1_instance_is_outside_weak_interaction(verdicts, verify_profile):
+        """E-000-1's own data (sphere, d = 100, n = 1,300, R's width p = 36) by the exact
+        flow: A1, A2 and the conservation L1 hold, but the data are not weakly interacting
+        (S000-A3 fails: a finding, against its HOLDS on the weakly interacting draws), so
+        T1 and L3 say nothing there (INAPPLICABLE)."""
+        at = E000_1.at_profile(verify_profile.name)
+        problem = generators.sphere(n=at["n"], d=at["d"], p=at["p"], seed=0)
+        tr = flow(problem, 6.0 * problem.n, at["points"])
+        for cid in ("S000-A1", "S000-A2", "S000-L1"):
+            v = _record(verdicts, check(C[cid], tr), C[cid])
+            assert v.outcome is Outcome.HOLDS, str(v)
+        a3 = check(C["S000-A3"], tr)
+        assert a3.outcome is Outcome.VIOLATED, str(a3)
+        weak = check(C["S000-A3"], weak_runs(verify_profile))
+        verdicts.finding(Finding(
+            "E-000-1-outside-A3", "E-000-1's own data are not weakly interacting: S000-A3 "
+            "fails at the paper's experimental size",
+            f"Sphere data at E-000-1's d = {problem.d}, n = {problem.n}, p = {problem.p} "
+            f"[{problem.content_hash}] (exact flow to t = {6.0 * problem.n:g}): S000-A3 "
+            f"VIOLATED, margin {a3.margin:.3g} at {a3.where}; on the weakly interacting "
+            f"draws (n <= {max(WEAK.at_profile(verify_profile.name)['n'])}, d = "
+            f"{WEAK.at_profile(verify_profile.name)['d_factor']} n^2) it is {weak.outcome.value}"
+            f" (worst margin {weak.margin:.3g} at {weak.where}). A1, A2 and L1 hold there; "
+            "Theorem 1's PL bound says nothing on these data.",
+            claims=("S000-A3", "S000-T1"),
+            evidence={"instance": problem.content_hash, "margin": a3.margin,
+                      "small_outcome": weak.outcome.value, "small_margin": weak.margin}),
+            verdict=a3, kind=C["S000-A3"].kind.value)
+        for cid in ("S000-T1", "S000-L3"):
+            v = verdicts.record(_above_floor(C[cid], [tr]), C[cid].kind.value)
+            assert v.outcome is Outcome.INAPPLICABLE, str(v)
 
 
 def _at_zero(problem):
