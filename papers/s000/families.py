@@ -92,7 +92,8 @@ GROUP = Family(
     description="S000's group initialisation (I-000-group, CF-7): x_i = e_i, neuron j active "
     "exactly on its group with the group's label sign, |w_j(0)| = 0.1; mean-field, square loss",
     params={
-        "n": IntParam(2, 100, "samples", default=12, limits=(2, None), paper=(100, 10000)),
+        "n": IntParam(2, 100, "samples (x_i = e_i: d = n)", default=12, limits=(2, None),
+                      paper=(100, 2000)),
         "groups": IntParam(1, 6, "number of groups (= width p)", default=3, le="n",
                            paper=(2, 6)),
         "seed": seed_param(),
