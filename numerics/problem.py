@@ -249,6 +249,12 @@ class Problem:
         if self.train != "both":
             parts.append(f"{self.train} layer")
         return ", ".join(parts)
+    @property
+    def unit_roundoff(self) -> float:
+        """The unit roundoff of the numbers the instance was given in: float64's (2^-53),
+        or float32's (2^-24) for a run recorded in float32 (``meta["dtype"]``). An
+        assumption stated as an equality holds on the instance to this precision."""
+        return 2.0**-24 if self.meta.get("dtype") == "float32" else 2.0**-53
 
     # -- identity ----------------------------------------------------------------
     @property

@@ -57,11 +57,13 @@ import numpy as np
 
 from numerics.activations import ActivationError
 from numerics.activations import parse as parse_activation
+from numerics.optimizers import Optimizer, OptimizerError
 from numerics.problem import LOSSES, PARAMETRIZATIONS, TRAINED, Problem, ProblemError
 from numerics.provenance import environment
 from numerics.trajectory import Status, Trajectory
 
-FORMAT = "gfverify-run/1"
+FORMAT = "gfverify-run/2"
+FORMATS = ("gfverify-run/1", FORMAT)  # /1: no optimiser record
 METHODS = ("gd", "sgd", "flow")
 DTYPES = {"float32": float(np.finfo(np.float32).eps) / 2,
           "float64": float(np.finfo(np.float64).eps) / 2}  # unit roundoff
@@ -106,6 +108,9 @@ class RunModel:
         The initialisation scale lam, or None.
     note
         Free text (where the run comes from).
+    optimizer
+        The loop's optimiser (`numerics.optimizers.Optimizer`), or None when the record
+        does not say (a run declared gradient descent, measured as such).
     """
 
     activation: str = "relu"
@@ -120,6 +125,7 @@ class RunModel:
     hidden_bias: float | None = None
     init_scale: float | None = None
     note: str = ""
+    optimizer: Optimizer | None = None
 
     def to_json(self) -> str:
         """The file's ``model`` record (JSON text)."""
@@ -129,7 +135,8 @@ class RunModel:
             "loss_scale": self.loss_scale,
             "method": {"name": self.method, "lr": self.lr, "batch_size": self.batch_size},
             "dtype": self.dtype, "hidden_bias": self.hidden_bias,
-            "init_scale": self.init_scale, "note": self.note})
+            "init_scale": self.init_scale, "note": self.note,
+            "optimizer": None if self.optimizer is None else self.optimizer.to_dict()})
 
     @classmethod
     def from_json(cls, text: str, where: str) -> RunModel:
@@ -139,9 +146,15 @@ class RunModel:
             raw = json.loads(text)
         except (TypeError, ValueError) as exc:
             raise RecordError(f"{where}: model: not a JSON record ({exc})") from None
-        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        if not isinstance(raw, dict) or raw.get("format") not in FORMATS:
             raise RecordError(f"{where}: model: expected a record with format {FORMAT!r}, "
                               f"got {raw.get('format') if isinstance(raw, dict) else raw!r}")
+        optimizer = raw.get("optimizer")
+        if optimizer is not None:
+            try:
+                optimizer = Optimizer.from_dict(optimizer, where)
+            except OptimizerError as exc:
+                raise RecordError(str(exc)) from None
         method = raw.get("method") or {}
         if not isinstance(method, dict):
             raise RecordError(f"{where}: model.method: expected {{\"name\", \"lr\", "
@@ -152,7 +165,7 @@ class RunModel:
                     method=method.get("name", "gd"), lr=method.get("lr"),
                     batch_size=method.get("batch_size"), dtype=raw.get("dtype", "float64"),
                     hidden_bias=raw.get("hidden_bias"), init_scale=raw.get("init_scale"),
-                    note=str(raw.get("note", "")))
+                    note=str(raw.get("note", "")), optimizer=optimizer)
         model.validate(where)
         return model
 
@@ -183,12 +196,17 @@ class RunModel:
                              ("init_scale", self.init_scale)):
             if value is not None and not _positive(value):
                 bad(field, value, "a positive number or null")
+        if self.optimizer is not None and not isinstance(self.optimizer, Optimizer):
+            bad("optimizer", self.optimizer, "a numerics.optimizers.Optimizer or null")
 
     def describe(self) -> str:
-        """The run in words: ``gradient descent at lr=0.01 in float32``."""
+        """The run in words: ``gradient descent at lr=0.01 in float32`` (with the
+        optimiser it was made with, when recorded and not plain gradient descent)."""
         what = {"gd": "gradient descent", "sgd": "minibatch SGD", "flow": "a flow"}[self.method]
         step = f" at lr={self.lr:g}" if self.lr is not None else ""
         batch = f", batches of {self.batch_size}" if self.batch_size else ""
+        if self.optimizer is not None and not self.optimizer.is_gradient_descent:
+            return f"{self.optimizer.describe()}{batch} in {self.dtype} (not gradient descent)"
         return f"{what}{step}{batch} in {self.dtype}"
 
 
@@ -308,9 +326,16 @@ METHOD_NAMES = {"gd": "recorded_gradient_descent", "sgd": "recorded_minibatch_sg
 
 def _trajectory(arrays: dict, model: RunModel, where: str, reference: bool) -> Trajectory:
     run = _plain_run(arrays, model, where)
+    descent = _descent(run, model, reference)
     companion, how = _companion(run.problem, run.t, run.W, run.a, model, run.options,
-                                reference)
-    run = replace(run, companion=companion, options=dict(run.options, error_from=how))
+                                reference, descent)
+    departure = model.optimizer.departure() if model.optimizer is not None else ""
+    measured: dict = {}
+    if descent is not None:
+        measured_text, measured = measured_departure(run, descent, model)
+        departure = departure or measured_text
+    run = replace(run, companion=companion, departure=departure,
+                  options=dict(run.options, error_from=how, **measured))
     factor = RICHARDSON if how == "gd_step_halving" else 1.0
     return replace(run, error_estimate=factor * float(np.max(run.state_error)))
 
@@ -335,7 +360,59 @@ def _plain_run(arrays: dict, model: RunModel, where: str) -> Trajectory:
 RICHARDSON = 2.0
 
 
-def _companion(problem, t, W, a, model, options, reference) -> tuple[Trajectory, str]:
+# A correct loop's distance from gfverify's descent at its step is its rounding, amplified
+# along the run as the descent amplifies any perturbation: measured as the largest distance
+# between gfverify's descent in float32 and in float64 (scaled to the recording's precision),
+# times this safety factor, plus a floor of this many units of the recording's rounding.
+SPREAD_SAFETY = 10.0
+SPREAD_FLOOR_ULPS = 64.0
+
+
+def _descent(run: Trajectory, model: RunModel, reference: bool):
+    """gfverify's own descent at the record's step from its first state, at its saved times
+    (``(float64 run with its half-step companion when reference, float32 run)``), or None
+    for a record that is not declared gradient descent in whole steps."""
+    if model.method != "gd" or not _whole_steps(run.t, model.lr):
+        return None
+    from numerics.descent import GradientDescent
+
+    gd = GradientDescent(lr=model.lr, error_check=2 if reference else None).run(
+        run.problem, run.t)
+    gd32 = GradientDescent(lr=model.lr, dtype="float32", error_check=None).run(
+        run.problem, run.t)
+    return gd, gd32
+
+
+def measured_departure(run: Trajectory, descent, model: RunModel) -> tuple[str, dict]:
+    """Whether a record declared gradient descent is gradient descent at its step: its
+    distance to gfverify's descent from the same start (the largest relative per-neuron
+    distance, `compare_with_flow`'s) against what rounding explains (`SPREAD_SAFETY` x the
+    largest float32-float64 spread of gfverify's own descent over the run, scaled to the
+    recording's precision, plus `SPREAD_FLOOR_ULPS` units). ``(text, numbers)``: the text
+    is "" when the record stays within it, else from which saved time and by how much it
+    leaves it."""
+    gd, gd32 = descent
+    u = DTYPES[model.dtype]
+    distance = _distance(run, gd)
+    # the spread over the whole run: rounding can set off an amplification (a neuron at a
+    # kink) at another saved time in the loop than in gfverify's float32 run
+    spread = float(np.max(_distance(gd32, gd))) * (u / DTYPES["float32"])
+    allowed = np.full(len(run.t), SPREAD_SAFETY * spread + SPREAD_FLOOR_ULPS * u)
+    numbers = {"distance_to_descent": float(np.max(distance)),
+               "descent_spread": float(np.max(allowed))}
+    over = np.flatnonzero(~(distance <= allowed))
+    if not over.size:
+        return "", numbers
+    k = int(over[0])
+    numbers["departs_at"] = float(run.t[k])
+    return (f"from t = {run.t[k]:.4g} its distance to gfverify's descent at lr={model.lr:g} "
+            f"from the same start is {distance[k]:.2g} (largest {np.max(distance):.2g}), "
+            f"above the {allowed[k]:.2g} that {model.dtype} rounding explains (weight decay, "
+            "momentum, another optimiser or loss, or weights saved after the update)"), numbers
+
+
+def _companion(problem, t, W, a, model, options, reference,
+               descent=None) -> tuple[Trajectory, str]:
     """The run a recorded run's errors are measured against, and how it was made.
 
     Every companion moves each recorded weight by one unit of the recording's rounding
@@ -346,10 +423,9 @@ def _companion(problem, t, W, a, model, options, reference) -> tuple[Trajectory,
 
     - gradient descent: the difference between gfverify's gradient descent at the
       recorded step and at half of it (the estimate `numerics.GradientDescent` gives its
-      own runs), added to the record: a flow claim on a GD record is then judged, as on
-      gfverify's own GD, beyond the discretisation error a correct loop has at that step,
-      and a loop that departs from gradient descent (weight decay, a wrong factor) is not
-      excused by it;
+      own runs; ``descent``, `_descent`), added to the record: a flow claim on a GD record
+      is then judged, as on gfverify's own GD, beyond the discretisation error a correct
+      loop has at that step;
     - a flow: gfverify's exact flow at the recorded times (the record's own error is
       measured, not estimated);
     - minibatch SGD: the rounding alone (the verdict is about that SGD run, as
@@ -360,10 +436,8 @@ def _companion(problem, t, W, a, model, options, reference) -> tuple[Trajectory,
     signs_a = np.where(np.arange(W.shape[1]) % 2 == 0, -1.0, 1.0)
     shift_W, shift_a = u * W * signs_W, u * a * signs_a
     how = f"{model.dtype}_rounding"
-    if reference and model.method == "gd" and _whole_steps(t, model.lr):
-        from numerics.descent import GradientDescent
-
-        gd = GradientDescent(lr=model.lr, error_check=2).run(problem, t)
+    if reference and descent is not None and descent[0].companion is not None:
+        gd = descent[0]
         shift_W = shift_W + (gd.companion.W - gd.W)
         shift_a = shift_a + (gd.companion.a - gd.a)
         how = "gd_step_halving"

@@ -134,6 +134,11 @@ class Trajectory:
         Where the continuation was not unique (a pair repelled from both sides of its
         surface) and relu'(0) = 0 chose the inactive side: records with ``t``,
         ``neuron``, ``sample``.
+    departure
+        Why the saved states are not a run of the dynamics the Problem defines, in words
+        (a recorded loop driven by Adam, momentum or weight decay: declared by its record,
+        or measured against gfverify's own descent at its step, `numerics.recorded`); ""
+        for a run that is one. The flow's claims are INAPPLICABLE to such a run.
     """
 
     problem: Problem
@@ -156,6 +161,7 @@ class Trajectory:
     high_precision: tuple | None = None
     filippov_mask: np.ndarray | None = None
     choices: tuple = ()
+    departure: str = ""
 
     def first(self, k: int) -> Trajectory:
         """The run (and its companion) restricted to its first ``k`` saved times; events

@@ -199,10 +199,22 @@ CONVENTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 # trained layers (numerics.problem.TRAINED). A claim names the ones it covers; the default
 # is the toolkit's founding model, a ReLU network with both layers trained.
 ACTIVATION_KINDS = ("relu", "leaky", "power")
+
+# The loss prefactor c the papers' formulas are written for, by loss: 1/(2n) sum (y - h)^2
+# for the square loss (S000, S002 eq. (1), CEL23 Section 2, BF25 Assumption 1 with c = 1),
+# the plain sum of exp(-y h) (S001, MZV25), 2 log(1 + exp(-y h)) for the logistic loss
+# (S001 App. B, MZV25: -l'(0) = y) and the summed cross-entropy (MZV25). The flow of c L at
+# time t is the flow of c' L at time t c / c' (and gradient descent on c L at step lr is
+# gradient descent on c' L at step lr c / c'), so a run made with another prefactor (torch's
+# MSELoss is c = 2) is checked on the same run read in the claim's convention.
+PAPER_LOSS_SCALES = {"square": 1.0, "exponential": 1.0, "logistic": 2.0,
+                     "cross_entropy": 1.0}
 LAYERS = ("both", "first", "second")
 
 
-ANY_MODEL = {"activations": ACTIVATION_KINDS, "layers": LAYERS}  # a user's statement's scope
+# a user's statement's scope: every model, and the run read as it was made (its own loss
+# prefactor and time, whatever its optimiser: `Claim.loss_scale` None)
+ANY_MODEL = {"activations": ACTIVATION_KINDS, "layers": LAYERS, "loss_scale": None}
 
 
 def activation_kind(activation) -> str:
@@ -280,6 +292,14 @@ class Claim:
     layers
         The trained layers it is stated for, a subset of ``("both", "first", "second")``
         (default ``("both",)``).
+    loss_scale
+        The loss prefactor c the statement's formulas are written for: ``"paper"`` (the
+        default: the papers' convention for the instance's loss, `PAPER_LOSS_SCALES`), a
+        positive number, an expression in instance quantities (``1/n``: a mean where the
+        paper sums), or None (the instance's own prefactor: a user's statement about the
+        run as it was made). A run made with another prefactor is checked as the same
+        run read in the claim's convention, its times multiplied by c_run / c
+        (`convention_scale`, `numerics.conventions`).
     """
 
     id: str
@@ -303,6 +323,7 @@ class Claim:
     notes: str = ""
     activations: tuple[str, ...] = ("relu",)
     layers: tuple[str, ...] = ("both",)
+    loss_scale: float | str | None = "paper"
 
     def __post_init__(self) -> None:
         """Every field is checked here (`theory.fields`): a malformed record is refused
@@ -347,6 +368,17 @@ class Claim:
                                  f"of {allowed}.")
         if not self.checkable and not self.not_checkable_reason:
             raise ValueError(f"{self.id}: say why the claim is not checkable.")
+        scale = self.loss_scale
+        if isinstance(scale, sp.Basic) and scale.is_number:
+            scale = float(scale)
+            object.__setattr__(self, "loss_scale", scale)
+        numeric = (isinstance(scale, (int, float)) and not isinstance(scale, bool)
+                   and 0 < scale < float("inf"))
+        expression = (isinstance(scale, sp.Expr) and not scale.has(t_symbol)
+                      and not scale.atoms(AppliedUndef))
+        if not (scale is None or scale == "paper" or numeric or expression):
+            raise fields.fail(owner, "loss_scale", "'paper', a positive number, an expression "
+                              "in instance quantities (1/n) or None", scale)
 
     # -- views -----------------------------------------------------------------------
     @property
@@ -409,6 +441,36 @@ class Claim:
             return (f"the claim is stated with {' or '.join(self.layers)} layer(s) trained; the "
                     f"instance trains {problem.train}")
         return None
+
+    @property
+    def reads_run_as_made(self) -> bool:
+        """Whether the statement is about a run as it was made (a user's statement,
+        ``loss_scale`` None), not about the gradient flow the run stands for: only such a
+        statement is checked on a run that does not follow the flow's dynamics (a
+        recorded Adam loop, `numerics.Trajectory.departure`)."""
+        return self.loss_scale is None
+
+    @property
+    def instance_property(self) -> bool:
+        """Whether the claim is a property of the instance (window (0, 0): the data and the
+        initial state, no dynamics)."""
+        return self.window == (sp.Integer(0), sp.Integer(0))
+
+    def convention_scale(self, loss: str, values=None) -> float | None:
+        """The loss prefactor the statement is written for on an instance with ``loss``
+        (`loss_scale`; an expression is evaluated on ``values``, the instance's quantities
+        by name), or None: the instance's own (no change of convention)."""
+        if self.loss_scale is None:
+            return None
+        if isinstance(self.loss_scale, str):  # "paper"
+            return PAPER_LOSS_SCALES[loss]
+        if isinstance(self.loss_scale, sp.Expr):
+            if values is None:
+                raise ValueError(f"{self.id}: loss_scale {self.loss_scale} needs the "
+                                 "instance's values")
+            return float(self.loss_scale.xreplace(
+                {s: values[s.name] for s in self.loss_scale.free_symbols}))
+        return float(self.loss_scale)
 
     def applies_to(self, parametrization: str, loss: str) -> bool:
         """Whether a Problem with this network convention and loss is in the claim's scope."""
@@ -479,6 +541,8 @@ class Claim:
             "provenance": self.source.provenance.value,
             "parametrization": self.parametrization,
             "loss": self.loss,
+            "loss_scale": (sp.sstr(self.loss_scale) if isinstance(self.loss_scale, sp.Expr)
+                           else self.loss_scale),
             "statement": self.text(),
             "sympy": sp.sstr(self.statement),
             "latex": self.latex(),

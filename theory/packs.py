@@ -19,7 +19,9 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
   paper's own notation;
 - ``measures``: ``TRAJECTORY`` (name -> f(Trajectory) -> verify.measures.Series),
   ``INSTANCE`` (name -> f(Problem) -> float) and ``ENSEMBLE`` dicts, as the
-  built-in papers' measure modules do;
+  built-in papers' measure modules do; optionally ``LIMITS`` (a run scalar that a limit
+  t -> infinity defines -> f(Trajectory) -> verify.evidence.Estimate, read at the end of a
+  run with its error: how ``gfverify check --run`` decides such a claim on a record);
 - ``families``: ``FAMILIES``, a tuple of `verify.families.Family` (for
   ``gfverify conjecture --family`` and ``gfverify families``); optionally ``TIGHTEN``,
   claim id -> the family and settings ``gfverify tighten`` and the report's tightness

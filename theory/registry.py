@@ -45,13 +45,32 @@ def pack_of(claim_id: str) -> packs.Pack:
     return _PACK_OF[claim_id]
 
 
+# the closed-form identities (THEORY.md section 6, ids CF-k): a group of claims of their own,
+# whatever paper each was first stated in
+CLOSED_FORMS = "CF"
+
+
+def in_group(claim: Claim, paper: str) -> bool:
+    """Whether ``claim`` belongs to ``paper`` (a pack's name) or, for ``"CF"``, is one of
+    the closed-form identities CF-k."""
+    if paper == CLOSED_FORMS:
+        return claim.id.startswith(CLOSED_FORMS + "-")
+    return claim.paper == paper
+
+
+def groups() -> list[str]:
+    """The names ``claims(paper=...)`` takes: every pack's name and ``"CF"``."""
+    return sorted({c.paper for c in _index().values()} | {CLOSED_FORMS})
+
+
 def claims(paper: str | None = None, kind: Kind | str | None = None) -> tuple[Claim, ...]:
-    """All claims, optionally only one paper's ("S002") or one kind's."""
+    """All claims, optionally only one paper's ("S002"; "CF": the closed-form identities)
+    or one kind's."""
     if isinstance(kind, str):
         kind = Kind[kind.upper()] if kind.upper() in Kind.__members__ else Kind(kind)
     return tuple(
         c for c in _index().values()
-        if (paper is None or c.paper == paper) and (kind is None or c.kind is kind)
+        if (paper is None or in_group(c, paper)) and (kind is None or c.kind is kind)
     )
 
 

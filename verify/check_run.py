@@ -16,6 +16,7 @@ import numpy as np
 import sympy as sp
 
 from numerics import Trajectory
+from numerics.conventions import time_factor
 from theory.claim import Claim, Kind
 from verify.evidence import Estimate
 from verify.figure_data import number
@@ -28,7 +29,15 @@ from verify.measures import (
     measure,
 )
 from verify.relations import RELATION_TEXT, signed_margin
-from verify.run_context import ASSUMPTION_ATOL, MissingValue, RunContext, margin_on_run
+from verify.run_context import (
+    ASSUMPTION_ATOL,
+    MissingValue,
+    RunContext,
+    convention_of,
+    in_claim_convention,
+    margin_on_run,
+    problem_in_claim_convention,
+)
 from verify.verdict import ALL_NAMED, TOO_COARSE, WITHIN_ERROR, CheckError, Outcome, Verdict, Where
 
 # An equality (identity, conservation law) is confirmed only on a run whose state is
@@ -47,20 +56,30 @@ def _verdict(claim, tr, outcome, **kw) -> Verdict:
 
 
 def _inapplicable(claim: Claim, ctx: RunContext) -> str | None:
+    departure = ctx.tr.departure
+    if departure and not (claim.reads_run_as_made or claim.instance_property):
+        return (f"the run is not gradient descent, the dynamics the claim is about: "
+                f"{departure}")
     return inapplicable_problem(claim, ctx, ctx.tr.problem)
 
 
 def inapplicable_instance(claim: Claim, problem) -> str | None:
     """Why ``claim`` does not apply to ``problem`` (an unmet assumption, another
     parametrisation or loss), or None: decided before any simulation."""
-    return inapplicable_problem(claim, RunContext.of_problem(claim, problem), problem)
+    return inapplicable_problem(claim, RunContext.of_problem(claim, problem),
+                                problem_in_claim_convention(claim, problem))
 
 
 def inapplicable_problem(claim: Claim, ctx: RunContext, prob) -> str | None:
     if not claim.applies_to(prob.parametrization, prob.loss):
+        from theory.claim import CONVENTIONS
+
+        losses = ((claim.loss,) if claim.loss is not None else
+                  CONVENTIONS[claim.parametrization][1] if claim.parametrization else ())
+        loss = f" with the {' or '.join(losses)} loss" if losses else ""
         return (f"the claim is stated for the {claim.parametrization or 'any'} "
-                f"parametrisation with the {claim.loss or 'its'} loss; the instance is "
-                f"{prob.parametrization} with the {prob.loss} loss")
+                f"parametrisation{loss}; the instance is {prob.parametrization} with the "
+                f"{prob.loss} loss")
     model = claim.model_mismatch(prob)
     if model is not None:
         return model
@@ -84,6 +103,8 @@ def relaxed_note(claim: Claim, ctx: RunContext) -> str:
 def _assumption_failure(assumption, ctx: RunContext) -> str | None:
     parts = (assumption.statement.args if isinstance(assumption.statement, sp.And)
              else (assumption.statement,))
+    # an equality holds to the precision the instance was given in (a float32 record's)
+    atol = ASSUMPTION_ATOL * ctx.inst.problem.unit_roundoff / 2.0**-53
     for rel in parts:
         try:
             lhs = ctx.scalar(rel.lhs)
@@ -91,19 +112,25 @@ def _assumption_failure(assumption, ctx: RunContext) -> str | None:
         except MissingValue as exc:
             return f"{assumption.name}: the instance does not define {exc}"
         ok = {
-            sp.Equality: abs(lhs - rhs) <= ASSUMPTION_ATOL,
-            sp.Unequality: abs(lhs - rhs) > ASSUMPTION_ATOL,
+            sp.Equality: abs(lhs - rhs) <= atol,
+            sp.Unequality: abs(lhs - rhs) > atol,
             sp.GreaterThan: lhs >= rhs,
             sp.StrictGreaterThan: lhs > rhs,
             sp.LessThan: lhs <= rhs,
             sp.StrictLessThan: lhs < rhs,
         }[type(rel)]
         if not ok:
-            return f"{assumption.name} fails: `{sp.sstr(rel)}` with {lhs:.4g} vs {rhs:.4g}"
+            details = [getattr(ctx.inst[s.name], "detail", "")
+                       for s in sorted(ctx.claim.substituted(rel).free_symbols, key=str)
+                       if s.name in ctx.inst]
+            details = "; ".join(d for d in details if d)
+            return (f"{assumption.name} fails: `{sp.sstr(rel)}` with {lhs:.4g} vs {rhs:.4g}"
+                    + (f" ({details})" if details else ""))
     return None
 
 
 def check_one(claim: Claim, tr: Trajectory) -> Verdict:
+    tr = in_claim_convention(claim, tr)
     verdict = _check_one(claim, tr)
     note = relaxed_note(claim, RunContext(claim, tr)) if verdict.outcome is not \
         Outcome.INAPPLICABLE else ""
@@ -146,9 +173,13 @@ def check_estimate(claim: Claim, est: Estimate) -> Verdict:
     """The claim's relations with ``est.quantity`` set to the estimate: the error is the
     estimate's own (propagated through the relation) plus the round-off of the sides."""
     tr = est.trajectory
+    where = _where(tr, est.t)
+    if in_claim_convention(claim, tr) is not tr:  # an estimate (a time, say) has no reading
+        return _verdict(claim, tr, Outcome.INAPPLICABLE, where=where, reason=(
+            f"the estimate was made on a run with loss prefactor {tr.problem.loss_scale:g}; "
+            f"the claim is stated for {convention_of(claim, tr.problem):g}"))
     ctx = RunContext(claim, tr)
     why = _inapplicable(claim, ctx)
-    where = _where(tr, est.t)
     if why:
         return _verdict(claim, tr, Outcome.INAPPLICABLE, reason=why, where=where)
     if not tr.status.ok or not tr.finite:
@@ -203,12 +234,23 @@ def _run_end(tr: Trajectory) -> float:
     return float(tr.t[-1]) if tr.stop_time is None else min(float(tr.t[-1]), tr.stop_time)
 
 
-def _window_mask(claim: Claim, ctx: RunContext) -> np.ndarray:
+# A saved time within this relative distance of a window's end counts as that time (a
+# time computed twice, t = k lr against a claim's formula, differs in its last bits).
+TIME_RTOL = 1e-9
+
+
+def _window_ends(claim: Claim, ctx: RunContext) -> tuple[float, float]:
     lo_expr, hi_expr = claim.window
     lo = ctx.scalar(lo_expr)
     hi = math.inf if hi_expr == sp.oo else ctx.scalar(hi_expr)
+    return lo, hi
+
+
+def _window_mask(claim: Claim, ctx: RunContext) -> np.ndarray:
+    lo, hi = _window_ends(claim, ctx)
     hi = min(hi, _run_end(ctx.tr))
-    return (ctx.tr.t >= lo) & (ctx.tr.t <= hi)
+    t = ctx.tr.t
+    return (t >= lo - TIME_RTOL * max(1.0, abs(lo))) & (t <= hi + TIME_RTOL * max(1.0, abs(hi)))
 
 
 def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
@@ -224,10 +266,13 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
     tr = ctx.tr
     inside = _window_mask(claim, ctx)
     if not inside.any():
-        lo, hi = (ctx.scalar(e) if e != sp.oo else math.inf for e in claim.window)
+        lo, hi = _window_ends(claim, ctx)
+        if lo == hi and tr.t[0] < lo < _run_end(tr):
+            return _check_between_saved(claim, ctx, lo)
         return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr),
                         reason=f"no saved time inside the claim's window t in [{lo:.4g}, "
-                        f"{hi:.4g}] (the run's saved times end at {_run_end(tr):.4g})")
+                        f"{hi:.4g}] (the run's saved times are in [{tr.t[0]:.4g}, "
+                        f"{_run_end(tr):.4g}])")
     times = tr.t[inside]
     violated, inconclusive, closest = [], [], []
     series = {}  # part -> (relation, margin, error) over the window, for figure_data
@@ -303,6 +348,48 @@ def _check_over_window(claim: Claim, ctx: RunContext) -> Verdict:
     return _verdict(claim, tr, outcome, margin=float(margin), error=float(error),
                     where=_where(tr, float(t_at), part), reason=reason, figure_data=figure,
                     window=window, unresolved=note)
+
+
+def _check_between_saved(claim: Claim, ctx: RunContext, at: float) -> Verdict:
+    """A claim at one instant ``at`` that falls between two saved times t_k < at < t_k+1:
+    each relation's margin interpolated linearly between them, its error the larger of
+    their two errors plus the change of the margin from t_k to t_k+1 (the interpolation's
+    error when the margin is monotone between two saved times; save the state at ``at``
+    itself where it is not). An equality is never confirmed this way."""
+    tr = ctx.tr
+    k = int(np.searchsorted(tr.t, at)) - 1
+    pair = np.zeros(len(tr.t), dtype=bool)
+    pair[[k, k + 1]] = True
+    w = (at - tr.t[k]) / (tr.t[k + 1] - tr.t[k])
+    how = (f"interpolated between the saved times {tr.t[k]:.6g} and {tr.t[k + 1]:.6g} (the "
+           "margin's change between them counted in the error)")
+    picks = []
+    for rel in claim.relations():
+        on = _on_window(rel, ctx, pair, False)
+        part = sp.sstr(rel)
+        if not (np.all(np.isfinite(on.margin)) and np.all(np.isfinite(on.error))):
+            return _verdict(claim, tr, Outcome.INCONCLUSIVE, where=_where(tr, at, part),
+                            reason=f"{part} is not finite next to t={at:.4g} ({how})")
+        margin = float((1 - w) * on.margin[0] + w * on.margin[1])
+        error = float(np.max(on.error) + abs(on.margin[1] - on.margin[0]))
+        if margin < -error:
+            rank = 0
+        elif on.is_eq or abs(margin) <= error:
+            rank = 1
+        else:
+            rank = 2
+        picks.append((rank, margin, error, part, on.is_eq))
+    rank, margin, error, part, is_eq = min(picks)
+    outcome = (Outcome.VIOLATED, Outcome.INCONCLUSIVE, Outcome.HOLDS)[rank]
+    reason = how
+    if rank == 1:
+        factor = time_factor(tr)
+        own = "" if factor == 1.0 else f" (the run's own t = {at / factor:.6g})"
+        reason = (f"an identity is not confirmed between saved times ({how}); save the state "
+                  f"at t = {at:.6g}{own}" if is_eq else f"{WITHIN_ERROR} ({how}); save the "
+                  f"state at t = {at:.6g}{own} to decide it")
+    return _verdict(claim, tr, outcome, margin=margin, error=error,
+                    where=_where(tr, at, part), reason=reason, window=(at, at))
 
 
 @dataclass(frozen=True)
@@ -572,6 +659,7 @@ def above_loss_floor(claim: Claim, tr: Trajectory, level: float) -> Claim:
     L(t)/L(0) >= ``level`` (THEORY N-5, N-10: below such a loss the round-off of a ratio of
     vanishing quantities, the PL among them, swamps every margin). A window that ends
     earlier is kept; a run whose loss starts at 0 keeps only t = 0."""
+    tr = in_claim_convention(claim, tr)
     loss = np.asarray(tr.loss, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         keep = np.flatnonzero(loss / loss[0] >= level) if loss.size and loss[0] > 0 else []

@@ -54,9 +54,12 @@ def _claims_command(args) -> int:
     except (KeyError, ValueError) as exc:
         kinds = ", ".join(k.name.lower() for k in theory.Kind)
         raise UsageError(f"--kind: {exc}; use one of {kinds}") from None
-    if args.paper and not selected and args.paper not in {c.paper for c in theory.claims()}:
-        papers = sorted({c.paper for c in theory.claims()})
-        raise UsageError(f"--paper: no paper {args.paper!r}; use one of {papers}")
+    if args.paper and not selected:
+        from theory.registry import groups
+
+        if args.paper not in groups():
+            raise UsageError(f"--paper: no paper {args.paper!r}; use one of "
+                             f"{', '.join(groups())}")
     if args.format == "json":
         print(json.dumps([c.to_dict() for c in selected], indent=2))
     elif args.format == "md":
@@ -274,8 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cl = sub.add_parser("claims", help="list the catalogue's claims")
     cl.add_argument("--paper", default=None,
-                    help="a pack's name: S000, S001, S002, CF or an installed pack's "
-                         "(`gfverify packs`; default: all)")
+                    help="a pack's name (BF25, CEL23, MZV25, S000, S001, S002 or an "
+                         "installed pack's: `gfverify packs`) or CF, the closed-form "
+                         "identities (default: all)")
     cl.add_argument("--kind", default=None, help="only claims of this kind")
     cl.add_argument("--format", default="table",
                     choices=("table", "long", "json", "latex", "md"),

@@ -39,15 +39,38 @@ def _off_diagonal_gram(problem: Problem) -> float:
     return float(G.max()) if problem.n > 1 else 0.0
 
 
+class Detailed(float):
+    """An instance quantity with a line that says where it comes from (the neuron that
+    breaks a balance, by how much): an assumption that fails on it quotes the line."""
+
+    detail: str = ""
+
+    def __new__(cls, value: float, detail: str = "") -> Detailed:
+        out = super().__new__(cls, value)
+        out.detail = detail
+        return out
+
+
+def rounding_of(problem: Problem) -> float:
+    """The relative rounding of a formula of the instance's numbers: `ROUNDOFF_ULPS` units
+    of the precision they were given in (`Problem.unit_roundoff`: a float32 record's
+    balance holds to float32's rounding, not float64's)."""
+    return ROUNDOFF_ULPS * 2.0 * problem.unit_roundoff
+
+
 def _init_imbalance(problem: Problem) -> float:
     a_sq = problem.a0**2 if problem.a0.ndim == 1 else np.sum(problem.a0**2, axis=1)
     sq = a_sq + np.sum(problem.W0**2, axis=1)
     c = a_sq - np.sum(problem.W0**2, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(sq > 0, np.abs(c) / sq, 0.0)
-    # relative imbalance below round-off of the norm computation counts as 0
-    rel = np.where(rel <= ROUNDOFF_ULPS * FLOAT_EPS, 0.0, rel)
-    return float(rel.max())
+    # relative imbalance below the rounding of the numbers and the norms counts as 0
+    floor = rounding_of(problem)
+    j = int(np.argmax(rel))
+    detail = (f"neuron {j}: |a_j|^2 - |w_j|^2 = {c[j]:.3g}, {rel[j]:.2g} of |a_j|^2 + "
+              f"|w_j|^2, above the rounding {floor:.2g}")
+    rel = np.where(rel <= floor, 0.0, rel)
+    return Detailed(float(rel.max()), detail if rel.max() > 0 else "")
 
 
 class UndefinedQuantity(KeyError):
@@ -137,6 +160,13 @@ class InstanceValues(Mapping):
 # Probabilities over an ensemble of instances: name -> the indicator whose frequency
 # estimates it (used by PROBABILITY claims on a verify.evidence.Sample).
 ENSEMBLE_QUANTITIES: dict[str, Callable[[Problem], bool]] = QuantityTable({})
+
+# Run scalars a limit defines (t -> infinity: LossInf, MuInf, ...): name -> the estimate of
+# it read off one run, f(Trajectory) -> verify.evidence.Estimate (its value at the end of the
+# run, with an error that counts how much it still moves there; a ValueError when the run
+# cannot give it). A pack's measures module defines them in a LIMITS dict; `gfverify check
+# --run` reads a converged record's limit this way.
+LIMIT_QUANTITIES: dict[str, Callable] = QuantityTable({})
 
 
 def instance_values(problem: Problem) -> InstanceValues:
@@ -619,8 +649,9 @@ def average_rate(step_loss: np.ndarray, lr: float) -> float:
 
 # -- per-pack quantities -------------------------------------------------------------------
 # Each pack's measures module (theory.packs: the built-in papers' papers.*.measures, and
-# any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts with the contracts
-# of the tables above (and may use the helpers above); they are merged on first read.
+# any installed pack's) defines TRAJECTORY, INSTANCE and ENSEMBLE dicts (and optionally
+# LIMITS) with the contracts of the tables above (and may use the helpers above); they are
+# merged on first read.
 _MERGED: list[bool] = []  # set once the packs' quantities are in the tables
 _DEFAULTS: set[str] = set()  # conjecture-vocabulary names a pack may define instead
 # A pack's trajectory quantities are measured on scalar-output runs only unless its measures
@@ -638,7 +669,8 @@ def _merge_pack_quantities() -> None:
     for pack, mod in packs.modules("measures"):
         for table, extra in ((TRAJECTORY_QUANTITIES, getattr(mod, "TRAJECTORY", {})),
                              (INSTANCE_QUANTITIES, getattr(mod, "INSTANCE", {})),
-                             (ENSEMBLE_QUANTITIES, getattr(mod, "ENSEMBLE", {}))):
+                             (ENSEMBLE_QUANTITIES, getattr(mod, "ENSEMBLE", {})),
+                             (LIMIT_QUANTITIES, getattr(mod, "LIMITS", {}))):
             clash = {k for k in extra if dict.__contains__(table, k) and k not in _DEFAULTS}
             if clash:
                 raise packs.PackError(f"pack {pack.name!r} ({mod.__name__}) redefines "

@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from numerics import Trajectory
+from numerics.conventions import in_loss_scale
 from theory.bridge import flatten
 from theory.claim import Claim
 from verify.measures import (
@@ -53,6 +54,38 @@ def relation_margins(claim: Claim, tr: Trajectory) -> list[tuple[sp.Basic, np.nd
         raise CheckError(f"the instance does not define {exc}") from None
 
 
+def in_claim_convention(claim: Claim, tr: Trajectory) -> Trajectory:
+    """``tr`` read in the loss convention ``claim``'s formulas are written for
+    (`theory.Claim.convention_scale`: the same states, the times rescaled,
+    `numerics.conventions`); ``tr`` itself when they agree or the claim takes the run's
+    own. Every reader of a claim on a run goes through it, so that a run made with
+    torch's MSELoss (the flow of 2L) is judged as the flow of L it is, at twice its times."""
+    if tr is None:
+        return tr
+    scale = convention_of(claim, tr.problem)
+    return tr if scale is None else in_loss_scale(tr, scale)
+
+
+def convention_of(claim: Claim, problem) -> float | None:
+    """The loss prefactor ``claim`` is written for on ``problem`` (None: the problem's own)."""
+    try:
+        return claim.convention_scale(problem.loss, instance_values(problem))
+    except (KeyError, UndefinedQuantity) as exc:
+        raise CheckError(f"{claim.id}: its loss convention {claim.loss_scale} is not "
+                         f"defined on this instance ({exc})") from None
+
+
+def problem_in_claim_convention(claim: Claim, problem):
+    """The Problem in ``claim``'s loss convention (`in_claim_convention`, for a problem)."""
+    scale = convention_of(claim, problem)
+    if scale is None or scale == problem.loss_scale:
+        return problem
+    from dataclasses import replace
+
+    return replace(problem, loss_scale=scale,
+                   meta=dict(problem.meta, read_from_loss_scale=problem.loss_scale))
+
+
 # -- evaluation of expressions on a run ----------------------------------------------------
 @dataclass
 class _Values:
@@ -85,8 +118,8 @@ class _Input:
 class RunContext:
     def __init__(self, claim: Claim, tr: Trajectory):
         self.claim = claim
-        self.tr = tr
-        self.inst = instance_values(tr.problem)
+        self.tr = in_claim_convention(claim, tr)
+        self.inst = instance_values(self.tr.problem)
         self._series: dict[tuple[str, bool], Series] = {}
 
     @classmethod
@@ -94,6 +127,7 @@ class RunContext:
         """A context with the instance's numbers only (no run): for assumptions and other
         instance-level expressions."""
         ctx = cls.__new__(cls)
+        problem = problem_in_claim_convention(claim, problem)
         ctx.claim, ctx.tr, ctx.inst, ctx._series = claim, None, instance_values(problem), {}
         return ctx
 

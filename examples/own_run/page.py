@@ -36,7 +36,16 @@ STEPS = {
               "gfverify check S002-L1 --run run.npz --run half.npz --compare"],
     "weight-decay": [f"{TRAIN} --out decay.npz --unbalanced --weight-decay 1e-3",
                      "gfverify check CF-13 --run decay.npz"],
-    "mse": [f"{TRAIN} --out mse.npz --mse"],
+    "measured": [f"{TRAIN} --out hidden.npz --unbalanced --weight-decay 1e-3 --lr-only",
+                 "gfverify check CF-13 --run hidden.npz",
+                 'gfverify conjecture "Balance(t) <= 1e-6" --run hidden.npz'],
+    "mse": [f"{TRAIN} --out mse.npz --mse",
+            "gfverify check S002-D1 S002-T1 --run mse.npz"],
+    "mse-undeclared": [f"{TRAIN} --out bad.npz --mse-undeclared"],
+    "bf25": ["python examples/own_run/bf25_loop.py --out bf25.npz --steps 10000",
+             "gfverify check BF25 --run bf25.npz"],
+    "bf25-64": ["python examples/own_run/bf25_loop.py --out bf25_64.npz --float64 --steps 10000",
+                "gfverify check BF25 --run bf25_64.npz"],
     "data": ['gfverify conjecture "L(t) <= L(0)" --data run.npz --param p=20 --budget 6 '
              "--no-plot",
              'gfverify conjecture "L(t) <= L(0)*exp(-t/50)" --data run.npz --budget 6 '

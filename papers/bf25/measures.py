@@ -27,6 +27,7 @@ from verify.evidence_kinds import Estimate
 from verify.measures import (
     ERROR_SAFETY,
     ROUNDING,
+    Detailed,
     Series,
     UndefinedQuantity,
     measure,
@@ -34,6 +35,7 @@ from verify.measures import (
     output_rounding,
     relative_floor,
     relative_series,
+    rounding_of,
 )
 
 
@@ -61,10 +63,22 @@ def _lam(fn):
 
 
 def eq4_holds(problem: Problem) -> float:
-    """1 if |a_j(0)| >= |w_j(0)| for every j (Eq. (4)), to the rounding of the norms."""
+    """1 if |a_j(0)| >= |w_j(0)| for every j (Eq. (4)), to the rounding of the numbers and
+    the norms (`rounding_of`: a float32 record's to float32's); else 0, with the neuron
+    that breaks it furthest."""
     norms = np.linalg.norm(problem.W0, axis=1)
     size = np.abs(problem.a0) + norms
-    return float(np.all(np.abs(problem.a0) - norms >= -ROUNDING * size))
+    gap = np.abs(problem.a0) - norms
+    floor = rounding_of(problem)
+    bad = gap < -floor * size
+    if not bad.any():
+        return Detailed(1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        j = int(np.argmin(np.where(size > 0, gap / size, 0.0)))
+    return Detailed(0.0, f"{int(bad.sum())} of {len(gap)} neurons have |a_j| < |w_j|; "
+                         f"neuron {j}: |a_j| = {abs(problem.a0[j]):.6g}, |w_j| = "
+                         f"{norms[j]:.6g} ({-gap[j] / size[j]:.2g} of |a_j| + |w_j|, above "
+                         f"the rounding {floor:.2g})")
 
 
 def d_star_active_min(problem: Problem) -> float:
@@ -315,3 +329,7 @@ def limit_estimate(tr: Trajectory, quantity: str) -> Estimate:
                     how=f"{source} at t = {tr.t[end]:.4g}; error {ERROR_SAFETY:g} x its change "
                     f"since t = {tr.t[k]:.4g} ({drift:.2g}) and its companion difference, plus "
                     "its floor", series=(tr.t, s.values))
+
+
+#: the limits a run reads (`verify.measures.LIMIT_QUANTITIES`: ``gfverify check --run``)
+LIMITS = {name: (lambda tr, name=name: limit_estimate(tr, name)) for name in LIMIT_OF}

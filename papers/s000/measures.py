@@ -276,3 +276,7 @@ def d_needed(n: int, gamma0: float, rng: np.random.Generator, reps: int = 40,
         else:
             lo = mid
     return float(hi)
+
+
+#: the limits a run reads (`verify.measures.LIMIT_QUANTITIES`: ``gfverify check --run``)
+LIMITS = {"MuInf": mu_inf_estimate}

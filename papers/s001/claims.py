@@ -646,6 +646,7 @@ TWO_PHASES = Claim(
                         "L = (1/n) sum_i l(y_i, f(x_i)), as E-001-1 and E-001-3 normalise it; "
                         "the thresholds are stated for that scale"),),
     parametrization=CLS,
+    loss_scale=1 / n,  # the mean loss: a run of the summed loss is read at times / n
     window=(sp.Integer(0), sp.Integer(4)),  # t <= 4: 2000 iterations at eta = 2e-3
     measures="direction change sum_j ||(I - w^ w^T)(-grad_{w_j} L)||/||w_j|| and norm change "
     "sum_j |<-grad_{w_j} L, w^_j>| (the full gradient at each saved state) over the first 2000 "

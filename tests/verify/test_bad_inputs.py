@@ -96,6 +96,11 @@ def _recorded_files(tmp: Path) -> dict[str, str]:
         "@RUN_BATCH": run_file("run_batch", model={"method": {"name": "sgd", "lr": 0.1,
                                                                "batch_size": 0}}),
         "@RUN_TRAIN": run_file("run_train", model={"train": "middle"}),
+        "@RUN_OPTIMIZER": run_file("run_opt", model={"optimizer": {"name": "Adamm",
+                                                                    "lr": 0.1}}),
+        "@RUN_MOMENTUM": run_file("run_mom", model={"optimizer": {
+            "name": "SGD", "lr": 0.1, "settings": {"momentum": 1.5}}}),
+        "@RUN_OPT_RECORD": run_file("run_opt_record", model={"optimizer": "sgd"}),
     }
     np.savez(tmp / "data_no_y.npz", X=good["X"])
     (tmp / "data_bad.csv").write_text("x1,x2,y\n1,0,1\n0,one,-1\n")

@@ -80,6 +80,8 @@ def test_a_dataset_is_searched_and_a_counterexample_shrunk_and_replayed(tmp_path
     assert code == EXIT_FOUND, out
     shrunk = re.search(r"^  n=(\d+) p=(\d+) ", out, flags=re.M)
     assert shrunk and int(shrunk.group(1)) == 11 and int(shrunk.group(2)) == 2, out
+    rows = re.search(r"^  samples: rows ([\d, ]+) of the file", out, flags=re.M)
+    assert rows and len(rows.group(1).split(", ")) == 11, out  # which rows of my.csv
     replay = re.search(r"^replay: (.*)$", out, flags=re.M).group(1)
     argv = shlex.split(replay)
     assert argv[:2] == ["gfverify", "conjecture"] and "--data" in argv
@@ -88,6 +90,63 @@ def test_a_dataset_is_searched_and_a_counterexample_shrunk_and_replayed(tmp_path
     # the same file searched for a true statement: no counterexample
     assert main(["conjecture", "L(t) <= L(0)", "--data", "my.csv", "--param", "p=20",
                  "--budget", "3", "--no-plot"]) == EXIT_OK
+
+
+def test_hypotheses_are_met_or_not_never_a_failed_theorem(tmp_path, capsys):
+    """S002-A1 (orthogonal inputs) on correlated data: listed as not met, the claims that
+    assume it INAPPLICABLE, and the exit code is not 1."""
+    rng = np.random.default_rng(4)
+    X = np.eye(4) + 0.3
+    W0 = 1e-3 * rng.standard_normal((8, 4))
+    problem = Problem(X=X, y=np.array([1.0, -0.7, 1.3, -1.2]), W0=W0,
+                      a0=np.linalg.norm(W0, axis=1) * np.array([1, -1] * 4), init_scale=1e-3)
+    tr = simulate(problem, GradientDescent(lr=0.05, error_check=None), np.arange(0, 41) * 0.5)
+    path = write_run(tmp_path / "c.npz", X, problem.y, tr.t, tr.W, tr.a, loss=tr.loss,
+                     model=RunModel(method="gd", lr=0.05, init_scale=1e-3))
+    csv_path = tmp_path / "c.csv"
+    code = main(["check", "S002-A1", "S002-T1", "--run", str(path), "--csv", str(csv_path)])
+    out = capsys.readouterr().out
+    assert code != EXIT_FOUND, out
+    assert re.search(r"S002-T1\s+INAPPLICABLE", out)
+    assert "S002-A1: not met: Eq(OffDiagGram, 0) fails by" in out
+    assert not re.search(r"S002-A1\s+VIOLATED", out)
+    with csv_path.open() as f:
+        roles = {r["claim"]: r["role"] for r in csv.DictReader(f)}
+    assert roles == {"S002-A1": "hypothesis", "S002-T1": "claim"}
+
+
+def test_cf_is_a_group_and_free_variable_identities_are_not_run_claims(run_file, capsys):
+    assert main(["claims", "--paper", "CF"]) == EXIT_OK
+    listed = capsys.readouterr().out
+    assert "CF-2 " in listed and "S002-T1" not in listed
+    main(["check", "CF", "--run", str(run_file)])
+    out = capsys.readouterr().out
+    assert "CF-2: an identity in free variables (a_j, v_1, v_2, w_1, w_2)" in out
+    assert not re.search(r"^CF-2\s", out, flags=re.M)
+
+
+def test_a_run_takes_windows_and_instance_times(run_file, capsys):
+    """--window and --at-t expressions with --run: the run's own times, an instant between
+    saved times interpolated, a window cut to the run's saved times."""
+    assert main(["conjecture", "L(t) <= L(0)", "--run", str(run_file), "--window",
+                 "1, 500"]) in (EXIT_OK, EXIT_UNDECIDED)
+    assert "at every saved time of the window" in capsys.readouterr().out
+    assert main(["conjecture", "L(t) <= 1e-3*L(0)", "--run", str(run_file), "--at-t",
+                 "3*log(1/lam)/Dminus"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert re.search(r"tightest at t = 1\d\d\.\d", out), out
+    assert main(["conjecture", "L(t) <= L(0)", "--run", str(run_file), "--at-t",
+                 "2.25"]) == EXIT_OK
+    assert "tightest at t = 2.25:" in capsys.readouterr().out
+    assert main(["conjecture", "L(t) <= 0.5*L(0)", "--run", str(run_file), "--at-t",
+                 "first(L(t) <= 0.25*L(0))", "--rounding-only"]) == EXIT_OK
+
+
+def test_the_room_a_bound_leaves_is_said_the_right_way_round():
+    from verify.recorded.tighten import slack_words
+
+    assert "leaves a factor 5.27 of room" in slack_words(1.0, 5.27)
+    assert "is past it by a factor 2" in slack_words(1.0, 0.5)
 
 
 def test_tighten_measures_a_constant_on_runs(run_file, capsys):

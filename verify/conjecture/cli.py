@@ -46,6 +46,10 @@ def register(subparsers) -> None:
     con.add_argument("--run", dest="runs", action="append", default=[], metavar="FILE",
                      help="check the statement on recorded runs (.npz, repeatable) instead of "
                           "searching: no instances are drawn")
+    con.add_argument("--rounding-only", action="store_true",
+                     help="with --run: count only the recording's rounding as its error (by "
+                          "default a gradient-descent record also carries the discretisation "
+                          "error gfverify measures at its step)")
     con.add_argument("--results", default=None, metavar="DIR",
                      help="with --scaling 'COLUMN ~ n**alpha': fit stored sweep rows instead of "
                           "simulating (COLUMN a numeric column of the store)")
@@ -230,6 +234,9 @@ def _conjecture_command(args) -> int:
         raise UsageError("conjecture: give either a statement or --scaling LAW (not both)")
     if args.runs:
         return _on_runs(args)
+    if args.rounding_only:
+        raise UsageError("--rounding-only: used with --run only (it says what a recorded "
+                         "run's error counts)")
     if args.results is not None:
         return _stored_scaling(args)
     if args.where:
@@ -330,21 +337,29 @@ def _on_runs(args) -> int:
         ("--max-cost", args.max_cost), ("--sizes", None if args.sizes == "default" else 1),
         ("--dask-local", args.dask_local), ("--scheduler", args.scheduler),
         ("--run-store", args.run_store),
-        ("--where", args.where), ("--window", args.window)) if value not in (None, [])]
+        ("--where", args.where)) if value not in (None, [])]
     if args.method != "flow":
         given.append("--method")
     if given:
         raise UsageError(f"{given[0]}: not used with --run (the recorded runs are the "
                          "instances: nothing is drawn or simulated)")
+    from verify.conjecture.when import parse_at_time, parse_window
+    from verify.expressions import ExpressionError
+
     mode = "at_t" if args.at_t is not None else (args.mode or "for_all_t")
     if args.loss_floor is not None and not (0 < args.loss_floor < 1):
         raise UsageError(f"--loss-floor {args.loss_floor!r}: expected a number between 0 and "
                          "1 (a level of L(t)/L(0))")
     try:
-        result = on_runs(args.expr, args.runs, mode=mode,
-                         at_t=numeric_at_t(args.at_t, "--run"),
-                         loss_floor=args.loss_floor)
-    except ConjectureError as exc:
+        when = parse_at_time(args.at_t) if args.at_t is not None else None
+        if args.window is not None:
+            if args.at_t is not None or args.mode is not None:
+                raise UsageError("--window: give one of --for-all-t, --at-t, --as-t-to-inf "
+                                 "and --window")
+            mode, when = "window", parse_window(args.window)
+        result = on_runs(args.expr, args.runs, mode=mode, at_t=when,
+                         loss_floor=args.loss_floor, reference=not args.rounding_only)
+    except (ConjectureError, ExpressionError) as exc:
         raise UsageError(str(exc)) from None
     print(result.report())
     return result.exit_code

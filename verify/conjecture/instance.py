@@ -256,6 +256,9 @@ class Instance:
         a counterexample; NaN when it is not defined.
     horizon
         The time the instance was simulated to (0 when it was not run).
+    rows
+        For an instance drawn from a user's dataset (``--data``), the rows of the file its
+        samples are (0-based, in the instance's order); else None.
     """
 
     params: dict
@@ -269,6 +272,7 @@ class Instance:
     error: float
     relative_margin: float
     horizon: float
+    rows: tuple[int, ...] | None = None
 
     @property
     def outcome(self) -> Outcome:
@@ -282,6 +286,11 @@ class Instance:
         others = " ".join(f"{k}={value_text(v)}" for k, v in self.params.items()
                           if k not in self.sizes)
         return f"{sizes} {others} [{self.problem_hash}]".strip()
+
+
+def _rows(problem: Problem) -> tuple[int, ...] | None:
+    rows = problem.meta.get("rows")
+    return None if rows is None else tuple(int(r) for r in rows)
 
 
 def value_text(v) -> str:
@@ -391,7 +400,8 @@ class InstanceChecker:
             verdict = Verdict("conjecture", Outcome.INAPPLICABLE,
                               reason=f"the statement is undefined here: {exc}",
                               where=Where(problem.content_hash, params.get("seed")))
-            return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
+            return Instance(params=params, problem_hash=problem.content_hash,
+                        rows=_rows(problem), sizes=sizes,
                             verdict=verdict, t=None, lhs=None, rhs=None, margin=math.nan,
                             error=math.nan, relative_margin=math.nan, horizon=0.0)
         at_t = self.at_t if self.mode in ("at_t", "window") else None
@@ -402,9 +412,9 @@ class InstanceChecker:
                 verdict = Verdict("conjecture", why[0], reason=why[1],
                                   where=Where(problem.content_hash, params.get("seed")))
                 return Instance(params=params, problem_hash=problem.content_hash,
-                                sizes=sizes, verdict=verdict, t=None, lhs=None, rhs=None,
-                                margin=math.nan, error=math.nan, relative_margin=math.nan,
-                                horizon=0.0)
+                                rows=_rows(problem), sizes=sizes, verdict=verdict, t=None,
+                                lhs=None, rhs=None, margin=math.nan, error=math.nan,
+                                relative_margin=math.nan, horizon=0.0)
         ends = at_t
         if self.mode == "window":  # save both ends; the run reaches a finite end
             extra.append(at_t[0])
@@ -423,7 +433,8 @@ class InstanceChecker:
         self.trajectories[self.key(params)] = tr
         point = tightest_point(claim, tr, verdict)
         t_at, lhs, rhs, margin, error, rel_margin = point
-        return Instance(params=params, problem_hash=problem.content_hash, sizes=sizes,
+        return Instance(params=params, problem_hash=problem.content_hash,
+                        rows=_rows(problem), sizes=sizes,
                         verdict=verdict, t=t_at, lhs=lhs, rhs=rhs, margin=margin, error=error,
                         relative_margin=float(rel_margin), horizon=horizon)
 
@@ -505,6 +516,15 @@ def tightest_point(claim: Claim, tr: Trajectory, verdict: Verdict):
     lo = float(claim.window[0])
     hi = math.inf if claim.window[1] == sp.oo else float(claim.window[1])
     inside = (tr.t >= lo) & (tr.t <= hi)
+    if lo == hi and verdict.window == (lo, hi) and not inside.any():
+        # an instant between two saved times, decided by interpolation (the check's own
+        # margin and error): the two sides interpolated the same way
+        for rel in claim.relations():
+            if sp.sstr(rel) == verdict.where.part:
+                lhs, rhs = (float(np.interp(lo, tr.t, np.broadcast_to(
+                    evaluate(claim, tr, side)[0], tr.t.shape))) for side in (rel.lhs, rel.rhs))
+                scale = max(abs(lhs), abs(rhs), TINY)
+                return lo, lhs, rhs, verdict.margin, verdict.error, verdict.margin / scale
     best = None
     for rel, margin, error in relation_margins(claim, tr):
         lhs = np.broadcast_to(evaluate(claim, tr, rel.lhs)[0], tr.t.shape)

@@ -318,6 +318,9 @@ class ConjectureResult(SearchSettings):
 def _instance_lines(inst: Instance) -> list[str]:
     v = inst.verdict
     lines = [f"  {inst.describe()}   horizon {inst.horizon:.4g}"]
+    if inst.rows is not None:
+        lines.append(f"  samples: rows {', '.join(map(str, inst.rows))} of the file "
+                     "(0-based, data rows in the file's order)")
     if inst.lhs is not None and inst.rhs is not None:
         where = "event time vs bound" if v.where.part == "t_conv" else (v.where.part or "")
         t = f"t = {inst.t:.6g}" if inst.t is not None and math.isfinite(inst.t) else "t = -"

@@ -59,19 +59,21 @@ def _check_command(args) -> int:
                          + "; ".join(skipped))
     for path in args.runs:  # every file read and validated before any run is made
         recorded(path, reference=False)
-    runs = [(path, recorded(path, reference=not args.rounding_only)) for path in args.runs]
-    rows, outcomes, distances = [], [], []
-    for path, tr in runs:
+    rows, outcomes, distances, runs = [], [], [], []
+    for path in args.runs:
         start = time.perf_counter()
+        tr = recorded(path, reference=not args.rounding_only)
+        runs.append((path, tr))
         results = check_run(claims, tr)
-        print(_run_header(path, tr))
+        print(_run_header(path, tr, claims))
         print("\n".join(table_lines(results)))
         if args.compare:
             distances.append(_print_distances(tr))
-        print(f"checked {len(results)} claims in {time.perf_counter() - start:.1f} s")
+        print(f"checked {len(results)} claims in {time.perf_counter() - start:.1f} s (the "
+              "record read, gfverify's reference runs made and the claims checked)")
         print()
         rows += [r.row(path) for r in results]
-        outcomes += [r.verdict.outcome.value for r in results]
+        outcomes += [r.verdict.outcome.value for r in results if not r.hypothesis]
     if args.compare and len(runs) > 1:
         _print_orders([tr for _, tr in runs], distances)
     if skipped:
@@ -93,15 +95,43 @@ def error_counted(tr) -> str:
             }.get(tr.options.get("error_from"), "the recording's rounding only")
 
 
-def _run_header(path: str, tr) -> str:
+def _run_header(path: str, tr, claims=()) -> str:
     from numerics.recorded import convention_text
 
     p = tr.problem
     how = error_counted(tr)
-    return (f"run {path}: {tr.provenance.get('run', tr.method)}; n={p.n} d={p.d} p={p.p}, "
-            f"{len(tr.t)} saved times t in [{tr.t[0]:.4g}, {tr.t[-1]:.4g}]\n"
-            f"  loss: {convention_text(p)}\n"
-            f"  error counted: {how} (state error {tr.error_estimate:.2g})")
+    what = tr.provenance.get("run", tr.method)
+    if tr.departure and "(not gradient descent)" not in what:
+        what = f"declared {what}"  # measured otherwise: the next lines say how far
+    lines = [f"run {path}: {what}; n={p.n} d={p.d} p={p.p}, "
+             f"{len(tr.t)} saved times t in [{tr.t[0]:.4g}, {tr.t[-1]:.4g}]",
+             f"  loss: {convention_text(p)}"]
+    lines += [f"  {line}" for line in convention_lines(tr, claims)]
+    if tr.departure:
+        lines.append(f"  not gradient descent: {tr.departure}; the flow's claims are "
+                     "INAPPLICABLE to it")
+    lines.append(f"  error counted: {how} (state error {tr.error_estimate:.2g})")
+    return "\n".join(lines)
+
+
+def convention_lines(tr, claims) -> list[str]:
+    """How the run is read for claims written in another loss convention: the flow of c L
+    at time t is the flow of c' L at time t c / c' (`numerics.conventions`)."""
+    from dataclasses import replace
+
+    from numerics.recorded import convention_text
+
+    p = tr.problem
+    out = []
+    from verify.run_context import convention_of
+
+    for scale in sorted({convention_of(c, p) for c in claims} - {None, p.loss_scale}):
+        factor = p.loss_scale / scale
+        theirs = convention_text(replace(p, loss_scale=scale))
+        out.append(f"claims written for {theirs}: checked on this run read as that loss's "
+                   f"flow, at {factor:g} x the run's times (the times shown for them are "
+                   f"theirs; divide by {factor:g} for the run's)")
+    return out
 
 
 def _print_distances(tr) -> dict:

@@ -25,6 +25,7 @@ class RunCheck:
     lhs: float | None = None
     rhs: float | None = None
     first_failure: float | None = None
+    departure: str = ""
 
     def line(self) -> str:
         v = self.verdict
@@ -40,6 +41,9 @@ class RunCheck:
             text += f"\n      {v.reason}"
         if v.unresolved:
             text += f"\n      {v.unresolved}"
+        if self.departure:
+            text += (f"\n      the run is not gradient descent ({self.departure}): the "
+                     "statement is checked on its recorded numbers as they are")
         return text
 
 
@@ -60,7 +64,8 @@ class RunsResult:
 
     def report(self) -> str:
         when = {"for_all_t": "at every saved time after t = 0", "as_t_to_inf":
-                "at the last saved time", "at_t": "at the given time"}[self.mode]
+                "at the last saved time", "at_t": "at the given time",
+                "window": "at every saved time of the window"}[self.mode]
         head = (f"statement: {self.statement}\n"
                 f"on {len(self.checks)} recorded run(s), {when}; no search")
         verdict = {EXIT_FOUND: "COUNTEREXAMPLE (a recorded run violates it)",
@@ -70,12 +75,18 @@ class RunsResult:
         return "\n".join([head, *(c.line() for c in self.checks), f"verdict: {verdict}"])
 
 
-def on_runs(expr: str, paths, mode: str = "for_all_t", at_t: float | None = None,
+def on_runs(expr: str, paths, mode: str = "for_all_t", at_t=None,
             loss_floor: float | None = None, reference: bool = True) -> RunsResult:
-    """The statement ``expr`` checked on each recorded run in ``paths``."""
+    """The statement ``expr`` checked on each recorded run in ``paths``.
+
+    ``at_t``: with mode ``"at_t"`` a number or a `verify.conjecture.when.AtTime` (an
+    expression in instance numbers, or a run's event through ``first(...)``); with mode
+    ``"window"`` a `verify.conjecture.when.Window`. A time is the run's own (steps times
+    its lr); one between two saved times is decided by interpolation, its error counted."""
     from numerics.recorded import recorded
     from verify.conjecture.instance import first_positive, floored, tightest_point
     from verify.conjecture.statement import ConjectureError, UndefinedHere, statement_of
+    from verify.conjecture.when import AtTime, Window
     from verify.escalation import check_escalating
     from verify.expressions import ExpressionError
     from verify.recorded.claims import first_failure
@@ -85,12 +96,15 @@ def on_runs(expr: str, paths, mode: str = "for_all_t", at_t: float | None = None
         statement = statement_of(expr)
     except ExpressionError as exc:
         raise ConjectureError(f"conjecture: {exc}") from None
+    if mode == "window" and not isinstance(at_t, Window):
+        raise ConjectureError(f"--window: expected a window 'A, B', got {at_t!r}")
     result = RunsResult(statement.text, mode)
-    for path in paths:  # every file and --at-t checked before any run is made
+    for path in paths:  # every file and time checked before any run is made
         plain = recorded(path, reference=False)
-        if mode == "at_t" and not (plain.t[0] <= at_t <= plain.t[-1]):
-            raise ConjectureError(f"--at-t {at_t:g}: outside the run {path}'s saved times "
-                                  f"[{plain.t[0]:g}, {plain.t[-1]:g}]")
+        for label, value in _fixed_times(mode, at_t, plain):
+            if not (plain.t[0] <= value <= plain.t[-1]):
+                raise ConjectureError(f"{label} {value:g}: outside the run {path}'s saved "
+                                      f"times [{plain.t[0]:g}, {plain.t[-1]:g}]")
     for path in paths:
         tr = recorded(path, reference=reference)
         try:
@@ -100,7 +114,20 @@ def on_runs(expr: str, paths, mode: str = "for_all_t", at_t: float | None = None
                               reason=f"the statement is undefined on this run: {exc}")
             result.checks.append(RunCheck(str(path), verdict))
             continue
-        claim = statement.claim(mode, at_t, float(tr.t[-1]), first_positive(tr))
+        when = at_t
+        if isinstance(at_t, AtTime):
+            when = at_t.value(tr.problem, tr)
+        elif isinstance(at_t, Window):
+            when = at_t.values(tr.problem, tr)
+        times = when if isinstance(when, tuple) else (when,)
+        if any(w is not None and not (math.isfinite(w) or w == math.inf and k == 1)
+               for k, w in enumerate(times)):
+            verdict = Verdict("conjecture", Outcome.INCONCLUSIVE, where=Where(str(path)),
+                              reason=f"the time {at_t.text!r} is not defined on this run "
+                              "(its event does not happen by the last saved time)")
+            result.checks.append(RunCheck(str(path), verdict))
+            continue
+        claim = statement.claim(mode, when, float(tr.t[-1]), first_positive(tr))
         note = ""
         if loss_floor is not None:
             claim, note = floored(claim, tr, loss_floor)
@@ -112,5 +139,33 @@ def on_runs(expr: str, paths, mode: str = "for_all_t", at_t: float | None = None
         first = first_failure(claim, tr, verdict)
         result.checks.append(RunCheck(str(path), verdict, t, lhs, rhs,
                                       None if first is None or not math.isfinite(first)
-                                      else first))
+                                      else first, departure=tr.departure))
     return result
+
+
+def _fixed_times(mode: str, at_t, run) -> list[tuple[str, float]]:
+    """The times that need no run of the dynamics (``--at-t T`` or an expression in
+    instance numbers, a window's start), on the recorded ``run``: checked against its saved
+    times before anything runs. A time the run's instance does not define is a
+    ConjectureError naming it."""
+    from verify.conjecture.statement import ConjectureError
+    from verify.conjecture.when import AtTime, Window
+    from verify.verdict import CheckError
+
+    def value(label, when):
+        if isinstance(when, (int, float)):
+            return [(label, float(when))]
+        if isinstance(when, AtTime) and not when.uses_event:
+            try:
+                return [(label, when.value(run.problem))]
+            except CheckError as exc:
+                raise ConjectureError(f"{label} {when.text!r}: {exc} (the recorded run "
+                                      f"{run.provenance.get('recorded', '')})") from None
+        return []
+
+    if mode == "at_t":
+        return value("--at-t", at_t)
+    if isinstance(at_t, Window):
+        # a window on a record is the saved times inside it: only its start must be there
+        return value(f"--window {at_t.text!r}: its start", at_t.start)
+    return []

@@ -48,7 +48,7 @@ class RunsTightening:
             text = (f"  {path}: holds for {self.free} {side} {ext.value:.6g} "
                     f"(error {ext.error:.2g}), attained at t = {ext.t:.4g}")
             if result.slack is not None:
-                text += f"; the proved value is {result.slack:.3g} times it"
+                text += slack_words(result.proved, result.slack)
             lines.append(text)
             w = result.witness
             lines.append(f"    check at {self.free} = {w.past:.6g} (2% past): "
@@ -64,6 +64,16 @@ class RunsTightening:
             lines.append("  (a gradient-descent record carries its discretisation error; "
                          "--rounding-only judges the recorded numbers as they are)")
         return "\n".join(lines)
+
+
+def slack_words(proved: float, slack: float) -> str:
+    """The room between a sharpest constant and the proved one, in words that hold on both
+    sides (a constant bounded below, C >= c*, or above, C <= c*): ``slack`` >= 1 when the
+    proved value keeps the statement true (`verify.tighten.result.TightenResult.slack`)."""
+    if slack >= 1:
+        return f"; the proved value {proved:.6g} leaves a factor {slack:.3g} of room"
+    return (f"; the proved value {proved:.6g} is past it by a factor {1 / slack:.3g} (it "
+            "fails on this run)")
 
 
 def tighten_on_runs(target: str, paths, *, free: str | None = None, param: str | None = None,

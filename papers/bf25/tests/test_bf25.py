@@ -234,8 +234,9 @@ MUTANTS = {
     "BF25-F1e~two": C.SINGLE_EXTREMAL.variant("two", statement=sp.Eq(C.NumExtremal, 2)),
     "BF25-T2b~interpolates": C.SPURIOUS_LOSS.variant(
         "interpolates", statement=sp.Eq(C.LossInf, 0)),
-    # Eq. (6) on the flow of 2L (the authors' torch MSELoss, no 1/2), its A1 hypothesis dropped
-    "BF25-D1~2L-flow": C.LAYER_ODES.variant("2L-flow", setting=()),
+    # Eq. (6) claimed for the flow of 2L (the authors' torch MSELoss, no 1/2): a claim
+    # written in the wrong loss convention (theory.Claim.loss_scale), A1 dropped
+    "BF25-D1~2L-flow": C.LAYER_ODES.variant("2L-flow", setting=(), loss_scale=2.0),
 }
 
 

@@ -402,8 +402,9 @@ MUTANTS = {
     "S002-A3 with 2^-n_+-": A3.variant("no-sign-factor", statement=sp.And(
         sp.Eq(PKeyPlus, 1 - (1 - 2 ** (-n_plus)) ** p),
         sp.Eq(PKeyMinus, 1 - (1 - 2 ** (-n_minus)) ** p))),
-    # the layer ODE of eq. (1) on the flow of 2L (torch's MSE normalisation, E-002-1)
-    "S002-D1 on the 2L flow": D1.variant("2L-flow"),
+    # the layer ODE of eq. (1) claimed for the flow of 2L (torch's MSE normalisation,
+    # E-002-1): a claim written in the wrong loss convention (theory.Claim.loss_scale)
+    "S002-D1 on the 2L flow": D1.variant("2L-flow", loss_scale=2.0),
     # the assumptions, checked on data that break them
     "S002-A1 on correlated data": A1.variant("correlated"),
     "S002-A2 with ||D_+|| = ||D_-||": A2.variant("equal-classes"),
