@@ -12,7 +12,7 @@ family's horizon with its companion, the family's coordinates,
 - the papers' sizes: every size parameter at the top of its ``paper`` drawn range, and at
   its geometric middle (the others at their defaults);
 - the extra points `EXTRA` names (the sphere family at E-000-2's n = 100 and 200 with
-  d = 40, p = 30).
+  d = 40, p = 30; cel23-experiments at d = 64 and the paper's m = 200).
 
 It prints the CPU seconds (one core: the cost model's unit, unaffected by other jobs
 waiting for the cores), the wall seconds, the steps and the activation events of each, and
@@ -44,7 +44,9 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "verify" / "family_costs.json"
 # Points measured beyond the defaults and the tops of the drawn ranges.
 EXTRA = {"sphere": ({"n": 100, "d": 40, "p": 30, "seed": 0},
-                    {"n": 200, "d": 40, "p": 30, "seed": 0})}
+                    {"n": 200, "d": 40, "p": 30, "seed": 0}),
+         # E-CEL23-1's d = 64 at the paper's width (the issue's conjecture at d = 64)
+         "cel23-experiments": ({"d": 64, "m": 200, "seed": 0},)}
 SIZES = ("n", "d", "p", "h", "m", "groups", "n_plus", "n_minus", "K", "n_per_class")
 
 
