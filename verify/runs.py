@@ -165,9 +165,13 @@ class RunStore:
         path = self._path(key)
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        tmp.write_bytes(pickle.dumps({"run": tr, "cpu_seconds": float(cpu_seconds)},
-                                     protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(tmp, path)
+        try:
+            tmp.write_bytes(pickle.dumps({"run": tr, "cpu_seconds": float(cpu_seconds)},
+                                         protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(tmp, path)
+        except BaseException:  # a stop while writing: no half-written file is left
+            tmp.unlink(missing_ok=True)
+            raise
 
     def keys(self) -> list[str]:
         """The keys of the runs stored (by this code)."""
