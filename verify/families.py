@@ -100,6 +100,8 @@ class _Numeric:
         return self.lo, self.hi
 
     def log_at(self, which: str) -> bool:
+        """Whether the ``which`` drawn range (``"default"``, ``"paper"``) is drawn on a log
+        scale."""
         return self.log
 
     def describe_range(self) -> str:
@@ -165,6 +167,8 @@ class IntParam(_Numeric):
     _open_low = False
 
     def log_at(self, which: str) -> bool:
+        """Whether the ``which`` drawn range is drawn on a log scale: ``log``, and the
+        papers' range when it spans more than a factor 10."""
         lo, hi = self.range(which)
         return self.log or (which == "paper" and self.paper is not None and lo > 0
                             and hi > 10 * lo)
@@ -368,6 +372,7 @@ class ChoiceParam:
         return self.choices[0], self.choices[-1]
 
     def range(self, which: str = "default") -> tuple:
+        """The first and the last option (the same at the papers' sizes)."""
         return self.choices[0], self.choices[-1]
 
     def strategy(self, values) -> st.SearchStrategy:

@@ -152,13 +152,21 @@ def parse_duration(text: str, option: str = "--max-cost") -> float:
 
 @dataclass(frozen=True)
 class Estimate:
-    """One run's estimated cost. ``seconds``: the model's value (None: no model);
-    ``model``: the `CostModel` used."""
+    """One run's estimated cost.
+
+    Attributes
+    ----------
+    seconds
+        The model's value, CPU seconds of one core (None: no model, nothing measured).
+    model
+        The `CostModel` used (None with ``seconds``).
+    """
 
     seconds: float | None
     model: CostModel | None
 
     def text(self) -> str:
+        """The estimate as a reader says it (``about 3 min``)."""
         if self.seconds is None:
             return "an unknown time (no run of any family was measured)"
         return f"about {duration_text(self.seconds)}"

@@ -56,7 +56,7 @@ def run_key(problem: Problem, method, t_eval) -> str:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One simulation: ``simulate(problem, method, t_eval)``.
+    """One simulation: ``simulate(problem, method, t_eval)``; `key` names it.
 
     Attributes
     ----------
@@ -74,6 +74,7 @@ class RunSpec:
 
     @property
     def key(self) -> str:
+        """The run's name in a store (`run_key`)."""
         return run_key(self.problem, self.method, self.t_eval)
 
 
@@ -162,6 +163,8 @@ class RunStore:
         return kept["run"], float(kept.get("cpu_seconds", float("nan")))
 
     def put(self, key: str, tr: Trajectory, cpu_seconds: float = float("nan")) -> None:
+        """Keep the run ``tr`` under ``key`` with what it cost (written whole or not at
+        all)."""
         path = self._path(key)
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.partial")
