@@ -9,8 +9,11 @@ sizes,
     seconds = exp(c) * horizon^a * prod_k size_k^(b_k),
 
 fitted by least squares on the logarithms of the measured runs (the exact flow with its
-companion to the family's horizon, one thread), with a ridge pull of each exponent towards
-1 (weight `RIDGE`) so that a family measured at few points still gets a model (the pull
+companion to the family's horizon, one thread) that cost at least a second and 1% of the
+family's costliest (cheaper ones are mostly a run's fixed overhead, which flattens the
+exponents: with them, orthogonal-asym's n = 2,000 was estimated at 5 min against the
+n^2.5 its n = 224 and 1,000 runs show), with a ridge pull of each exponent towards 1
+(weight `RIDGE`) so that a family measured at few points still gets a model (the pull
 decides an exponent its points do not vary), exponents clipped to [0, 3]. Its ``spread``
 is the largest factor between the model and a measured run: an estimate is an order of
 magnitude, said as "about". A family with no measured runs (a dataset given with
@@ -34,6 +37,8 @@ from verify.errors import InputError
 #: an hour of one core, the `paper` profile's bound on one run (`verify.profiles`).
 DEFAULT_MAX_COST = 3600.0
 RIDGE = 0.05
+MIN_SECONDS = 1.0  # runs cheaper than this are left out of a fit (when 2 others remain)
+COSTLY_SHARE = 0.01  # ... and runs below this share of the family's costliest
 EXPONENT_RANGE = (0.0, 3.0)
 #: the size parameters a model may use (integers; the seed is not a size)
 SIZES = ("n", "p", "d", "h", "m", "groups", "n_plus", "n_minus", "K", "n_per_class")
@@ -60,6 +65,9 @@ class CostModel:
         The largest factor (>= 1) between the model and one of the runs it was fitted to.
     runs
         How many measured runs it was fitted to.
+    measured
+        Regressor name -> (smallest, largest) value among those runs: an estimate beyond
+        them is an extrapolation, and says so (`beyond`).
     """
 
     family: str
@@ -67,6 +75,17 @@ class CostModel:
     exponents: Mapping[str, float] = field(default_factory=dict)
     spread: float = 1.0
     runs: int = 0
+    measured: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+    def beyond(self, params: Mapping, horizon: float) -> list[str]:
+        """The regressors whose value in ``params`` (or ``horizon``) lies above every
+        measured run's (``["d = 256 > 64"]``): the estimate extrapolates in them."""
+        out = []
+        for name, (_, hi) in self.measured.items():
+            x = horizon if name == "horizon" else params.get(name)
+            if isinstance(x, int | float) and x > hi * (1 + 1e-9):
+                out.append(f"{name} = {x:g} > {hi:g}")
+        return out
 
     def seconds(self, params: Mapping, horizon: float) -> float:
         """The estimated seconds of one run of the instance ``params`` to ``horizon``."""
@@ -88,6 +107,11 @@ def _fit(family: str, rows: list[dict], names: tuple[str, ...]) -> CostModel | N
     rows = [r for r in rows if r.get("seconds", 0) > 0 and r.get("horizon", 0) > 0]
     if not rows:
         return None
+    # the runs that cost something: below a second a run is mostly the fixed overhead of a
+    # run (its setup, the companion's), which flattens the fitted exponents
+    top = max(r["seconds"] for r in rows)
+    costly = [r for r in rows if r["seconds"] >= max(MIN_SECONDS, COSTLY_SHARE * top)]
+    rows = costly if len(costly) >= 2 else rows
     used = ["horizon"] + [k for k in names
                           if all(isinstance(r["params"].get(k), int) and r["params"][k] > 0
                                  for r in rows)]
@@ -104,8 +128,10 @@ def _fit(family: str, rows: list[dict], names: tuple[str, ...]) -> CostModel | N
     const = float(ym - zm @ exps)
     residual = y - (const + Z @ exps)
     spread = float(math.exp(np.max(np.abs(residual)))) if len(rows) else 1.0
+    measured = {k: (float(np.exp(Z[:, j].min())), float(np.exp(Z[:, j].max())))
+                for j, k in enumerate(used)}
     return CostModel(family, const, dict(zip(used, (float(e) for e in exps), strict=True)),
-                     spread, len(rows))
+                     spread, len(rows), measured)
 
 
 def model_for(name: str, costs: dict | None = None) -> CostModel | None:
@@ -160,23 +186,31 @@ class Estimate:
         The model's value, CPU seconds of one core (None: no model, nothing measured).
     model
         The `CostModel` used (None with ``seconds``).
+    beyond
+        Where the run lies beyond every measured one (`CostModel.beyond`): the estimate
+        extrapolates there; empty when it interpolates.
     """
 
     seconds: float | None
     model: CostModel | None
+    beyond: tuple[str, ...] = ()
 
     def text(self) -> str:
-        """The estimate as a reader says it (``about 3 min``)."""
+        """The estimate as a reader says it (``about 3 min``, ``about 4 min (extrapolated:
+        d = 256 > 64)``)."""
         if self.seconds is None:
             return "an unknown time (no run of any family was measured)"
-        return f"about {duration_text(self.seconds)}"
+        more = f" (extrapolated: {', '.join(self.beyond)})" if self.beyond else ""
+        return f"about {duration_text(self.seconds)}{more}"
 
 
 def estimate(family_name: str, params: Mapping, horizon: float) -> Estimate:
     """The estimated cost of one run (the exact flow and its companion) of the family
     ``family_name``'s instance ``params`` to ``horizon``."""
     model = model_for(family_name)
-    return Estimate(None if model is None else model.seconds(params, horizon), model)
+    if model is None:
+        return Estimate(None, None)
+    return Estimate(model.seconds(params, horizon), model, tuple(model.beyond(params, horizon)))
 
 
 def refuse_above(family_name: str, params: Mapping, horizon: float,

@@ -180,3 +180,20 @@ def test_a_run_above_max_cost_is_refused_with_its_estimate():
         with pytest.raises(R.CostError):
             R.parse_duration(bad)
     assert math.isclose(R.parse_duration("1.5e3"), 1500)
+
+
+def test_cheap_runs_do_not_flatten_the_cost_model_and_extrapolation_is_said():
+    """Runs under a second are mostly a run's fixed overhead: with them the fitted exponent
+    fell (orthogonal-asym's n = 2,000 estimated at 5 min against the n^2.5 its costly runs
+    show); the model is fitted to the costly runs, and an estimate beyond every measured
+    size says it extrapolates."""
+    from verify import run_cost as R
+
+    rows = [{"params": {"n": n}, "horizon": 6.0 * n, "seconds": 0.3 + 1e-6 * (6.0 * n) * n**2}
+            for n in (2, 4, 8, 16, 32, 100, 200, 400)]
+    model = R._fit("toy", rows, ("n",))
+    truth = 1e-6 * 6.0 * 2000 * 2000**2
+    assert model.seconds({"n": 2000}, 12000.0) == pytest.approx(truth, rel=0.3)
+    assert model.measured["n"] == pytest.approx((100.0, 400.0))  # the rows it was fitted to
+    assert model.beyond({"n": 2000}, 12000.0) == ["horizon = 12000 > 2400", "n = 2000 > 400"]
+    assert model.beyond({"n": 300}, 1800.0) == []
