@@ -99,8 +99,10 @@ SIZES = (
           shown={"quick": "section 5 m = 40 (2 seeds), Assumption 3 m = 20 (2 seeds)",
                  "full": "section 5 m = 40 (4 seeds), Assumption 3 m = 20 (6 seeds)",
                  "paper": "section 5 m = 2,000 (2 seeds), Assumption 3 m = 400 (2 seeds)"},
-          reason="the paper's m = 200,000 costs about 2 h per run by the exact flow (events "
-                 "and products both grow with m); m = 2,000 is 50 times the full profile's"),
+          reason="one run at the paper's m = 200,000 costs about 2 h of one core "
+                 "(bf25-section5's cost model, fitted to m = 1,095 and 20,000: 3 s and 243 s "
+                 "measured; events and products both grow with m), above the profile's hour; "
+                 "m = 2,000 is 50 times the full profile's"),
     Sizes(key="BF25 empty-I probability", claims=("BF25-F2e",),
           paper="none: a probability over Eq. (3)'s draw at m = 3", scale="count",
           at={"quick": {"count": 1500}, "full": {"count": 6000}, "paper": {"count": 6000}},
