@@ -101,7 +101,7 @@ def _suite(store: Path, out: Path, *extra) -> subprocess.Popen:
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     return subprocess.Popen(
         [sys.executable, "-m", "pytest", str(SUITE), "-q", "-p", "no:cacheprovider",
-         "--verify-profile", "quick", "--verify-store", str(store),
+         "--verify-profile", "paper", "--verify-store", str(store),
          "--verify-json", str(out), *extra], cwd=ROOT, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -119,9 +119,10 @@ def _children(pid: int) -> list[int]:
 @needs_dask
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 def test_a_stopped_verification_keeps_what_finished_and_resumes(tmp_path):
-    """`pytest verify --verify-store DIR --dask-local 2`, stopped by SIGTERM after two runs
-    finished: the runs kept are whole, the cluster's workers are gone, and the next run
-    reads them (the rest computed), with the verdicts of a serial run."""
+    """`pytest --verify-profile paper --verify-store DIR --dask-local 2` (a real pytest
+    process), stopped by SIGTERM after two runs finished: the runs kept are whole, the
+    cluster's workers are gone, and the next run reads them (the rest computed), with the
+    verdicts of a serial run."""
     store = tmp_path / "store"
     first = _suite(store, tmp_path / "a.json", "--dask-local", "2")
     deadline = time.time() + 300
@@ -149,3 +150,25 @@ def test_a_stopped_verification_keeps_what_finished_and_resumes(tmp_path):
     alone = json.loads((tmp_path / "c.json").read_text())["claims"]
     for key in ("claim", "instances", "HOLDS", "verdict", "worst_margin", "where"):
         assert [r[key] for r in resumed] == [r[key] for r in alone]
+
+
+def test_the_paper_profile_keeps_its_runs_without_being_asked(tmp_path):
+    """`pytest verify --verify-profile paper` keeps its runs in the rootdir's store by
+    default (so that a stopped paper profile resumes with no option); the other profiles
+    keep none unless `--verify-store` is given."""
+    from verify import plugin
+
+    class Config:
+        rootpath = tmp_path
+
+        def __init__(self, store=None):
+            self.store = store
+
+        def getoption(self, name):
+            assert name == "--verify-store"
+            return self.store
+
+    assert plugin._store_dir(Config(), "paper") == str(tmp_path / plugin.DEFAULT_STORE)
+    assert plugin._store_dir(Config(), "full") is None
+    assert plugin._store_dir(Config(), "quick") is None
+    assert plugin._store_dir(Config("elsewhere"), "quick") == "elsewhere"
