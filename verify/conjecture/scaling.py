@@ -451,6 +451,13 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
             except (fam_mod.FamilyError, limits.LimitError) as exc:
                 raise ConjectureError(str(exc)) from None
             jobs_args.append((fam.name, fixed, values, text, spec, points, escalate))
+    if spec.name == "flow" and narrowed.horizon_override is not None and jobs_args:
+        cheapest = min(jobs_args, key=lambda a: a[2]["n"])[2]  # a horizon no run affords
+        try:
+            run_cost.refuse_above(fam.name, cheapest, narrowed.horizon_override, max_cost)
+        except run_cost.CostError as exc:
+            option = "--t-max" if t_max is not None else "--param horizon"
+            raise ConjectureError(f"{option} {narrowed.horizon_override:g}: {exc}") from None
     if jobs > 1:
         from verify.pool import worker_pool
 
