@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from numerics import Problem, ProblemError
 from theory import fields
+from theory.suggest import unknown_name
 from verify.errors import InputError
 
 
@@ -642,9 +643,9 @@ class Family:
                 elif key == "horizon":
                     horizon = _parse_horizon(raw)
                 elif key not in self.params:
-                    known = ", ".join([*self.params, "horizon", *MODEL_OPTIONS])
+                    known = unknown_name(key, [*self.params, "horizon", *MODEL_OPTIONS])
                     raise FamilyError(f"--param {key}: family {self.name!r} has no parameter "
-                                      f"{key!r}; its parameters are {known}")
+                                      f"{key!r}; {known}")
                 else:
                     spec = self.params[key]
                     value = spec.parse(key, str(raw)) if isinstance(raw, str) else raw
@@ -845,5 +846,5 @@ def get(name: str) -> Family:
     try:
         return by_name[name]
     except KeyError:
-        raise FamilyError(f"--family: no family {name!r}; use one of "
-                          f"{', '.join(every)}") from None
+        raise FamilyError(f"--family: no family {name!r}; "
+                          f"{unknown_name(name, every, 'gfverify families')}") from None

@@ -197,6 +197,24 @@ def _shrink(checker: InstanceChecker, found: Instance, budget: int) -> tuple[Ins
 
 
 # -- the entry point -----------------------------------------------------------------------------
+def refuse_unaffordable_horizon(fam, spec, t_max, at_t, max_cost: float,
+                                error=ConjectureError) -> None:
+    """A horizon no instance of ``fam`` affords (``--t-max``, ``--param horizon`` or
+    ``--at-t``, on the exact flow) refused before any run, as ``error``: the cost model's
+    estimate at the cheapest instance the search may draw is above ``max_cost``."""
+    if spec.name != "flow":
+        return
+    given = [(opt, v) for opt, v in (("--t-max" if t_max is not None
+                                      else "--param horizon", fam.horizon_override),
+                                     ("--at-t", at_t if isinstance(at_t, int | float)
+                                      else None)) if v is not None]
+    for option, value in given:
+        try:
+            run_cost.refuse_above(fam.name, smallest_params(fam), float(value), max_cost)
+        except run_cost.CostError as exc:
+            raise error(f"{option} {float(value):g}: {exc}") from None
+
+
 def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = None,
                mode: str = "for_all_t", at_t: float | str | None = None,
                budget: int = DEFAULT_BUDGET, seed: int = 0, method: str = "flow",
@@ -280,16 +298,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     if t_max is not None:
         fixed["horizon"] = t_max
     fam = fam.fixed(**fixed) if fixed else fam
-    if spec.name == "flow":  # a horizon no instance affords is refused before any run
-        given = [(opt, v) for opt, v in (("--t-max" if t_max is not None
-                                          else "--param horizon", fam.horizon_override),
-                                         ("--at-t", at_t if isinstance(at_t, int | float)
-                                          else None)) if v is not None]
-        for option, value in given:
-            try:
-                run_cost.refuse_above(fam.name, smallest_params(fam), float(value), max_cost)
-            except run_cost.CostError as exc:
-                raise ConjectureError(f"{option} {float(value):g}: {exc}") from None
+    refuse_unaffordable_horizon(fam, spec, t_max, at_t, max_cost)
     checker = InstanceChecker(statement, fam, mode, at_t, spec, points,
                               pinned=frozenset(k for k in fixed if k != "horizon"),
                               loss_floor=loss_floor, assumptions=assumptions)
@@ -313,6 +322,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   min_decided=float(min_decided), loss_floor=loss_floor)
         shown = found or result.worst or (tried[0] if tried else None)
         result.shown = shown
+        result._runs = checker.trajectories
         run = checker.trajectories.get(checker.key(shown.params)) if shown is not None else None
         if shown is None:
             result.plot_skipped = "no instance could be built" if plot is not None else ""

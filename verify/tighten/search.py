@@ -40,6 +40,7 @@ from verify import families as fam_mod
 from verify.check import check
 from verify.check_run import inapplicable_instance, relaxed_note
 from verify.conjecture.instance import MethodSpec, first_positive
+from verify.conjecture.search import refuse_unaffordable_horizon
 from verify.conjecture.statement import (
     DEFAULT_POINTS,
     ConjectureError,
@@ -221,7 +222,7 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
                            "window); with --at-t or --as-t-to-inf choose the time instead")
     check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
                                       "--refine-budget": (refine_budget, 0)}, t_max,
-                         error=TightenError)
+                         horizon=(params or {}).get("horizon"), error=TightenError)
     try:
         spec = MethodSpec(method, lr, escalate=escalate, max_cost=max_cost)
     except ConjectureError as exc:
@@ -235,6 +236,7 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
     if t_max is not None:
         fixed["horizon"] = t_max
     fam = fam.fixed(**fixed) if fixed else fam
+    refuse_unaffordable_horizon(fam, spec, t_max, at_t, max_cost, error=TightenError)
     pinned = {k for k in fixed if k != "horizon"}
     description = {"statement": tight.text, "how": tight.how, "free": tight.free.name,
                    "parts": [p.text() for p in tight.parts], "family": fam.name,
