@@ -323,35 +323,35 @@ def test_families_prints_what_param_accepts_beside_what_a_search_draws(capsys):
     numeric parameter's line now gives both, and they are the ones parse applies."""
     assert main(["families"]) == 0
     out = capsys.readouterr().out
-    block = out[out.index("orthogonal, orthonormal"):].split("\n\n")[0]
-    assert "drawn from" in block and "--param allows" in block
-    lines = {line.split()[0]: line for line in block.splitlines()[3:] if line.startswith("    ")}
+    block = out[out.index("orthogonal, orthonormal  ["):].split("\n\n")[0]
+    lines = {}
+    for line in block.splitlines():
+        words = line.split()
+        if line.startswith("    ") and words and words[0] in ("n", "p", "d", "lam", "seed"):
+            name = words[0]
+        elif "allowed" in line and "drawn" in line:
+            lines[name] = line
     fam = families.get("orthogonal")
     for name in ("n", "p", "d", "lam", "seed"):
-        spec = fam.params[name]
-        assert f" {spec.describe_range()} " in lines[name] + " "
-        assert f" {spec.describe_limits()} " in lines[name], lines[name]
-    assert "(0, 0.5]" in lines["lam"] and "[1, inf]" in lines["p"]
+        assert f"allowed {fam.params[name].allowed_text()}" in lines[name], lines[name]
+    assert "(0, 0.5]" in lines["lam"] and "[1, inf)" in lines["p"]
     fam.fixed(lam="1e-3", p="1")  # inside what the listing says --param allows
-    with pytest.raises(families.FamilyError, match=re.escape("[1, inf] (a search draws")):
+    with pytest.raises(families.FamilyError, match=re.escape("allowed range [1, inf)")):
         fam.fixed(p="0")
 
 
 def test_a_bound_between_parameters_is_named_after_the_typed_value():
-    """``--param n=9`` on orthogonal (d drawn from [2, 8], d >= n) read "d must be >= n": it
-    names n=9, d's range and what to do."""
+    """``--param n=9`` on orthogonal (d drawn from [2, 8], d >= n) read "d must be >= n": a
+    fixed n now moves the drawn range of d bound to it, and a pair that cannot hold names
+    both values."""
     fam = families.get("orthogonal")
-    with pytest.raises(families.FamilyError) as err:
-        fam.fixed(n="9")
-    assert str(err.value) == ("--param n=9: family 'orthogonal' needs d >= n and draws d from "
-                              "[2, 8]; fix d too (--param d=9 or more) or take n <= 8")
-    assert fam.fixed(n="9", d="9").fixed_values == {"n": 9, "d": 9}
-    with pytest.raises(families.FamilyError, match=r"--param d=1: .* take d >= 2$"):
-        fam.fixed(d="1")  # n=1 would be outside n's limits: no "fix n too"
-    with pytest.raises(families.FamilyError, match=r"--param n=4, d=3: .* needs d >= n$"):
+    fixed = fam.fixed(n="9")
+    drawn = [fixed.sample_params(np.random.default_rng(seed)) for seed in range(5)]
+    assert all(p["n"] == 9 and p["d"] >= 9 for p in drawn), drawn
+    with pytest.raises(families.FamilyError, match=r"--param d=1: outside the allowed range"):
+        fam.fixed(d="1")
+    with pytest.raises(families.FamilyError, match=r"--param d=3: d must be >= n, and n=4"):
         fam.fixed(n="4", d="3")
-    with pytest.raises(families.FamilyError, match=r"--param n=4, d=3: "):
-        fam.fixed(n="4").fixed(d="3")  # fixed one at a time: both named
 
 
 def test_gd_method_runs_or_says_why():
