@@ -45,6 +45,18 @@ FIGURES = {("docs/guides/tighten.md", "loss"): ("tighten.png", "docs/img/tighten
 
 
 # -- running ---------------------------------------------------------------------------------
+def refusal(err_lines: list[str]) -> list[str]:
+    """What a failing command's stderr shows on the page: its closing ``error:`` lines (a
+    command refusing several bad values says one line for each), else its last line (a
+    traceback's)."""
+    tail = []
+    for line in reversed(err_lines):
+        if not line.startswith("error:"):
+            break
+        tail.insert(0, line)
+    return tail or err_lines[-1:]
+
+
 def environment(cwd: Path | None = None) -> dict[str, str]:
     """The commands' environment: this checkout first on the path (then the packs an
     example installed in ``cwd``, `install_editable`), only those packs besides the
@@ -106,7 +118,7 @@ def run_commands(commands, cwd: Path) -> str:
         out = proc.stdout.rstrip()
         err = proc.stderr.strip().splitlines()
         if proc.returncode and err:
-            out = (out + "\n" if out else "") + err[-1]
+            out = (out + "\n" if out else "") + "\n".join(refusal(err))
         shown.append(f"$ {command}\n{out}\n(exit {proc.returncode})")
     return "\n\n".join(shown)
 

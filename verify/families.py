@@ -135,9 +135,10 @@ class IntParam(_Numeric):
     default_text
         The default as ``gfverify families`` prints it when it is a rule (``"2n"``).
     limits
-        The allowed range (low, high; None: unbounded), ends included (default (1, None)):
-        what a value fixed with ``--param`` must respect, and what ``gfverify families``
-        prints as "allowed". The drawn ranges lie inside it.
+        The allowed range (low, high; None: unbounded), ends included: what a value fixed
+        with ``--param`` must respect, and what ``gfverify families`` prints as "allowed".
+        The drawn ranges lie inside it. Left out: (1, None), or (lo, None) when the drawn
+        range starts below 1 (a seed drawn from 0).
     ge
         The name of an earlier parameter this one must be >= (for d >= n, d's ``ge`` is
         ``"n"``); None for no bound. The drawn range respects it (`bounds`).
@@ -158,7 +159,7 @@ class IntParam(_Numeric):
     meaning: str
     default: int | Callable[[dict], int] | None = None
     default_text: str = ""
-    limits: tuple[int | None, int | None] = (1, None)
+    limits: tuple[int | None, int | None] | None = None
     ge: str | None = None
     le: str | None = None
     log: bool = False
@@ -166,6 +167,11 @@ class IntParam(_Numeric):
 
     kind = "int"
     _open_low = False
+
+    def __post_init__(self) -> None:
+        if self.limits is None:
+            low = min(1, self.lo) if isinstance(self.lo, int | np.integer) else 1
+            object.__setattr__(self, "limits", (low, None))
 
     def log_at(self, which: str) -> bool:
         """Whether the ``which`` drawn range is drawn on a log scale: ``log``, and the
