@@ -152,6 +152,7 @@ class VerdictLog:
             "where_parts": worst.get("where_parts") if worst else None,
             "reasons": _reasons(rows),
             "figure": worst.get("figure") if worst else None,
+            **_fit(worst),
             **_certified(rows),
         }
 
@@ -165,10 +166,41 @@ def _row(v: Verdict) -> dict:
         "where_parts": _where_parts(v.where),
         "reason": v.reason,
     }
+    if v.band is not None:  # a limit check's fitted exponent and its band
+        row["fit"] = {"exponent": _float(v.observed), "lo": _float(v.band[0]),
+                      "hi": _float(v.band[1])}
     if v.certificate:
         row["certified"] = v.certificate["outcome"]
         row["certified_reason"] = v.certificate.get("reason", "")
     return row
+
+
+def _float(value) -> float | None:
+    return None if value is None or not math.isfinite(float(value)) else float(value)
+
+
+def _fit(worst: dict | None) -> dict:
+    """A table row's fit (a limit check's fitted exponent and band), from the instance its
+    ``where`` names; {} for a row without one."""
+    return {"fit": worst["fit"]} if worst and worst.get("fit") else {}
+
+
+def fit_cell(r: dict) -> str:
+    """The fit column's text: the fitted exponent and its 95% band ("1.00 [0.998, 1.00]");
+    empty for a row that is not a limit check."""
+    fit = r.get("fit")
+    if not fit:
+        return ""
+
+    def num(v):
+        return "?" if v is None else f"{v:.3g}"
+
+    return f"{num(fit['exponent'])} [{num(fit['lo'])}, {num(fit['hi'])}]"
+
+
+def _fits(table: list[dict]) -> bool:
+    """Whether the table has a fit column (some row is a limit check with a fit)."""
+    return any(r.get("fit") for r in table)
 
 
 CERTIFIED = ("PROVED", "DISPROVED", "UNCERTIFIED")
@@ -257,11 +289,15 @@ def _certifies(table: list[dict]) -> bool:
     return any(r.get("certified") for r in table)
 
 
-def _cells(r: dict, certified: bool, where=str) -> list[str]:
-    """One row's cells in the table's column order (`VERDICT_HEADER`, then certified)."""
+def _cells(r: dict, certified: bool, where=str, fits: bool = False) -> list[str]:
+    """One row's cells in the table's column order (`VERDICT_HEADER`, then the fit column of
+    limit checks and the certified column, where the table has them)."""
     cells = [r["claim"], r["kind"], _data_cell(r), str(r["instances"]), str(r["HOLDS"]),
              str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
-             r["verdict"], _margin_cell(r), where(r["where"])]
+             r["verdict"], _margin_cell(r)]
+    if fits:
+        cells.append(fit_cell(r))
+    cells.append(where(r["where"]))
     return cells + [certified_cell(r)] if certified else cells
 
 
@@ -275,10 +311,11 @@ def _notes(table: list[dict]) -> list[str]:
 
 
 def format_table(table: list[dict]) -> list[str]:
-    certified = _certifies(table)
+    certified, fits = _certifies(table), _fits(table)
     head = ("claim", "kind", "data", "inst", "HOLDS", "VIOL", "INAPP", "INCONC", "verdict",
-            "worst margin", "where") + (("certified",) if certified else ())
-    lines = [head] + [tuple(_cells(r, certified)) for r in table]
+            "worst margin") + ((FIT_HEADER,) if fits else ()) + (
+        "where",) + (("certified",) if certified else ())
+    lines = [head] + [tuple(_cells(r, certified, fits=fits)) for r in table]
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
             for row in lines]
@@ -286,9 +323,10 @@ def format_table(table: list[dict]) -> list[str]:
 
 def markdown_table(table: list[dict]) -> str:
     certified = _certifies(table)
-    header = VERDICT_HEADER + (["certified"] if certified else [])
+    header = verdict_header(table)
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    rows += ["| " + " | ".join(_cells(r, certified, _code_cell)) + " |" for r in table]
+    rows += ["| " + " | ".join(_cells(r, certified, _code_cell, _fits(table))) + " |"
+             for r in table]
     notes = [f"- {n}" for n in _notes(table)]
     if notes:
         rows += ["", "Why instances were not decided:", "", *notes]
@@ -327,14 +365,21 @@ VERDICT_HEADER = ["claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "IN
 
 
 def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
-    """Rows of the verdict table (as `verify.table.markdown_table`, with a certified
-    column when some row was certified: `verdict_header`) and the notes on instances that
-    were not decided."""
+    """Rows of the verdict table (as `verify.table.markdown_table`, with the fit column of
+    limit checks and a certified column where some row has them: `verdict_header`) and the
+    notes on instances that were not decided."""
     certified = _certifies(table)
-    return [_cells(r, certified) for r in table], _notes(table)
+    return [_cells(r, certified, fits=_fits(table)) for r in table], _notes(table)
+
+
+FIT_HEADER = "fit exponent [95% band]"
 
 
 def verdict_header(table: list[dict]) -> list[str]:
-    """The report's verdict table columns for ``table`` (`VERDICT_HEADER`, and certified
-    when some row was certified)."""
-    return VERDICT_HEADER + (["certified"] if _certifies(table) else [])
+    """The report's verdict table columns for ``table`` (`VERDICT_HEADER`, the fitted
+    exponent and band of limit checks when some row is one, and certified when some row was
+    certified)."""
+    header = list(VERDICT_HEADER)
+    if _fits(table):
+        header.insert(header.index("where"), FIT_HEADER)
+    return header + (["certified"] if _certifies(table) else [])

@@ -9,28 +9,27 @@ negative neurons; the rest: positive neurons inactive on every sample) are fixed
 Each `Series` carries its formula's rounding and the state's relative error
 (`relative_floor`, `output_error`); the check adds the difference to the companion run.
 
-Limits (Theorem 2, Lemma 7) are read by `limit_estimate`: the quantity at the run's last
-saved time, as a `verify.evidence.Estimate` whose error is ERROR_SAFETY times its change
-over the last quarter of the run plus its numerical error there.
+Limits (Theorem 2, Lemma 7) are read by `limit_estimate` (`verify.limit_point`): the
+quantity at the run's end state polished to the stationary point of its activation pattern,
+as a `verify.evidence.Estimate` whose error counts the companion's and the last quarter's
+polish.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
 from numerics import Problem, Trajectory
 from papers.bf25 import cones, data
+from verify import limit_point
 from verify.evidence_kinds import Estimate
 from verify.measures import (
-    ERROR_SAFETY,
     ROUNDING,
     Detailed,
     Series,
     UndefinedQuantity,
-    measure,
     output_error,
     output_rounding,
     relative_floor,
@@ -304,31 +303,16 @@ TRAJECTORY = {
 #: run scalar -> the trajectory quantity whose limit (t -> infinity) it is
 LIMIT_OF = {"LossInf": "L", "OLSGapInf": "OLSGap", "BundleGapInf": "BundleGap",
             "MixedInf": "MixedSize", "GradNormSqInf": "GradNormSq"}
-TAIL = 0.25  # the change over this last fraction of the run enters the limit's error
 
 
 def limit_estimate(tr: Trajectory, quantity: str) -> Estimate:
-    """``quantity`` (a key of `LIMIT_OF`) read as the limit of its trajectory quantity: its
-    value at the last saved time; its error ERROR_SAFETY x (its change over the last
-    `TAIL` of the run + its difference to the companion there) + its error floor there.
-    A quantity still moving at the end of the run has a large error (the check is then
-    INCONCLUSIVE); one that settled has the run's own numerical error."""
-    source = LIMIT_OF[quantity]
-    s = measure(tr, source)
-    end = len(tr.t) - 1
-    k = int(np.searchsorted(tr.t, (1.0 - TAIL) * tr.t[end]))
-    drift = abs(float(s.values[end] - s.values[k]))
-    comp = 0.0
-    if tr.companion is not None and len(tr.companion.t) == len(tr.t):
-        comp = abs(float(s.values[end] - measure(tr.companion, source).values[end]))
-    floor = float(s.roundoff[end])
-    if tr.companion is None or not math.isfinite(floor):
-        raise ValueError(f"{quantity}: the run has no companion, so its error is unknown")
-    error = ERROR_SAFETY * (drift + comp) + floor
-    return Estimate(tr, quantity, float(s.values[end]), error, float(tr.t[end]),
-                    how=f"{source} at t = {tr.t[end]:.4g}; error {ERROR_SAFETY:g} x its change "
-                    f"since t = {tr.t[k]:.4g} ({drift:.2g}) and its companion difference, plus "
-                    "its floor", series=(tr.t, s.values))
+    """``quantity`` (a key of `LIMIT_OF`) read as the limit of its trajectory quantity
+    (`verify.limit_point.limit_estimate`): at the run's limit point, its end state polished by
+    Newton's method to the stationary point of its activation pattern, with the error of the
+    companion's and the last quarter's polish; at the run's last saved time where none can be
+    polished. A quantity still moving at the end of the run has a large error (the check is
+    then INCONCLUSIVE)."""
+    return limit_point.limit_estimate(tr, LIMIT_OF[quantity], quantity)
 
 
 #: the limits a run reads (`verify.measures.LIMIT_QUANTITIES`: ``gfverify check --run``)
