@@ -47,8 +47,8 @@ class LimitForm:
     limits
         ``((variable, point), ...)``, outermost first; a rate's is ``((x, 0),)``.
     rate
-        ``(x, a)`` for a rate Q ~ C x^a (a with the claim's parameters substituted), else
-        None.
+        ``(x, a)`` for a rate Q ~ C x^a (a with the claim's parameters substituted: a number,
+        or an expression in instance quantities that the sequence holds fixed), else None.
     """
 
     relation: sp.Basic
@@ -140,7 +140,8 @@ def _rate(claim, side: sp.Basic) -> tuple[sp.Symbol, sp.Basic] | None:
     if len(constants) != 1:
         return None
     base, exponent = sp.powsimp(side / constants[0]).as_base_exp()
-    if not isinstance(base, sp.Symbol) or not exponent.is_number or base.name == _T:
+    if not isinstance(base, sp.Symbol) or base.name == _T or base in exponent.free_symbols \
+            or any(s.name == _T for s in exponent.free_symbols):
         return None
     return base, exponent
 

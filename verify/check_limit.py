@@ -15,8 +15,10 @@ A limit ``lim Q = Q*`` (distance d_k = |Q_k - Q*|, resolved where d_k > e_k):
   error); otherwise, when q = Q_inf + K s^a fits with an exponent band above 0
   (`verify.scaling.fit_limit`, a profile likelihood), the extrapolated Q_inf's band;
 - HOLDS when the band contains Q* and the approach to it is established: the distance's
-  exponent band lies above 0, or the sequence settled; VIOLATED when the band excludes Q*;
-  INCONCLUSIVE otherwise, saying what a longer sequence would cost. ``lim Q <= b`` (``<``,
+  exponent band lies above 0, or the sequence settled; VIOLATED when the band excludes Q*,
+  or when the distance grows along the whole sequence (its exponent band below 0: the
+  sequence moves away from Q*); INCONCLUSIVE otherwise, saying what a longer sequence would
+  cost. ``lim Q <= b`` (``<``,
   ``>=``, ``>``): HOLDS when the whole band is on the claimed side, VIOLATED when it is all
   on the other.
 
@@ -32,9 +34,10 @@ band's half-width.
 
 Each run of a lam sequence gives Q_k at its limit point when the innermost limit is
 t -> infinity (`verify.limit_point.limit_estimate`: the end state polished by Newton's
-method), else where the claim's window says. A t -> infinity limit on one run is decided on
-the polished point's estimate (`verify.check_run.check_estimate`) or, for a loss with no
-finite limit point (exponential, logistic, cross-entropy), along the run's log-spaced saves.
+method), else where the claim's window says. A t -> infinity limit on one run of the square loss
+is decided on its limit's estimate (`verify.check_run.check_estimate`; where no point can
+be polished, the end state's with its drift); for a loss with no finite limit point
+(exponential, logistic, cross-entropy), along the run's log-spaced saves.
 """
 
 from __future__ import annotations
@@ -50,14 +53,19 @@ from numerics.stationary import PolishError
 from theory.claim import Claim, Kind
 from theory.limits import LimitForm, limit_forms
 from verify.check_ensemble import CONFIDENCE, SCALING_MAX_HALF_WIDTH
-from verify.check_run import check_estimate, inapplicable_instance, relaxed_note
+from verify.check_run import (
+    IDENTITY_MAX_STATE_ERROR,
+    check_estimate,
+    inapplicable_instance,
+    relaxed_note,
+)
 from verify.evidence_kinds import Estimate, LimitSequence
 from verify.figure_data import floats, number
 from verify.limit_point import end_estimate, polished_estimate, polished_limit
 from verify.measures import ROUNDING
 from verify.run_context import MissingValue, RunContext, evaluate
 from verify.scaling import FitError, fit_limit, fit_power_law
-from verify.verdict import CheckError, Outcome, Verdict, Where, combine
+from verify.verdict import TOO_COARSE, CheckError, Outcome, Verdict, Where, combine
 
 #: how many successive differences within their errors make a sequence settled
 SETTLED = 2
@@ -94,28 +102,24 @@ def _pick(form: LimitForm, values: np.ndarray, target: float | None) -> int:
     return int(np.argmax(values) if form.op in (sp.Le, sp.Lt) else np.argmin(values))
 
 
-class _Series:
-    def __init__(self, values, roundoff):
-        self.values, self.roundoff = values, roundoff
-
-
 def run_limit(claim: Claim, expr: sp.Basic, run: Trajectory, name: str) -> Estimate:
     """``expr``'s limit t -> infinity on ``run``: at the run's polished limit point
     (`verify.limit_point`), or at its end where none can be polished (the reason in
     ``how``)."""
-    def read(one: Trajectory) -> tuple[float, float]:
-        values, errors = evaluate(claim, one, expr)
-        return float(values[-1]), float(errors[-1])
-
-    def series(tr: Trajectory) -> _Series:
-        return _Series(*evaluate(claim, tr, expr))
-
     run = RunContext(claim, run).tr  # in the claim's loss convention
+    values, errors = evaluate(claim, run, expr)
     try:
         limit = polished_limit(run)
     except PolishError as exc:
-        return end_estimate(run, name, series, why=str(exc))
-    return polished_estimate(limit, name, read, series=(run.t, series(run).values))
+        return end_estimate(run, name, lambda tr: _Series(*evaluate(claim, tr, expr)),
+                            why=str(exc))
+    return polished_estimate(limit, name, lambda one: float(evaluate(claim, one, expr)[0][-1]),
+                             float(errors[-1]), series=(run.t, values))
+
+
+class _Series:  # what end_estimate reads: values and their floor
+    def __init__(self, values, roundoff):
+        self.values, self.roundoff = values, roundoff
 
 
 def _label(run: Trajectory) -> str:
@@ -232,7 +236,7 @@ def _limit_band(seq: LimitSequence, s, q, e):
         f"{fit.hi:.3g}], Q_inf in [{fit.limit_lo:.8g}, {fit.limit_hi:.8g}]")
 
 
-def _figure(claim, form, seq, target, fit, band) -> dict:
+def _figure(claim, form, seq, target, fit, band, rate=None) -> dict:
     return {"type": "limit", "kind": claim.kind.value, "part": sp.sstr(form.relation),
             "variable": seq.variable, "scale": seq.scale, "x": floats(seq.x),
             "s": floats(seq.s), "values": floats(seq.values), "errors": floats(seq.errors),
@@ -241,18 +245,26 @@ def _figure(claim, form, seq, target, fit, band) -> dict:
             "band": None if fit is None else [number(fit.lo), number(fit.hi)],
             "prefactor": None if fit is None else number(fit.prefactor),
             "limit_band": None if band is None else [number(band[0]), number(band[1])],
-            "rate": None if form.rate is None else number(float(form.rate[1]))}
+            "rate": number(rate)}
 
 
 def decide(claim: Claim, form: LimitForm, seq: LimitSequence, target: float | None = None,
-           target_error: float = 0.0) -> Verdict:
-    """``form`` (a relation of ``claim``) on ``seq`` (module docstring); ``target`` is Q*."""
+           target_error: float = 0.0, exponent: float | None = None) -> Verdict:
+    """``form`` (a relation of ``claim``) on ``seq`` (module docstring); ``target`` is Q*,
+    ``exponent`` a rate's claimed exponent on the sequence's instances (default: the rate's
+    own, a number)."""
     s = seq.s
     q = np.asarray(seq.values, dtype=float)
     e = np.asarray(seq.errors, dtype=float)
     where = _where(seq, form)
     if form.rate is not None:
-        return _decide_rate(claim, form, seq, s, q, e, where)
+        if exponent is None:
+            try:
+                exponent = float(form.rate[1])
+            except TypeError:
+                raise CheckError(f"{claim.id}: the rate's exponent {sp.sstr(form.rate[1])} "
+                                 "depends on the instance: give runs") from None
+        return _decide_rate(claim, form, seq, s, q, e, where, exponent)
     if target is None:
         raise CheckError(f"{claim.id}: the claimed limit of {sp.sstr(form.relation)} has no "
                          "value on the sequence's instances")
@@ -266,7 +278,14 @@ def decide(claim: Claim, form: LimitForm, seq: LimitSequence, target: float | No
     reason = (f"{seq.quantity} along {seq.variable} -> {'0' if seq.scale == 'x' else 'oo'} "
               f"({seq.scale}): {fit_text}; limit {how}; claimed {target:.8g}")
     margin, error = float("nan"), float("nan")
-    if band is None:
+    away = fit is not None and fit.hi < 0 and d[-1] > e[-1] + target_error
+    if away:  # the distance to Q* grows along the whole sequence: no approach to it
+        margin, error = -float(d[-1]), float(e[-1] + target_error)
+        outcome = Outcome.VIOLATED if form.op is sp.Eq or _wrong_side(form, q[-1] - target,
+                                                                       e[-1]) \
+            else Outcome.INCONCLUSIVE
+        reason += "; the distance to the claimed limit grows as the sequence goes on"
+    elif band is None:
         outcome = Outcome.INCONCLUSIVE
     else:
         lo_b, hi_b = band
@@ -295,9 +314,17 @@ def decide(claim: Claim, form: LimitForm, seq: LimitSequence, target: float | No
                    figure_data=_figure(claim, form, seq, target, fit, band))
 
 
-def _decide_rate(claim, form, seq, s, q, e, where) -> Verdict:
-    x, a = form.rate
-    a = float(a)
+def _wrong_side(form: LimitForm, diff: float, error: float) -> bool:
+    """Whether Q - Q* = ``diff`` is on the side the relation forbids by more than ``error``."""
+    if form.op in (sp.Le, sp.Lt):
+        return diff > error
+    if form.op in (sp.Ge, sp.Gt):
+        return diff < -error
+    return abs(diff) > error
+
+
+def _decide_rate(claim, form, seq, s, q, e, where, a: float) -> Verdict:
+    x = form.rate[0]
     res = (q - e > 0)
     fit = None
     try:
@@ -313,7 +340,7 @@ def _decide_rate(claim, form, seq, s, q, e, where) -> Verdict:
                        predicted=a, reason=f"{head}; only {np.count_nonzero(res)} of "
                        f"{len(q)} values exceed their errors (a fit needs 3); undecided: a "
                        f"longer sequence would take {_longer(seq)}",
-                       figure_data=_figure(claim, form, seq, None, None, None))
+                       figure_data=_figure(claim, form, seq, None, None, None, a))
     lo, hi, half = fit.lo, fit.hi, fit.half_width
     if form.op in (sp.Le, sp.Lt):  # Q <~ x^a as x -> 0: the exponent is at least a
         margin = hi - a
@@ -336,7 +363,7 @@ def _decide_rate(claim, form, seq, s, q, e, where) -> Verdict:
         reason += f"; undecided: a longer sequence would take {_longer(seq)}"
     return Verdict(claim.id, outcome, margin=float(margin), error=float(half), where=where,
                    reason=reason, observed=fit.exponent, predicted=a, band=(lo, hi),
-                   method="limit fit", figure_data=_figure(claim, form, seq, None, fit, None))
+                   method="limit fit", figure_data=_figure(claim, form, seq, None, fit, None, a))
 
 
 # -- the claims on runs ----------------------------------------------------------------------
@@ -349,22 +376,31 @@ def _estimate_claim(claim: Claim, form: LimitForm, name: str) -> Claim:
     return replace(claim, kind=Kind.IDENTITY, statement=relation)
 
 
-def _target(claim: Claim, form: LimitForm, runs: list[Trajectory]) -> tuple[float | None, float]:
-    if form.target is None:
-        return None, 0.0
+def _fixed(claim: Claim, expr: sp.Basic, runs: list[Trajectory], what: str) -> float:
+    """``expr`` (instance quantities) on the sequence's instances, which must agree."""
     values = []
     for run in runs:
         try:
-            values.append(RunContext(claim, run).scalar(form.target))
+            values.append(RunContext(claim, run).scalar(expr))
         except MissingValue as exc:
             raise CheckError(f"{claim.id}: the instance does not define {exc}") from None
     value = values[0]
     tol = 16 * ROUNDING * max(1.0, abs(value))
     if any(abs(v - value) > tol for v in values):
-        raise CheckError(f"{claim.id}: the claimed limit {sp.sstr(form.target)} differs "
-                         f"across the sequence's instances ({min(values):.6g} .. "
-                         f"{max(values):.6g}): a sequence varies only the limit's variable")
-    return value, ROUNDING * abs(value)
+        raise CheckError(f"{claim.id}: {what} {sp.sstr(expr)} differs across the sequence's "
+                         f"instances ({min(values):.6g} .. {max(values):.6g}): a sequence "
+                         "varies only the limit's variable")
+    return value
+
+
+def _decide_on_runs(claim: Claim, form: LimitForm, runs: list[Trajectory],
+                    seq: LimitSequence) -> Verdict:
+    """`decide` with Q* (or a rate's exponent) evaluated on the runs' instances."""
+    if form.rate is not None:
+        return decide(claim, form, seq, exponent=_fixed(claim, form.rate[1], runs,
+                                                        "the rate's exponent"))
+    target = _fixed(claim, form.target, runs, "the claimed limit")
+    return decide(claim, form, seq, target, ROUNDING * abs(target))
 
 
 def _relation_on_runs(claim: Claim, form: LimitForm, runs: list[Trajectory]) -> Verdict:
@@ -373,21 +409,25 @@ def _relation_on_runs(claim: Claim, form: LimitForm, runs: list[Trajectory]) -> 
     if form.in_time_only:
         run = runs[0]
         name = f"lim({sp.sstr(form.quantity)})"
-        try:
-            polished_limit(RunContext(claim, run).tr)
-        except PolishError as exc:
-            why = str(exc)
-        else:
+        if run.problem.loss == "square" and not run.problem.vector_output:
             est = run_limit(claim, form.quantity, run, name)
-            verdict = check_estimate(_estimate_claim(claim, form, name), est)
-            return replace(verdict, method="limit point")
-        seq = sequence(claim, form, runs)
-        verdict = decide(claim, form, seq, *_target(claim, form, runs))
-        return replace(verdict, reason=f"{verdict.reason} (no limit point: {why})")
+            verdict = replace(check_estimate(_estimate_claim(claim, form, name), est),
+                              method="limit point")
+            size = max(1.0, abs(est.value), abs(verdict.predicted or 0.0))
+            if form.op is sp.Eq and verdict.outcome is Outcome.HOLDS and \
+                    est.error > IDENTITY_MAX_STATE_ERROR * size:
+                return replace(verdict, outcome=Outcome.INCONCLUSIVE, reason=(
+                    f"{verdict.reason}; the limit is known to {est.error:.2g}, above "
+                    f"{IDENTITY_MAX_STATE_ERROR:g} of its size: {TOO_COARSE}"))
+            return verdict
+        seq = sequence(claim, form, runs)  # no limit point at finite parameters: its saves
+        verdict = _decide_on_runs(claim, form, runs, seq)
+        return replace(verdict, reason=f"{verdict.reason} (the {run.problem.loss} loss has no "
+                       "limit point at finite parameters: read along the run's saves)")
     if len(runs) < 3:
         raise CheckError(f"{claim.id}: a limit {form.text()} needs a sequence of at least 3 "
                          f"runs at decreasing {form.outer[0]}, got {len(runs)}")
-    return decide(claim, form, sequence(claim, form, runs), *_target(claim, form, runs))
+    return _decide_on_runs(claim, form, runs, sequence(claim, form, runs))
 
 
 def check_limit(claim: Claim, evidence) -> Verdict:

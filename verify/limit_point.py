@@ -151,21 +151,6 @@ def _polished(tr: Trajectory) -> PolishedLimit:
                                                 tr.method), tr.method))
 
 
-def _series_reader(name: str) -> Callable[[Trajectory], tuple[float, float]]:
-    """A vocabulary trajectory quantity's value at a one-time Trajectory and its error there
-    (ERROR_SAFETY x its companion difference + its floor)."""
-
-    def read(one: Trajectory) -> tuple[float, float]:
-        s = measure(one, name)
-        value = float(s.values[-1])
-        comp = 0.0
-        if one.companion is not None:
-            comp = abs(value - float(measure(one.companion, name).values[-1]))
-        return value, ERROR_SAFETY * comp + float(s.roundoff[-1])
-
-    return read
-
-
 def contraction_rate(point: StationaryPoint, kappa: float) -> float:
     """Half the slowest rate at which the flow relaxes onto the limit: kappa times the
     smallest eigenvalue of the Hessian above its zero tolerance, halved (the rate is read at
@@ -176,33 +161,36 @@ def contraction_rate(point: StationaryPoint, kappa: float) -> float:
 
 
 def polished_estimate(limit: PolishedLimit, quantity: str,
-                      read: Callable[[Trajectory], tuple[float, float]],
+                      read: Callable[[Trajectory], float], end_error: float,
                       series: tuple = ()) -> Estimate:
-    """``read`` (a one-time Trajectory -> (value, error)) at the run's limit, with the smaller
-    of two justified errors:
+    """``read`` (a one-time Trajectory -> the quantity's value) at the run's limit, with the
+    smaller of two justified errors, each adding ``end_error``, the quantity's own error at
+    the run's last saved time (its companion difference and floor, read on the whole run):
 
-    - at the polished point: ERROR_SAFETY x (its companion difference + its difference to the
-      point polished from the start of the last quarter: Newton's point differs from the
-      flow's limit by less the nearer the state it starts from, so the earlier state's polish
-      is further off) + the residual's share (the change over Newton's last step, in
-      proportion to the distance polished) + the floor;
-    - at the run's end state: ERROR_SAFETY x (its companion difference + the motion still to
-      come, its change over the last quarter times r/(1 - r), r = exp(-mu dt) with mu
-      `contraction_rate` and dt the quarter's length) + the floor.
+    - at the polished point: + ERROR_SAFETY x (its difference between the run's and the
+      companion's polished points + its difference to the point polished from the start of
+      the last quarter: Newton's point is further from the flow's limit the further the state
+      it starts from) + the residual's share (the change over Newton's last step, in
+      proportion to the distance polished);
+    - at the run's end state: + ERROR_SAFETY x the motion still to come, its change over the
+      last quarter times r/(1 - r), r = exp(-mu dt) with mu `contraction_rate` and dt the
+      quarter's length.
 
     The first is the smaller for a quantity constant along the flat directions of the limit
     (the loss, the outputs), the second for one that moves along them (how the norm is shared
     among neurons), which Newton's step does not follow."""
-    value, error = read(limit.trajectory)
-    tail_value, _ = read(limit.tail)
-    end_value, end_error = read(limit.end)
     run = limit.run
+    value = read(limit.trajectory)
+    comp_value = read(limit.trajectory.companion)
+    tail_value = read(limit.tail)
+    end_value = read(limit.end)
     k = int(np.searchsorted(run.t, limit.tail_time))
-    start_value, _ = read(_at(run, run.W[k], run.a[k], None, run.method))
+    start_value = read(_at(run, run.W[k], run.a[k], None, run.method))
     point = limit.point
     residual = abs(value - end_value) * point.last_step / point.distance \
         if point.distance > 0 else 0.0
-    at_point = error + ERROR_SAFETY * abs(value - tail_value) + residual
+    at_point = end_error + ERROR_SAFETY * (abs(value - comp_value) + abs(value - tail_value)) \
+        + residual
     mu = contraction_rate(point, run.problem.flow_factor)
     dt = float(run.t[-1] - limit.tail_time)
     r = math.exp(-mu * dt) if mu > 0 and dt > 0 else 1.0
@@ -217,8 +205,8 @@ def polished_estimate(limit: PolishedLimit, quantity: str,
         return Estimate(run, quantity, end_value, at_end, float(run.t[-1]), how=how,
                         series=series)
     return Estimate(run, quantity, value, at_point, float(run.t[-1]),
-                    how=f"{quantity} at the run's limit point, {limit.describe()}; error "
-                    f"{ERROR_SAFETY:g} x (companion + tail differences) + floor = "
+                    how=f"{quantity} at the run's limit point, {limit.describe()}; error: the "
+                    f"end state's + {ERROR_SAFETY:g} x (companion + tail differences) = "
                     f"{at_point:.2g}", series=series)
 
 
@@ -256,9 +244,11 @@ def limit_estimate(tr: Trajectory, source: str, quantity: str | None = None) -> 
         limit = polished_limit(tr)
     except PolishError as exc:
         return end_estimate(tr, quantity, lambda run: measure(run, source), why=str(exc))
-    series = measure(tr, source)
-    return polished_estimate(limit, quantity, _series_reader(source),
-                             series=(tr.t, series.values))
+    s = measure(tr, source)
+    comp = abs(float(s.values[-1] - measure(tr.companion, source).values[-1]))
+    end_error = ERROR_SAFETY * comp + float(s.roundoff[-1])
+    return polished_estimate(limit, quantity, lambda one: float(measure(one, source).values[-1]),
+                             end_error, series=(tr.t, s.values))
 
 
 __all__ = ["TAIL", "PolishedLimit", "end_estimate", "limit_estimate", "polished_estimate",
