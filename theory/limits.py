@@ -10,7 +10,9 @@ A relation of a `theory.Kind.LIMIT` claim is one of
 - a rate without a constant: ``Le(Q, C * x**a)`` with C a parameter whose value is None
   (fitted): Q = O(x^a) as x -> 0 (``Ge``: at least of that order; ``Eq``: of exactly that
   order). Q is read where the claim's window says (``(tau, tau)``: at tau), or is a limit
-  in t (``Le(Limit(F(t), t, oo), C * lam**a)``: each run's limit point).
+  in t (``Le(Limit(F(t), t, oo), C * lam**a)``: each run's limit point). x may be a run
+  quantity G(t) (``Le(F(t), C * G(t)**a)``): then the rate is read along one run's saves, as
+  G(t) goes to 0 or infinity.
 
 `limit_forms` reads every relation of a claim (a `RecordError` naming the claim when one is
 neither); `describe` says in words how the claim is checked (the catalogue's line).
@@ -22,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from theory.fields import RecordError
 
@@ -128,19 +131,26 @@ def limit_form(claim, rel: sp.Basic) -> LimitForm:
     if rate is None:
         raise _fail(claim, rel, "neither a limit nor a rate C*x**a with one fitted constant C "
                     "and a numeric exponent a")
+    if isinstance(rate[0], AppliedUndef):  # a rate in a run quantity: along one run's saves
+        t = next(s for s in rate[0].free_symbols if s.name == _T)
+        return LimitForm(rel, type(rel), rel.lhs, None, ((t, sp.oo),), rate=rate)
     return LimitForm(rel, type(rel), rel.lhs, None, ((rate[0], sp.Integer(0)),), rate=rate)
 
 
-def _rate(claim, side: sp.Basic) -> tuple[sp.Symbol, sp.Basic] | None:
-    """(x, a) when ``side`` is C x**a with C the claim's one fitted parameter (value None)
-    and a a number once the other parameters are set; else None."""
+def _rate(claim, side: sp.Basic) -> tuple[sp.Basic, sp.Basic] | None:
+    """(x, a) when ``side`` is C x**a with C the claim's one fitted parameter (value None),
+    x an instance quantity or a run quantity F(t), and a a number (or an expression in
+    instance quantities) once the other parameters are set; else None."""
     fitted = {k for k, v in claim.parameters.items() if v is None}
     side = claim.substituted(side)
     constants = [s for s in side.free_symbols if s.name in fitted]
     if len(constants) != 1:
         return None
     base, exponent = sp.powsimp(side / constants[0]).as_base_exp()
-    if not isinstance(base, sp.Symbol) or base.name == _T or base in exponent.free_symbols \
+    timed = isinstance(base, AppliedUndef) and any(s.name == _T for s in base.free_symbols)
+    if not (isinstance(base, sp.Symbol) and base.name != _T or timed):
+        return None
+    if exponent.free_symbols & base.free_symbols or exponent.atoms(AppliedUndef) \
             or any(s.name == _T for s in exponent.free_symbols):
         return None
     return base, exponent
@@ -157,6 +167,12 @@ def describe(claim) -> str:
     for form in limit_forms(claim):
         if form.rate is not None:
             x, a = form.rate
+            if form.in_time_only:
+                parts.append(f"{sp.sstr(form.quantity)} = O({sp.sstr(x)}^{sp.sstr(a)}) as "
+                             "t -> oo")
+                ways.append(f"a rate's exponent fitted against {sp.sstr(x)} along the run's "
+                            "log-spaced saves (95% band), against the claimed one")
+                continue
             at = " (at each run's limit point)" if form.inner_time_limit else ""
             parts.append(f"{sp.sstr(form.quantity)}{at} = O({x}^{sp.sstr(a)}) as {x} -> 0")
             ways.append(f"a rate's exponent fitted against {x} over instances with {x} "

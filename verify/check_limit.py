@@ -3,22 +3,28 @@
 A LIMIT claim's relations (`theory.limits`) are limits ``lim Q = Q*`` (lam -> 0 over
 instances, t -> infinity on a run, or both nested) or rates ``Q = O(x^a)``. Each is decided on
 a `verify.evidence.LimitSequence`: the quantity Q_k with its error e_k at a sequence of
-values x_k of the limit's variable, read as a small variable s_k -> 0 (lam itself; 1/ln t for
-t -> infinity). The evidence is built here from runs (`sequence`), or given.
+values x_k of the limit's variable, read as a small variable s_k -> 0 (lam itself; for
+t -> infinity on a run without a limit point, 1/|theta(t)|^2: the norm diverges and the
+direction theta/|theta| converges, governed by it). The evidence is built here from runs
+(`sequence`), or given.
 
 A limit ``lim Q = Q*`` (distance d_k = |Q_k - Q*|, resolved where d_k > e_k):
 
 - the distance is fitted against s (`verify.scaling.fit_power_law` on the resolved points,
   a t-interval on its exponent);
-- the limit's band: where the sequence **settles** (its last two successive differences
-  within their errors) Q_last +- (e_last + the larger of the last difference and its
-  error); otherwise, when q = Q_inf + K s^a fits with an exponent band above 0
-  (`verify.scaling.fit_limit`, a profile likelihood), the extrapolated Q_inf's band;
+- the limit's band: where the sequence **settles** (every value of its last half within
+  its error and the last value's of the last) Q_last +- (e_last + the largest such allowance);
+  otherwise, when q = Q_inf + K s^a fits with an exponent band above 0
+  (`verify.scaling.fit_limit`, a profile likelihood) over s spanning at least a decade
+  (`EXTRAPOLATION_SPAN`), the extrapolated Q_inf's band, widened
+  by ERROR_SAFETY x the largest gap between Q_inf and the limit each half of the sequence
+  extrapolates to (the law's own error, which the intervals do not measure);
 - HOLDS when the band contains Q* and the approach to it is established: the distance's
-  exponent band lies above 0, or the sequence settled; VIOLATED when the band excludes Q*,
+  exponent band lies above 0, or the sequence settled; VIOLATED when the band excludes Q*
+  and the distance does not still shrink as a power law,
   or when the distance grows along the whole sequence (its exponent band below 0: the
-  sequence moves away from Q*); INCONCLUSIVE otherwise, saying what a longer sequence would
-  cost. ``lim Q <= b`` (``<``,
+  sequence moves away from Q*) over s spanning a decade; INCONCLUSIVE otherwise, saying what
+  a longer sequence would cost. ``lim Q <= b`` (``<``,
   ``>=``, ``>``): HOLDS when the whole band is on the claimed side, VIOLATED when it is all
   on the other.
 
@@ -62,17 +68,24 @@ from verify.check_run import (
 from verify.evidence_kinds import Estimate, LimitSequence
 from verify.figure_data import floats, number
 from verify.limit_point import end_estimate, polished_estimate, polished_limit
-from verify.measures import ROUNDING
+from verify.measures import ERROR_SAFETY, ROUNDING
 from verify.run_context import MissingValue, RunContext, evaluate
 from verify.scaling import FitError, fit_limit, fit_power_law
 from verify.verdict import TOO_COARSE, CheckError, Outcome, Verdict, Where, combine
 
-#: how many successive differences within their errors make a sequence settled
+#: a sequence is settled when its last half (and at least SETTLED + 1 values) lies within
+#: the errors of its last value
 SETTLED = 2
 #: at most this many saved times of one run form a t -> infinity sequence
 MAX_TIME_POINTS = 60
 #: a t -> infinity sequence uses the saves from t_end ** TIME_START (in log t: its last half)
 TIME_START = 0.5
+#: each half of a sequence is extrapolated on its own when it has this many values
+HALF_FIT_POINTS = 5
+#: a sequence is extrapolated to s = 0 only when its s spans this factor (a decade): over
+#: less, laws with other exponents fit as well and reach other limits (measured on MZV25's
+#: runs, where 1/|theta|^2 spans a factor 2 from t = 1e6 to 1e12)
+EXTRAPOLATION_SPAN = 10.0
 
 
 # -- the sequences ---------------------------------------------------------------------------
@@ -117,6 +130,13 @@ def run_limit(claim: Claim, expr: sp.Basic, run: Trajectory, name: str) -> Estim
                              float(errors[-1]), series=(run.t, values))
 
 
+def _norm_sq(run: Trajectory, times: np.ndarray) -> np.ndarray:
+    """|theta|^2 = |W|_F^2 + |a|^2 at the saved ``times`` of ``run``."""
+    k = np.searchsorted(run.t, times)
+    return (np.sum(run.W[k] ** 2, axis=(-2, -1))
+            + np.sum(run.a[k] ** 2, axis=tuple(range(1, run.a.ndim))))
+
+
 class _Series:  # what end_estimate reads: values and their floor
     def __init__(self, values, roundoff):
         self.values, self.roundoff = values, roundoff
@@ -145,10 +165,21 @@ def sequence(claim: Claim, form: LimitForm, runs: list[Trajectory]) -> LimitSequ
         if t.size < 2:
             raise CheckError(f"{claim.id}: the run has fewer than 2 saved times after "
                              f"t = {run.t[-1] ** TIME_START:.3g} to read a limit t -> oo from")
-        return LimitSequence("t", tuple(t), tuple(values), tuple(errors), quantity=name,
-                             scale="1/log x", labels=(), seconds=(),
-                             description=f"{t.size} saves of {_label(run)} from t = "
-                             f"{t[0]:.3g} to {t[-1]:.3g}")
+        if form.rate is not None:  # a rate in a run quantity: the sequence is in it
+            label = sp.sstr(form.rate[0])
+            x, _ = evaluate(claim, run, form.rate[0])
+            x = x[np.searchsorted(run.t, t)]
+        else:
+            label, x = "|theta|^2", _norm_sq(run, t)
+        grows = np.all(np.diff(x) > 0) and np.all(x > 0)
+        if not (grows or (np.all(np.diff(x) < 0) and np.all(x > 0))):
+            raise CheckError(f"{claim.id}: {label} is not monotone over the run's last saves: "
+                             "a limit t -> oo along them is read against it")
+        return LimitSequence(label, tuple(x), tuple(values), tuple(errors),
+                             quantity=name, scale="1/x" if grows else "x", labels=(),
+                             seconds=(), description=f"{t.size} saves of {_label(run)} from "
+                             f"t = {t[0]:.3g} to {t[-1]:.3g} ({label} {x[0]:.3g} .. "
+                             f"{x[-1]:.3g})")
     rows = []
     for run in runs:
         ctx = RunContext(claim, run)
@@ -180,10 +211,11 @@ def sequence(claim: Claim, form: LimitForm, runs: list[Trajectory]) -> LimitSequ
 # -- the decision ----------------------------------------------------------------------------
 def _longer(seq: LimitSequence) -> str:
     """What a longer sequence would cost, in words."""
-    if seq.variable == "t":
-        t_end = seq.x[-1]
-        return (f"a run to t = {t_end ** 2:.3g} (the last half in log t read again, twice as "
-                "far); the exact flow's steps grow like log t there")
+    if seq.variable == "|theta|^2":
+        return (f"|theta|^2 growing to {EXTRAPOLATION_SPAN:g} x {seq.x[0]:.3g} (it is "
+                f"{seq.x[-1]:.3g} at the run's end and grows like log t on these runs: a run "
+                f"to t = e^{EXTRAPOLATION_SPAN:g} times as many e-folds), beyond the reach of "
+                "a float64 run")
     x = np.asarray(seq.x)
     ratio = float(np.exp(np.mean(np.log(x[1:] / x[:-1])))) if x.size > 1 else 0.1
     more = max(len(x), 4)
@@ -218,12 +250,17 @@ def _distance_fit(s, d, e, floor):
 def _limit_band(seq: LimitSequence, s, q, e):
     """(lo, hi, how) of the limit: where the sequence settled, or extrapolated; None when
     neither."""
-    steps = np.abs(np.diff(q))
-    allow = e[1:] + e[:-1]
-    if len(q) > SETTLED and np.all(steps[-SETTLED:] <= allow[-SETTLED:]):
-        w = e[-1] + max(steps[-1], allow[-1])
-        return q[-1] - w, q[-1] + w, (f"settled: its last {SETTLED} steps within their errors "
-                                      f"at {q[-1]:.8g} +- {w:.2g}")
+    tail = max(SETTLED + 1, len(q) // 2)
+    moves = np.abs(q[-tail:] - q[-1])
+    allow = e[-tail:] + e[-1]
+    if len(q) > SETTLED and np.all(moves <= allow):
+        w = e[-1] + float(np.max(allow))
+        return q[-1] - w, q[-1] + w, (f"settled: its last {tail} values within their errors "
+                                      f"of the last, {q[-1]:.8g} +- {w:.2g}")
+    span = float(s[0] / s[-1])
+    if span < EXTRAPOLATION_SPAN:
+        return None, None, (f"not settled, and its s spans a factor {span:.3g} only (an "
+                            f"extrapolation to s = 0 needs {EXTRAPOLATION_SPAN:g})")
     try:
         fit = fit_limit(s, q, e, level=CONFIDENCE)
     except FitError as exc:
@@ -231,9 +268,24 @@ def _limit_band(seq: LimitSequence, s, q, e):
     if not fit.converges:
         return None, None, (f"not settled, and q = Q_inf + K s^a fits with exponents down to "
                             f"{fit.lo:.2g} (no limit established)")
-    return fit.limit_lo, fit.limit_hi, (
+    # the law's own error: its limit from each half of the sequence against the whole's (a
+    # pre-asymptotic sequence extrapolates differently from its two halves; the intervals
+    # measure scatter only)
+    half = len(q) // 2
+    shift = 0.0
+    if half >= HALF_FIT_POINTS:
+        for part in (slice(0, len(q) - half), slice(len(q) - half, None)):
+            try:
+                shift = max(shift, abs(fit_limit(s[part], q[part], e[part]).limit - fit.limit))
+            except FitError:
+                shift = math.inf
+    if not math.isfinite(shift):
+        return None, None, "not settled, and one half of the sequence has no extrapolation"
+    lo, hi = fit.limit_lo - ERROR_SAFETY * shift, fit.limit_hi + ERROR_SAFETY * shift
+    return lo, hi, (
         f"extrapolated: q = Q_inf + K s^a with a = {fit.exponent:.3g} [{fit.lo:.3g}, "
-        f"{fit.hi:.3g}], Q_inf in [{fit.limit_lo:.8g}, {fit.limit_hi:.8g}]")
+        f"{fit.hi:.3g}], Q_inf = {fit.limit:.8g} in [{lo:.8g}, {hi:.8g}] (its interval "
+        f"widened by {ERROR_SAFETY:g} x {shift:.2g}, the largest gap to a half's limit)")
 
 
 def _figure(claim, form, seq, target, fit, band, rate=None) -> dict:
@@ -278,7 +330,8 @@ def decide(claim: Claim, form: LimitForm, seq: LimitSequence, target: float | No
     reason = (f"{seq.quantity} along {seq.variable} -> {'0' if seq.scale == 'x' else 'oo'} "
               f"({seq.scale}): {fit_text}; limit {how}; claimed {target:.8g}")
     margin, error = float("nan"), float("nan")
-    away = fit is not None and fit.hi < 0 and d[-1] > e[-1] + target_error
+    away = fit is not None and fit.hi < 0 and d[-1] > e[-1] + target_error \
+        and s[0] / s[-1] >= EXTRAPOLATION_SPAN
     if away:  # the distance to Q* grows along the whole sequence: no approach to it
         margin, error = -float(d[-1]), float(e[-1] + target_error)
         outcome = Outcome.VIOLATED if form.op is sp.Eq or _wrong_side(form, q[-1] - target,
@@ -291,12 +344,16 @@ def decide(claim: Claim, form: LimitForm, seq: LimitSequence, target: float | No
         lo_b, hi_b = band
         centre, half = 0.5 * (lo_b + hi_b), 0.5 * (hi_b - lo_b)
         error = half
-        approach = (fit is not None and fit.lo > 0) or how.startswith("settled")
+        # still approaching Q*: the distance shrinks as a power law, by more than its errors
+        approaching = fit is not None and fit.lo > 0 and d[0] - d[-1] > e[0] + e[-1]
+        approach = approaching or how.startswith("settled")
         if form.op is sp.Eq:
             margin = -abs(centre - target)
             inside = lo_b <= target <= hi_b
+            # a band that excludes Q* while the distance to it still shrinks as a power law
+            # (settled only within the values' error bounds) decides nothing
             outcome = (Outcome.HOLDS if inside and approach else
-                       Outcome.INCONCLUSIVE if inside else Outcome.VIOLATED)
+                       Outcome.INCONCLUSIVE if inside or approaching else Outcome.VIOLATED)
         else:
             upper = form.op in (sp.Le, sp.Lt)
             margin = (target - centre) if upper else (centre - target)
@@ -324,7 +381,11 @@ def _wrong_side(form: LimitForm, diff: float, error: float) -> bool:
 
 
 def _decide_rate(claim, form, seq, s, q, e, where, a: float) -> Verdict:
-    x = form.rate[0]
+    x = sp.sstr(form.rate[0])
+    toward = "0" if seq.scale == "x" else "oo"
+    a_x = a
+    if seq.scale == "1/x":  # Q ~ C x^a as x -> oo is Q ~ C s^(-a) as s = 1/x -> 0
+        a = -a
     res = (q - e > 0)
     fit = None
     try:
@@ -334,7 +395,8 @@ def _decide_rate(claim, form, seq, s, q, e, where, a: float) -> Verdict:
         fit = None
     claimed = {sp.Le: "at most", sp.Lt: "at most", sp.Ge: "at least", sp.Gt: "at least",
                sp.Eq: "of"}[form.op]
-    head = f"{seq.quantity} = O({x}^{a:.3g}) claimed ({claimed} that order) as {x} -> 0"
+    head = (f"{seq.quantity} = O({x}^{a_x:.3g}) claimed ({claimed} that order) as {x} -> "
+            f"{toward}" + (f", s = 1/{x}" if toward == "oo" else ""))
     if fit is None:
         return Verdict(claim.id, Outcome.INCONCLUSIVE, where=where, method="limit fit",
                        predicted=a, reason=f"{head}; only {np.count_nonzero(res)} of "
