@@ -61,6 +61,7 @@ from theory.symbols import (
     Wmax,
     Xmax,
     Xmin,
+    d,
     lam,
     n,
     p,
@@ -135,6 +136,7 @@ AlignExcessMin = sp.Function("AlignExcessMin")
 CountViolations = sp.Function("CountViolations")
 A4CountMin = sp.Function("A4CountMin")
 A4AlignMin = sp.Function("A4AlignMin")
+MeanDirDefect = sp.Function("MeanDirDefect")
 
 TERMS = (
     Term("NumClasses", NumClasses, "instance", "K, the number of classes (2 in the binary case)"),
@@ -257,6 +259,9 @@ TERMS = (
     Term("A4CountMin", A4CountMin, "trajectory",
          "min over neurons of |I_k^(w_j)|^2 - sum_{k' != k} |I_k'^(w_j)|^2, k the neuron's "
          "group (MZV25 Assumption 4 along the run)"),
+    Term("MeanDirDefect", MeanDirDefect, "trajectory",
+         "max over the neurons some sample activates of 1 - cos(w_j, x_(sign v_j)), x_+- the "
+         "sums of the classes' points (binary)"),
     Term("A4AlignMin", A4AlignMin, "trajectory",
          "min over neurons of A_k - 2 sum_{k' != k} A_k' (MZV25 Assumption 4 along the run)"),
     Term("CountViolations", CountViolations, "trajectory",
@@ -298,7 +303,9 @@ LATEX_NAMES = {
     "MinPseudoAlign": r"\min_j B_k^{v_j}(t)",
     "AlignExcessMin": r"\min_j \Delta(A_k - 2\textstyle\sum A_{k'})(t)",
     "CountViolations": r"\#_{\mathrm{L4}}(t)", "NC3Inf": r"\mathrm{NC3}_\infty",
-    "A4CountMin": r"\min_j \Delta_{|I|}(t)", "A4AlignMin": r"\min_j \Delta_A(t)",
+    "A4CountMin": r"\min_j \Delta_{|I|}(t)",
+    "MeanDirDefect": r"\max_j (1 - \cos(w_j, x_{\mathrm{sign}\, v_j}))(t)",
+    "A4AlignMin": r"\min_j \Delta_A(t)",
 }
 PAPER_LATEX_NAMES = {"MZV25": {"p": "h", "d": "D", "lam": r"\varepsilon"}}
 
@@ -575,14 +582,21 @@ BALANCEDNESS = _binary(
     "flips of v_j", notes="Derived: the conserved quantity is v_j^2 - |w_j|^2 (eq. (22)); "
     "with a balanced start it stays 0, so N_+- never change. Under gradient descent it "
     "drifts by O(eta^2) per step.")
-REDUCED_FLOW = _listed(
-    "MZV25-F5", "the reduced alignment flow has only the class-mean directions and the dead "
-    "region as limits: x_+ attracts N_+, x_- repels it", "Section 4.1, after eq. (7)",
-    sp.Eq(Unsorted(t), 0), "qualitative for the full flow (attractor, repeller); its "
-    "consequence on runs, that every neuron of N_+- dies or reaches S_+-, is the event "
-    "MZV25-F1 and S001's MZV25-F13 check", setting=BINARY, parametrization=CLS,
+REDUCED_FLOW = Claim(
+    id="MZV25-F5", title="the reduced alignment flow has only the class-mean directions and "
+    "the dead region as limits: x_+ attracts N_+, x_- repels it", kind=Kind.LIMIT,
+    source=_src("Section 4.1, after eq. (7)"),
+    statement=sp.Eq(sp.Limit(MeanDirDefect(t), lam, 0), 0), setting=BINARY,
+    parametrization=CLS, window=(T_early, T_early),
+    definitions={**S001_DEFINITIONS, T_early: S001_DEFINITIONS[T_early]},
+    measures="at the alignment phase's end T = ln(1/(sqrt(h) eps))/(4 n X_max): the largest "
+    "1 - cos(w_j, x_(sign v_j)) over the neurons still active on a sample, on runs with eps "
+    "decreasing geometrically (the same data and shapes): every live neuron of N_+- ends "
+    "along its class's sum (x_+ attracts N_+; a neuron x_- repels dies) as the phase lengthens",
     notes="Derived: the alignment-phase limit is the class-mean direction x_k, not u_k; where "
-    "they differ, the neurons turn from about x_k to u_k during the late phase.")
+    "they differ, the neurons turn from about x_k to u_k during the late phase. Qualitative "
+    "in the paper (attractor, repeller): checked as the limit eps -> 0 of the alignment at T, "
+    "where the reduced flow has run for T ~ ln(1/eps).")
 DECOUPLING = _after_separation(
     "MZV25-F6", "after T* the loss decouples into two linear blocks: f = V_+ W_+^T x on I_+, "
     "V_- W_-^T x on I_-, and the flow is theirs", "Section 4.1, eq. (11); Section 4.2 before "
@@ -873,11 +887,17 @@ EXPERIMENT_3 = _listed(
     "MZV25-E3", "the same with ResNet50", "App. B.2, Fig. 5", sp.Lt(NC1Rms, NC1Plain),
     _OUTSIDE + ", on deep features", notes="Read from Fig. 5: NC1 0.018 against 0.048 (MNIST), "
     "0.03 against 0.25 (CIFAR10).")
-EXPERIMENT_4 = _listed(
+EXPERIMENT_4 = _t_limit(
     "MZV25-E4", "illustrative 2-D dynamics: neurons align with their class or die, then grow "
-    "along u_+-", "Section 4.1, Fig. 2", sp.Eq(Unsorted(t), 0),
-    "a qualitative figure with no stated instance; report section E-MZV25-1 runs its binary "
-    "dynamics on the catalogue's instance")
+    "along u_+-", "Section 4.1, Fig. 2",
+    sp.And(sp.Eq(_lim(MisalignPlus(t)), 0), sp.Eq(_lim(MisalignMinus(t)), 0)),
+    setting=(*BINARY, Assumption("two dimensions", sp.Eq(d, 2), "inputs in R^2, as the "
+                                 "figure")),
+    measures="on two-dimensional instances, the misalignment of each group with u_+- "
+    + LIMIT_MEASURES,
+    notes="The figure has no stated instance: checked on 2-D draws of mzv25-binary. 'Align "
+    "with their class or die' is the separation event of MZV25-F1, checked there; 'then grow "
+    "along u_+-' is the limit of the rows' directions (as MZV25-T1, in the plane).")
 EXPERIMENT_5 = _listed(
     "MZV25-E5", "conceptual figure: UFM collapse (simplex ETF) against two-layer ReLU NC "
     "(orthogonal rays)", "Section 1, Fig. 1", sp.Eq(NC2(t), 0), "a schematic, no data")

@@ -421,6 +421,26 @@ def _max_out_norm(tr: Trajectory) -> Series:
     return Series(values, relative_floor(tr, 2.0) * values, ROUNDING * values)
 
 
+def _mean_dir_defect(tr: Trajectory) -> Series:
+    """max over the neurons some sample activates of 1 - cos(w_j, x_(sign v_j)), x_+- the
+    sums of the classes' points (binary case): the reduced alignment flow's limit directions
+    (section 4.1, after eq. (7)). Of degree 0 in the weights: a relative error rho turns
+    w_j by at most 2 rho."""
+    pr = tr.problem
+    labels = labels_of(pr)
+    if pr.vector_output:
+        raise UndefinedQuantity("MeanDirDefect (the binary case)")
+    sums = np.stack([pr.X[labels == 0].sum(axis=0), pr.X[labels == 1].sum(axis=0)])
+    target = sums[np.where(tr.a > 0, 0, 1)]  # (T, p, d)
+    norms = tr.neuron_norms
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cos = np.sum(tr.W * target, axis=-1) / (norms * np.linalg.norm(target, axis=-1))
+    live = np.any(tr.activation, axis=-1) & (norms > 0)
+    values = np.max(np.where(live, 1.0 - cos, 0.0), axis=-1)
+    return Series(values, 2.0 * relative_floor(tr, 1.0) + ROUNDING, np.full(len(tr.t),
+                                                                             ROUNDING))
+
+
 def _shares_and_target(tr: Trajectory) -> tuple[np.ndarray, np.ndarray]:
     g = groups(tr)
     geo = geometry(tr.problem)
@@ -552,6 +572,7 @@ def _count_violations(tr: Trajectory) -> Series:
 
 
 TRAJECTORY = {
+    "MeanDirDefect": _mean_dir_defect,
     "ShareGap": _share_gap,
     "MisalignMax": _misalign_max,
     "PseudoLabelGap": _pseudo_label_gap,

@@ -422,12 +422,18 @@ def test_k_class_mutants(mutant, verdicts, verify_profile):
 # longer run would need; a sequence that settles (NC2 and 1 - <e~_k, v^_j> are 0 exactly on the
 # K-class runs) decides, and so does a claimed rate against the fitted exponent.
 LIMIT_T_END = 1e12
-BINARY_LIMITS = ["MZV25-T1", "MZV25-T1c", "MZV25-F2", "MZV25-F10"]
+BINARY_LIMITS = ["MZV25-T1", "MZV25-T1c", "MZV25-F2", "MZV25-F10", "MZV25-E4"]
+PLANE = {"quick": (6,), "full": (6, 7)}  # seeds of 2-D binary draws (MZV25-E4's figure)
 K_LIMITS = ["MZV25-T1e", "MZV25-T1f", "MZV25-P2"]
 
 
 def limit_runs(profile) -> list:
     return [ev.binary_run(cases(profile)[case](), t_end=LIMIT_T_END) for case in cases(profile)]
+
+
+def plane_runs(profile) -> list:
+    seeds = PLANE["full" if profile.name == "full" else "quick"]
+    return [ev.binary_run(fam.binary(d=2, h=6, seed=s), t_end=LIMIT_T_END) for s in seeds]
 
 
 # the vector output's runs take 10 times the steps per decade past t ~ 1e8 (370 steps to 1e8,
@@ -447,7 +453,8 @@ def test_limits_t_to_infinity(cid, verdicts, verify_profile):
     1/|theta|^2) and what a longer run would need."""
     claim = CLAIMS[cid]
     assert claim.checkable and claim.kind is Kind.LIMIT
-    runs_ = k_limit_runs(verify_profile) if cid in K_LIMITS else limit_runs(verify_profile)
+    runs_ = (k_limit_runs(verify_profile) if cid in K_LIMITS else plane_runs(verify_profile)
+             if cid == "MZV25-E4" else limit_runs(verify_profile))
     verdict = _record(verdicts, check(claim, runs_), claim)
     assert verdict.outcome is not Outcome.VIOLATED, str(verdict)
     for v in verdict.instances:
@@ -491,6 +498,28 @@ def test_early_angular_rate(verdicts, verify_profile):
     assert verdict.band[0] > 1.0, verdict.band
 
 
+def alignment_end_runs(profile, seed: int) -> list:
+    """A binary draw at eps = 1e-2 .. 1e-46 (the same data and shapes), each run to the
+    alignment phase's end T (MZV25-F5)."""
+    out = []
+    for k in range(2, 50, 4):
+        pr = fam.binary(seed=seed, eps=10.0**-k)
+        T = claim_time(CLAIMS["MZV25-F5"], pr, T_early)
+        out.append(ev.binary_run(pr, t_end=T, early=201, late=0, early_end=T))
+    return out
+
+
+def test_alignment_phase_limits(verdicts, verify_profile):
+    """F5: as eps -> 0 (the alignment phase lasting ln(1/eps)) every live neuron ends along
+    its class's sum: the defect falls from about 1.7 at eps = 1e-2 to 5e-4 at 1e-46 (seed 0),
+    its exponent in eps about 0.17."""
+    claim = CLAIMS["MZV25-F5"]
+    for seed in (0, 1) if verify_profile.name == "full" else (0,):
+        verdict = _record(verdicts, check(claim, alignment_end_runs(verify_profile, seed)),
+                          claim)
+        assert verdict.outcome is Outcome.HOLDS, str(verdict)
+
+
 C_FIT = sp.Symbol("c_fit", positive=True)
 
 
@@ -522,6 +551,14 @@ LIMIT_MUTANTS = {
     "MZV25-T1f~grows": ("k", lambda: CLAIMS["MZV25-T1f"].variant("grows", statement=sp.Ge(
         sp.Abs(C.NC3(t) - C.NC3Inf), C_FIT * C.NormThetaSq(t) ** sp.Rational(1, 2)),
         parameters=_fitted("MZV25-T1f"))),
+    "MZV25-E4~grows": ("plane", lambda: CLAIMS["MZV25-E4"].variant("grows", statement=sp.Ge(
+        C.MisalignPlus(t), C_FIT * C.NormThetaSq(t) ** sp.Rational(1, 4)),
+        parameters=_fitted("MZV25-E4"))),
+    # a wrong rate, and a wrong exponent sign, of the alignment at T
+    "MZV25-F5~O(eps)": ("align", lambda: CLAIMS["MZV25-F5"].variant("O(eps)", statement=sp.Le(
+        C.MeanDirDefect(t), C_FIT * C.lam), parameters={"c_fit": None})),
+    "MZV25-F5~grows": ("align", lambda: CLAIMS["MZV25-F5"].variant("grows", statement=sp.Ge(
+        C.MeanDirDefect(t), C_FIT * C.lam ** sp.Rational(-1, 10)), parameters={"c_fit": None})),
     # a wrong rate: the early residual O(eps^3)
     "MZV25-F7~eps^3": ("eps", lambda: CLAIMS["MZV25-F7"].variant("eps^3", statement=sp.Le(
         C.AngularResidual(t), sp.Symbol("c_hi", positive=True) * C.lam**3))),
@@ -534,8 +571,10 @@ def test_limit_mutants(mutant, verdicts, verify_profile):
     claim = make()
     assert claim.id == mutant
     evidence = {"binary": lambda: limit_runs(verify_profile)[:2],
+                "plane": lambda: plane_runs(verify_profile),
                 "k": lambda: k_limit_runs(verify_profile),
-                "eps": lambda: [eps_runs(verify_profile)]}[which]()
+                "eps": lambda: [eps_runs(verify_profile)],
+                "align": lambda: [alignment_end_runs(verify_profile, 0)]}[which]()
     verdicts_ = [check(claim, ev_) for ev_ in evidence]
     _caught(verdicts, combine(claim.id, verdicts_), mutant)
 
