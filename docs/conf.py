@@ -31,7 +31,8 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 4
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "img/take_screenshots.py", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "img/take_screenshots.py", "Thumbs.db", ".DS_Store",
+                    "reference/api-md"]  # the API pages written out, for GitHub readers
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from numerics.identity import leaky_spec
+
 
 class ActivationError(ValueError):
     """A bad activation or spelling of one; the message names what is allowed."""
@@ -62,7 +64,7 @@ class LeakyReLU:
     @property
     def spec(self) -> str:
         """The spelling `parse` reads back (``"leaky:0.1"``), as the command line takes it."""
-        return f"leaky:{self.slope:g}"
+        return leaky_spec(self.slope)
 
     @property
     def is_relu(self) -> bool:

@@ -6,13 +6,12 @@ and settings have the same `content_hash`, which keys caches and results.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from numerics import identity
 from numerics.activations import ACTIVATION_TYPES, ActivationError, ReLU
 from numerics.activations import parse as parse_activation
 
@@ -245,30 +244,23 @@ class Problem:
     def model_spec(self) -> str:
         """The model where it is not the default, e.g. ``"leaky:0.1, first layer"``; ""
         for a ReLU network with both layers trained."""
-        parts = [] if self.activation.spec == "relu" else [self.activation.spec]
-        if self.train != "both":
-            parts.append(f"{self.train} layer")
-        return ", ".join(parts)
+        return identity.model_spec(self.activation.spec, self.train)
+
     @property
     def unit_roundoff(self) -> float:
-        """The unit roundoff of the numbers the instance was given in: float64's (2^-53),
-        or float32's (2^-24) for a run recorded in float32 (``meta["dtype"]``). An
+        """The unit roundoff of the numbers the instance was given in, float64's (2^-53)
+        or, for a run recorded in float32 (``meta["dtype"]``), float32's (2^-24). An
         assumption stated as an equality holds on the instance to this precision."""
         return 2.0**-24 if self.meta.get("dtype") == "float32" else 2.0**-53
 
     # -- identity ----------------------------------------------------------------
     @property
     def content_hash(self) -> str:
-        """SHA-256 (hex, 16 chars) of the arrays and settings; meta is not hashed."""
-        h = hashlib.sha256()
-        for arr in (self.X, self.y, self.W0, self.a0):
-            h.update(str(arr.shape).encode())
-            h.update(np.ascontiguousarray(arr, dtype="<f8").tobytes())
-        settings = [self.parametrization, self.loss, self.loss_scale, self.init_scale]
-        if self.model_spec:  # the default model (ReLU, both layers) hashes as it always did
-            settings.append(self.model_spec)
-        h.update(json.dumps(settings).encode())
-        return h.hexdigest()[:16]
+        """SHA-256 (hex, 16 chars) of the arrays and settings; meta is not hashed
+        (`numerics.identity.content_hash`)."""
+        return identity.content_hash(self.X, self.y, self.W0, self.a0, self.parametrization,
+                                     self.loss, self.loss_scale, self.init_scale,
+                                     self.model_spec)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Problem) and self.content_hash == other.content_hash

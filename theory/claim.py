@@ -463,8 +463,8 @@ class Claim:
 
     @property
     def instance_property(self) -> bool:
-        """Whether the claim is a property of the instance (window (0, 0): the data and the
-        initial state, no dynamics)."""
+        """Whether the claim is a property of the instance, read at t = 0 only (window
+        (0, 0)), of its data and initial state and not of the dynamics."""
         return self.window == (sp.Integer(0), sp.Integer(0))
 
     def convention_scale(self, loss: str, values=None) -> float | None:

@@ -6,6 +6,7 @@ from functools import cache
 
 from theory import packs, symbols
 from theory.claim import Claim, Kind
+from theory.suggest import unknown_name
 from theory.symbols import UnknownName
 
 _PACK_OF: dict[str, packs.Pack] = {}
@@ -83,9 +84,9 @@ def get(claim_id: str) -> Claim:
         if len(parts) > 1 and all(p in _index() for p in parts):
             raise UnknownName(f"{claim_id!r} names several claims: {', '.join(parts)}; "
                            "get them one by one or use by_heading") from None
-        raise UnknownName(
-            f"no claim {claim_id!r}; known ids: {', '.join(sorted(_index()))}"
-        ) from None
+        raise UnknownName(f"no claim {claim_id!r}; "
+                          f"{unknown_name(claim_id, sorted(_index()), 'gfverify claims')}"
+                          ) from None
 
 
 def by_heading(heading_id: str) -> tuple[Claim, ...]:

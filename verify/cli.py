@@ -44,6 +44,7 @@ def _claims_command(args) -> int:
     import sympy
 
     import theory
+    from theory.suggest import unknown_name
 
     try:
         selected = theory.claims(paper=args.paper, kind=args.kind)
@@ -51,15 +52,16 @@ def _claims_command(args) -> int:
             from theory.registry import pack_of
 
             selected = tuple(c for c in selected if pack_of(c.id).builtin)
-    except (KeyError, ValueError) as exc:
-        kinds = ", ".join(k.name.lower() for k in theory.Kind)
-        raise UsageError(f"--kind: {exc}; use one of {kinds}") from None
+    except (KeyError, ValueError):
+        kinds = [k.name.lower() for k in theory.Kind]
+        raise UsageError(f"--kind: no kind {args.kind!r}; "
+                         f"{unknown_name(args.kind, kinds)}") from None
     if args.paper and not selected:
         from theory.registry import groups
 
         if args.paper not in groups():
-            raise UsageError(f"--paper: no paper {args.paper!r}; use one of "
-                             f"{', '.join(groups())}")
+            raise UsageError(f"--paper: no paper {args.paper!r}; "
+                             f"{unknown_name(args.paper, list(groups()))}")
     if args.format == "json":
         print(json.dumps([c.to_dict() for c in selected], indent=2))
     elif args.format == "md":
@@ -108,6 +110,45 @@ def _packs_command(args) -> int:
         where = "built in" if pack.builtin else "installed"
         print(f"{pack.name:<8} {where:<9} {count:>3} claims  {pack.title}"
               + (f"  [{', '.join(parts)}]" if parts else ""))
+    return EXIT_OK
+
+
+def _vocabulary_command(args) -> int:
+    """The names a statement can use: functions, instance numbers, quantities of time."""
+    import textwrap
+
+    import theory
+    from theory import symbols
+    from verify.expressions import FUNCTIONS, measurable_names
+
+    theory.claims()  # every pack's terms registered, with their meanings
+    instance, trajectory = measurable_names()
+    query = (args.name or "").lower()
+    groups = (("quantities of time, written F(t) or F(0)", sorted(trajectory)),
+              ("instance numbers", sorted(instance | {"t"})))
+    shown = 0
+    for title, names in groups:
+        names = [n for n in names if query in n.lower()]
+        if not names:
+            continue
+        print(f"{title}:")
+        width = max(len(n) for n in names)
+        for name in names:
+            meaning = symbols.VOCABULARY[name].meaning if name in symbols.VOCABULARY else ""
+            lines = textwrap.wrap(meaning, 100 - width - 4) or [""]
+            print(f"  {name:<{width}}  {lines[0]}")
+            for line in lines[1:]:
+                print(f"  {'':<{width}}  {line}")
+        shown += len(names)
+        print()
+    if not shown:
+        from theory.suggest import unknown_name
+
+        raise UsageError(f"vocabulary {args.name!r}: no name contains it; "
+                         f"{unknown_name(args.name, sorted(instance | trajectory))}")
+    if not query:
+        print(f"functions: {', '.join(FUNCTIONS)}; first(EVENT) is the first time EVENT "
+              "holds")
     return EXIT_OK
 
 
@@ -270,6 +311,12 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--builtin", action="store_true",
                     help="only the built-in packs' claims (not those of installed packs)")
     cl.set_defaults(run=_claims_command)
+
+    vo = sub.add_parser("vocabulary", help="the names a statement can use: quantities of "
+                                           "time, instance numbers and functions")
+    vo.add_argument("name", nargs="?", default=None,
+                    help="only the names that contain this text (case not counted)")
+    vo.set_defaults(run=_vocabulary_command)
 
     pk = sub.add_parser("packs", help="list the packs: the built-in papers and every pack "
                                       "installed through the gfverify.packs entry points")

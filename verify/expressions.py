@@ -7,7 +7,11 @@ Nothing the user typed is evaluated: no ``eval``, no ``sympify`` of the text.
 Allowed:
 
 - numbers (int, float), ``pi``, and ``oo`` (only as the argument of a quantity,
-  ``PL(oo)``, in scaling statements);
+  ``PL(oo)``, in scaling statements). A number is read exactly as written (``1e-8`` is
+  the rational 1/10^8, from its text, not the float Python's parser rounds it to); one
+  that float64 cannot hold to its precision (nonzero below 2.2e-308, or above 1e300), as
+  a literal or as a number the statement computes (``1e-200*1e-200``, ``exp(-1000)``), is
+  refused: the statement is compared on float64 runs, where it would read as 0 or inf;
 - names of the vocabulary (`theory.symbols`) that gfverify can measure: instance
   quantities (``n``, ``lam``, ``Dminus``, ...), ``t``, and trajectory quantities
   applied to ``t`` or to a time (``L(t)``, ``L(0)``);
@@ -28,20 +32,26 @@ that keeps user text from being evaluated.
 from __future__ import annotations
 
 import ast
-import difflib
 import math
+import sys
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy as sp
 
 from theory import registry
 from theory import symbols as S
+from theory.suggest import unknown_name
 from verify.errors import InputError
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
-# integer literals beyond this are read as floats (keeps sympy away from huge exact numbers)
-MAX_EXACT_INT = 10**12
+# numbers a statement may hold: float64's normal range (a nonzero number below the smallest
+# normal float reads as 0 or loses its precision on a run; above MAX_NUMBER, inf)
+MIN_NUMBER = sys.float_info.min
+MAX_NUMBER = 1e300
+# a power of two exact numbers is kept exact up to this many digits in its result
+MAX_EXACT_DIGITS = 4000
 
 FUNCTIONS = {
     "exp": (sp.exp, 1),
@@ -123,6 +133,7 @@ class Parsed:
 class _Reader:
     def __init__(self, text: str, allow_infinity: bool):
         self.text = text
+        self.source = text.strip() if isinstance(text, str) else ""  # what ast parses
         self.allow_infinity = allow_infinity
         registry.load()  # the installed packs' vocabulary terms
         self.instance, self.trajectory = measurable_names()
@@ -134,7 +145,7 @@ class _Reader:
         if depth > MAX_DEPTH:
             raise ExpressionError("the expression is nested too deeply")
         if isinstance(node, ast.Constant):
-            return self.constant(node.value)
+            return self.constant(node.value, ast.get_source_segment(self.source, node))
         if isinstance(node, ast.Name):
             return self.name(node.id)
         if isinstance(node, ast.UnaryOp):
@@ -191,7 +202,9 @@ class _Reader:
             return "this constant is"
         return f"{type(node).__name__} is"
 
-    def constant(self, value) -> sp.Basic:
+    def constant(self, value, written: str | None = None) -> sp.Basic:
+        """A literal, exactly as ``written`` (its source text): an int as an Integer, a
+        float literal as the rational its decimal text denotes."""
         if isinstance(value, bool) or value is None or value is Ellipsis:
             raise ExpressionError(f"the constant {value!r} is not allowed; use numbers")
         if isinstance(value, (str, bytes)):
@@ -200,16 +213,17 @@ class _Reader:
         if isinstance(value, complex):
             raise ExpressionError(f"complex numbers are not allowed (got {value!r})")
         if isinstance(value, int):
-            if abs(value) <= MAX_EXACT_INT:
-                return sp.Integer(value)
-            if abs(value) > 1e300:
+            if abs(value) > MAX_NUMBER:
                 raise ExpressionError(f"the number {str(value)[:12]}... ({len(str(value))} "
                                       "digits) is too large: at most 1e300")
-            return sp.Float(float(value))
+            return sp.Integer(value)
         if isinstance(value, float):
             if not math.isfinite(value):
-                raise ExpressionError(f"the number {value!r} is not finite")
-            return sp.Float(value)
+                raise ExpressionError(f"the number {written or repr(value)} is not finite in "
+                                      "float64 (at most 1e300)")
+            exact = _exact_literal(written, value)
+            in_range(exact, written or repr(value))
+            return exact
         raise ExpressionError(f"the constant {value!r} is not allowed")
 
     def name(self, name: str) -> sp.Basic:
@@ -233,13 +247,12 @@ class _Reader:
         raise ExpressionError(self.unknown(name))
 
     def unknown(self, name: str) -> str:
-        known = sorted(self.instance | self.trajectory | {"t"})
-        close = difflib.get_close_matches(name, known + list(FUNCTIONS), n=3)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        known = sorted(self.instance | self.trajectory | {"t"}) + list(FUNCTIONS)
+        others = unknown_name(name, known, "gfverify vocabulary")
         if name in S.VOCABULARY:
             return (f"{name!r} is in the vocabulary but gfverify cannot measure it on a run "
-                    f"yet{hint}; measurable names: {', '.join(known)}")
-        return f"{name!r} is not in the vocabulary{hint}; known names: {', '.join(known)}"
+                    f"yet; {others}")
+        return f"{name!r} is not in the vocabulary; {others}"
 
     def binop(self, node: ast.BinOp, depth: int) -> sp.Basic:
         if isinstance(node.op, ast.BitXor):
@@ -248,16 +261,7 @@ class _Reader:
         b = self.expression(node.right, depth + 1)
         if isinstance(node.op, ast.Pow):
             if a.is_number and b.is_number:  # keep huge exact powers out of sympy
-                try:
-                    value = float(a) ** float(b)
-                except (OverflowError, ZeroDivisionError, TypeError):
-                    raise ExpressionError(f"the power {sp.sstr(a)}**{sp.sstr(b)} is not a "
-                                          "finite real number") from None
-                if isinstance(value, complex) or not math.isfinite(value):
-                    raise ExpressionError(f"the power {sp.sstr(a)}**{sp.sstr(b)} is not a "
-                                          "finite real number")
-                return sp.Pow(a, b) if abs(value) < 1e300 and b.is_Rational and abs(b) < 64 \
-                    else sp.Float(value)
+                return _number_power(a, b)
             return sp.Pow(a, b)
         op = _BINOP.get(type(node.op))
         if op is None:
@@ -298,9 +302,10 @@ class _Reader:
         if name in self.instance or name == "t":
             raise ExpressionError(f"{name!r} is a number, not a function of time; "
                                   f"write {name} without parentheses")
-        raise ExpressionError(f"calling {name!r} is not allowed; callable: "
-                              f"{', '.join([*FUNCTIONS, EVENT_FUNCTION])} and the trajectory "
-                              f"quantities {', '.join(sorted(self.trajectory))}")
+        callable_ = [*FUNCTIONS, EVENT_FUNCTION, *sorted(self.trajectory)]
+        raise ExpressionError(f"calling {name!r} is not allowed: it is not a function nor a "
+                              f"quantity of time; "
+                              f"{unknown_name(name, callable_, 'gfverify vocabulary')}")
 
     def time_argument(self, name: str, node: ast.AST) -> sp.Basic:
         if isinstance(node, ast.Name) and node.id == "t":
@@ -346,6 +351,79 @@ def _require_real(expr: sp.Basic, node: ast.AST | None) -> None:
         raise ExpressionError(f"{text!r} {bad}; both sides must be finite real numbers")
 
 
+def _exact_literal(written: str | None, value: float) -> sp.Rational:
+    """The rational a float literal's text denotes (``1e-400`` is 1/10^400, not the 0.0
+    Python's parser made of it)."""
+    if written is not None:
+        try:
+            q = Fraction(written.replace("_", ""))
+        except (ValueError, ZeroDivisionError):
+            q = None
+        if q is not None:
+            return sp.Rational(q.numerator, q.denominator)
+    if not math.isfinite(value):
+        raise ExpressionError(f"the number {written or value!r} is not finite")
+    return sp.Rational(Fraction(value).numerator, Fraction(value).denominator)
+
+
+def in_range(number: sp.Basic, text: str) -> None:
+    """Refuse a number float64 cannot hold to its precision: nonzero and below its
+    smallest normal number, or above MAX_NUMBER."""
+    if not number.is_number or number.is_zero:
+        return
+    try:
+        value = abs(sp.N(number, 30))
+    except (TypeError, ValueError):
+        return
+    if not value.is_real or not value.is_finite:
+        return  # the side's own checks name it (not real, not finite)
+    if value < MIN_NUMBER:
+        raise ExpressionError(f"the number {text} is below float64's range (its smallest "
+                              f"normal number is {MIN_NUMBER:.3g}): statements are compared on "
+                              "float64 runs, where it would read as 0; write 0 or a number "
+                              "of that range")
+    if value > MAX_NUMBER:
+        raise ExpressionError(f"the number {text} is too large: at most 1e300")
+
+
+def _number_power(a: sp.Basic, b: sp.Basic) -> sp.Basic:
+    """a**b for two numbers: exact where both are rationals and the result is short (an
+    integer exponent) or a root (sympy keeps sqrt(2) exact), refused where it is not a
+    finite real number or outside float64's range; else the float it is."""
+    text = f"{sp.sstr(a)}**{sp.sstr(b)}"
+    try:
+        value = float(a) ** float(b)
+    except (OverflowError, ZeroDivisionError, TypeError):
+        raise ExpressionError(f"the power {text} is not a finite real number") from None
+    if isinstance(value, complex) or not math.isfinite(value):
+        raise ExpressionError(f"the power {text} is not a finite real number")
+    if a.is_zero:
+        return sp.Integer(0) if b.is_positive else sp.Integer(1)
+    # the magnitude from logarithms: a power that underflows to 0.0 in floats is still named
+    magnitude = float(b) * math.log10(abs(float(a)))
+    if magnitude < math.log10(MIN_NUMBER):
+        in_range(sp.Float(f"1e{math.floor(magnitude)}"), text)
+    if magnitude > math.log10(MAX_NUMBER):
+        raise ExpressionError(f"the number {text} is too large: at most 1e300")
+    if a.is_Rational and b.is_Rational:
+        digits = len(str(abs(a.p))) + len(str(a.q))
+        if b.is_Integer and abs(int(b)) * digits <= MAX_EXACT_DIGITS:
+            return sp.Pow(a, b)
+        if not b.is_Integer and abs(b) < 64 and digits < 40:
+            return sp.Pow(a, b)  # a root, kept exact (sqrt(2))
+    return sp.Float(value)
+
+
+def _check_numbers(expr: sp.Basic) -> None:
+    """Every number the statement computes from its literals (``1e-200*1e-200``,
+    ``exp(-1000)``) within float64's range (`in_range`)."""
+    for sub in sp.preorder_traversal(expr):
+        if isinstance(sub, sp.Expr) and sub.is_number and not sub.is_Atom or (
+                isinstance(sub, sp.Number)):
+            text = sp.sstr(sub)
+            in_range(sub, text if len(text) <= 40 else sp.sstr(sp.N(sub, 4)))
+
+
 def _parse_tree(text: str) -> ast.AST:
     if not isinstance(text, str):
         raise ExpressionError(f"expected the conjecture as a string, got {type(text).__name__}")
@@ -380,6 +458,9 @@ def parse_conjecture(text: str, free: tuple[sp.Symbol, ...] = ()) -> Parsed:
     reader = _Reader(text, allow_infinity=False)
     reader.extra = {s.name: s for s in free}
     rel = reader.statement(_parse_tree(text))
+    _check_numbers(rel)
+    if reader.event is not None:
+        _check_numbers(reader.event)
     if reader.event is None:
         if rel.has(S.t_conv):
             raise ExpressionError("t_conv is defined by first(...)")
@@ -405,6 +486,7 @@ def parse_expression(text: str, allow_infinity: bool = False) -> sp.Basic:
     expr = reader.expression(_parse_tree(text))
     if reader.event is not None:
         raise ExpressionError("first(...) is only allowed in a conjecture's bound")
+    _check_numbers(expr)
     return expr
 
 
@@ -413,6 +495,9 @@ def parse_time(text: str) -> tuple[sp.Basic, sp.Basic | None]:
     (then read as ``t_conv``). Returns the expression and the event (None without one)."""
     reader = _Reader(text, allow_infinity=False)
     expr = reader.expression(_parse_tree(text))
+    _check_numbers(expr)
+    if reader.event is not None:
+        _check_numbers(reader.event)
     return expr, reader.event
 
 

@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from numerics import Problem, ProblemError
 from theory import fields
+from theory.suggest import unknown_name
 from verify.errors import InputError
 
 
@@ -534,9 +535,9 @@ class Family:
                     raise FamilyError(f"--param horizon: expected a positive time, got {raw!r}")
                 continue
             if key not in self.params:
-                known = ", ".join([*self.params, "horizon", *MODEL_OPTIONS])
+                known = unknown_name(key, [*self.params, "horizon", *MODEL_OPTIONS])
                 raise FamilyError(f"--param {key}: family {self.name!r} has no parameter "
-                                  f"{key!r}; its parameters are {known}")
+                                  f"{key!r}; {known}")
             spec = self.params[key]
             value = spec.parse(key, str(raw)) if isinstance(raw, str) else raw
             if spec.kind != "choice":
@@ -652,5 +653,5 @@ def get(name: str) -> Family:
     try:
         return by_name[name]
     except KeyError:
-        raise FamilyError(f"--family: no family {name!r}; use one of "
-                          f"{', '.join(every)}") from None
+        raise FamilyError(f"--family: no family {name!r}; "
+                          f"{unknown_name(name, every, 'gfverify families')}") from None

@@ -110,6 +110,16 @@ class Finding:
         except (KeyError, TypeError) as exc:
             raise FindingError(f"a finding without {exc}") from None
 
+    def papers(self) -> tuple[str, ...]:
+        """The papers (packs) of the claims it bears on: ``S002-F2`` -> ``S002``."""
+        return tuple(dict.fromkeys(c.split("-")[0] for c in self.claims))
+
+    def names_its_paper(self) -> bool:
+        """Whether the title says which paper it is about (one of its claims' ids or
+        papers), so that a headline read alone ("Lemma 8 fails") is never ambiguous; a
+        finding that bears on no claim names none."""
+        return not self.claims or any(p in self.title for p in self.claims + self.papers())
+
     def line(self) -> str:
         """One line for the terminal: id, data kind, title."""
         kind = {"published": " [published data]", "recorded": " [recorded run]"}.get(

@@ -80,8 +80,12 @@ class Progress:
     unless ``work`` (the total estimated cost, any unit) is given and each ``advance``
     says the ``work`` it finished: then the ETA is the elapsed time scaled by the
     remaining work (a sweep whose largest instances come last is otherwise
-    predicted to end far too soon).
+    predicted to end far too soon). The ETA shown counts down to a projected end, moved
+    only when a new estimate differs from it by more than ``STEADY`` (a quarter): batches
+    of uneven cost then no longer swing it at every step.
     """
+
+    STEADY = 0.25
 
     def __init__(self, total: int, label: str, stream=None, width: int = 28,
                  enabled: bool = True, work: float | None = None):
@@ -96,6 +100,7 @@ class Progress:
         self.start = time.perf_counter()
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self._last_decile = -1
+        self._end: float | None = None  # the projected end (elapsed seconds)
 
     def __enter__(self) -> Progress:
         self._draw()
@@ -111,6 +116,20 @@ class Progress:
         self.work_done += work
         self._draw()
 
+    def _steady(self, eta: float, elapsed: float) -> float:
+        """The ETA shown: the time to the projected end, which moves to ``elapsed + eta``
+        only when that differs from it by more than ``STEADY`` of the larger of the two."""
+        if eta != eta:  # not known yet
+            return eta
+        if self.done >= self.total:
+            self._end = elapsed
+            return 0.0
+        left = None if self._end is None else self._end - elapsed
+        if left is None or left <= 0 or abs(left - eta) > self.STEADY * max(left, eta):
+            self._end = elapsed + eta
+            left = eta
+        return left
+
     def _draw(self) -> None:
         if not self.enabled:
             return
@@ -121,6 +140,7 @@ class Progress:
             eta = elapsed * left / self.work_done if self.work_done > 0 else float("nan")
         else:
             eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        eta = self._steady(eta, elapsed)
         filled = int(self.width * self.done / self.total)
         bar = "#" * filled + "." * (self.width - filled)
         eta_text = "?" if eta != eta else f"{eta:.0f}s"

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from verify.errors import InputError
-from verify.findings import DATA_KINDS, Finding
+from verify.findings import DATA_KINDS, Finding, FindingError
 from verify.verdict import Outcome, Verdict, Where
 
 
@@ -105,7 +105,11 @@ class VerdictLog:
 
     def finding(self, finding: Finding, verdict: Verdict | None = None, kind: str = "") -> Finding:
         """Record a finding (measured by the calling test); with ``verdict``, also record the
-        verdict it rests on in the table (VIOLATED rows stay visible there)."""
+        verdict it rests on in the table (VIOLATED rows stay visible there). A title that
+        does not name the paper (`Finding.names_its_paper`) is a `FindingError`."""
+        if not finding.names_its_paper():
+            raise FindingError(f"finding {finding.id}: its title {finding.title!r} names none "
+                               f"of {', '.join(finding.papers())}; a headline is read alone")
         if verdict is not None:
             self.record(verdict, kind, data=finding.data)
         self.findings.append(finding.to_dict())

@@ -5,7 +5,8 @@
 
 Each block sits between ``<!-- own-run:NAME:begin -->`` and ``<!-- own-run:NAME:end -->``
 and shows the commands of step NAME with what they printed, run in a scratch directory
-(wall-clock times are masked when comparing).
+(wall-clock times are masked when comparing). The machinery is the one of every page's
+examples (`examples/pages.py`); here the steps' commands are in ``STEPS``.
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples"))
+import pages  # noqa: E402 - the examples' machinery, beside this directory
+
 PAGE = ROOT / "docs" / "guides" / "own-runs.md"
 FIGURE = ROOT / "docs" / "img" / "own-run-margin.png"  # the cell's figure, shown on the page
 TRAIN = "python examples/own_run/train.py"
@@ -52,60 +54,21 @@ STEPS = {
              "--no-plot"],
 }
 
-_TIME = re.compile(r"in \d+(\.\d+)? s\b")
-
-
 def run_step(name: str, cwd: Path) -> str:
     """The step's commands and their output (stdout, or the last line of stderr when a
     command fails), as the page shows them."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    bindir = Path(sys.executable).parent
-    env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
-    shown = []
-    for command in STEPS[name]:
-        argv = shlex.split(command.replace("examples/", f"{ROOT}/examples/"))
-        if argv[0] == "python":
-            argv[0] = sys.executable
-        proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=900)
-        out = proc.stdout.rstrip()
-        err = proc.stderr.strip().splitlines()
-        if proc.returncode and err:  # a refusal: its one line (a traceback's last)
-            out = (out + "\n" if out else "") + err[-1]
-        shown.append(f"$ {command}\n{out}\n(exit {proc.returncode})")
-    return "\n\n".join(shown)
+    return pages.run_commands(STEPS[name], cwd)
 
 
 def blocks(text: str) -> dict[str, str]:
-    return dict(re.findall(r"<!-- own-run:([\w-]+):begin -->\n```text\n(.*?)\n?```\n"
-                           r"<!-- own-run:\1:end -->", text, flags=re.S))
+    return pages.blocks(text, "own-run")
 
 
 def render(text: str, outputs: dict[str, str]) -> str:
-    for name, out in outputs.items():
-        text = re.sub(rf"(<!-- own-run:{name}:begin -->\n)```text\n.*?```\n"
-                      rf"(<!-- own-run:{name}:end -->)",
-                      lambda m, out=out: f"{m.group(1)}```text\n{out}\n```\n{m.group(2)}",
-                      text, flags=re.S)
-    return text
+    return pages.render(text, outputs, "own-run")
 
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])")
-ROUNDING_LEVEL = 1e-12
-
-
-def _rounding_level(m: re.Match) -> str:
-    return "~0" if abs(float(m.group(0))) < ROUNDING_LEVEL else m.group(0)
-
-
-def masked(text: str) -> str:
-    """The text as compared with a fresh run: times masked, numbers below ROUNDING_LEVEL
-    (float64 rounding residues, which differ with the machine's BLAS kernels) shown as
-    ~0 together with where a table found them (an extreme among residues is anywhere),
-    and runs of spaces (column widths) as one."""
-    text = _NUMBER.sub(_rounding_level, _TIME.sub("in ... s", text))
-    text = re.sub(r"(~0 \([^)]*\)) +\S+", r"\1 (t)", text)
-    return re.sub(r" +", " ", text)
+masked = pages.masked
 
 
 def main(argv=None) -> int:

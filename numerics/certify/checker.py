@@ -1,42 +1,48 @@
-"""Re-verify a certificate file (`Tube.write`) on its own: ``check_certificate(path)``.
+"""Re-check a certificate file on its own: ``python -m numerics.certify FILE``.
 
-It imports no integrator: only the ball arithmetic (`numerics.certify.balls`) and the
-polynomial field (`numerics.certify.field`). From the file's data, initial state, step
-boundaries, Taylor coefficients and claimed radii it checks, with its own bounds:
+It imports no integrator, no run and no parser: the ball arithmetic
+(`numerics.certify.balls`), the polynomial field (`numerics.certify.field`), the exact
+instance (`numerics.certify.instance`), the claim evaluator (`numerics.certify.claims`,
+`numerics.certify.quantities`) and the file's reader (`numerics.certify.certificate`).
+From the file alone it
 
-1. the initial state lies within the first radius of the first step's start;
-2. every step's length is exact (boundary + length == next boundary, in rationals);
-3. every step's pairs taken as held at z <= 0 (or exactly at 0) were shown so by the step
-   before;
-4. every step's Gronwall bound (`field.verify_step`: defect, logarithmic norm, the regimes
-   the tube may meet) stays inside the box the step claims and, carried to the step's end
-   (and projected onto the surfaces of pairs exactly at 0, `field.restart_radius`),
-   within the next boundary's claimed radius of the next step's start;
-5. at the run's saved times, the claimed radius around the run's state covers the
-   boundary's radius plus the distance between the two.
+1. reads and checks every field (`certificate.read`): settings against their allowed
+   values, arrays finite and within range, boundaries and saved entries in order, the
+   instance's hash recomputed from its data, initial state and model;
+2. rebuilds the field from the instance and re-verifies the tube step by step
+   (`field.verify_step`: defect, logarithmic norm, the regimes the tube may meet, held
+   pairs), each step's exact length, the first step's start against the instance's
+   initial state, each step's end against the next step's start, and the radii claimed
+   at the run's saved times;
+3. re-decides the claim in Arb on that tube (`claims.decide`) and requires the file's
+   verdict, time and reason exactly.
 
-Any failure rejects the file (`CertificateRejected`, naming the step and the bound).
-Command line: ``python -m numerics.certify FILE`` (exit 0 accepted, 1 rejected).
+Any failure rejects the file (`CertificateRejected`, naming the field or the step).
+Command line: exit 0 accepted (it prints the claim, the instance's hash, the verdict and
+its time), 1 rejected (one line, the reason), 2 usage.
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
-from numerics.certify.balls import Ball, distance_up, up, value_at
-from numerics.certify.field import Shape, restart_radius, start_sets, verify_step
+from numerics.certify import certificate
+from numerics.certify.balls import RoundingModeError, check_rounding, distance_up, up, value_at
+from numerics.certify.claims import ClaimSpec, Decision, decide
+from numerics.certify.field import (
+    NotCertifiable,
+    restart_radius,
+    start_sets,
+    step_polynomial,
+    verify_step,
+)
 
-FORMAT = "gfverify-certificate/2"
-
-
-_ARRAYS = ("X", "y", "theta0", "bounds", "coeffs", "r0", "R", "end_state", "saved_index",
-           "stuck", "pinned", "regime", "saved_state", "saved_radius")
+FORMAT = certificate.FORMAT
 
 
 class CertificateRejected(ValueError):
@@ -45,98 +51,178 @@ class CertificateRejected(ValueError):
 
 @dataclass(frozen=True)
 class Checked:
-    """An accepted certificate: the saved times, the run's states there and the radii
-    (Euclidean) within which the true flow certainly lies."""
+    """An accepted certificate.
 
+    Attributes
+    ----------
+    instance
+        The instance's hash (`numerics.Problem.content_hash`).
+    claim, verdict
+        The claim and its verdict, re-derived on the tube (None for a tube alone).
+    times, states, radii
+        The run's saved times, its states there and the radii (Euclidean) within which the
+        true flow certainly lies.
+    end
+        The last time the tube reaches; ``steps``: its number of steps.
+    """
+
+    instance: str
+    claim: ClaimSpec | None
+    verdict: Decision | None
     times: np.ndarray
     states: np.ndarray
     radii: np.ndarray
     end: float
     steps: int
+    description: str = ""
+    said: Decision | None = None
 
 
-def _load(path):
+def check_certificate(path, instance: str | None = None) -> Checked:
+    """Accept the certificate at ``path`` (returning what it proves) or reject it;
+    ``instance``: the hash the file must be about."""
     try:
-        with np.load(Path(path), allow_pickle=False) as f:
-            data = {k: f[k] for k in f.files}
-        meta = json.loads(str(data.pop("meta")))
-    except (OSError, ValueError, KeyError) as exc:
-        raise CertificateRejected(f"{path}: not a certificate file ({exc})") from None
-    if meta.get("format") != FORMAT:
-        raise CertificateRejected(f"{path}: format {meta.get('format')!r}, expected {FORMAT}")
-    missing = [k for k in _ARRAYS if k not in data]
-    if missing:
-        raise CertificateRejected(f"{path}: the arrays {', '.join(missing)} are missing")
-    return meta, data
+        check_rounding()
+        f = certificate.read(path)
+    except certificate.FileRejected as exc:
+        raise CertificateRejected(str(exc)) from None
+    except RoundingModeError as exc:
+        raise CertificateRejected(str(exc)) from None
+    if instance is not None and f.instance.hash != instance:
+        raise CertificateRejected(f"instance.hash: the file is about {f.instance.hash}, not "
+                                  f"{instance}")
+    with np.errstate(all="ignore"):
+        _check_tube(f)
+        _check_saved(f)
+        verdict = _check_claim(f)
+    idx = f.saved_index
+    return Checked(f.instance.hash, f.claim, verdict, f.bounds[idx], f.saved_state,
+                   f.saved_radius, f.end, f.steps, f.instance.describe(), f.verdict)
 
 
-def check_certificate(path) -> Checked:
-    """Accept the certificate at ``path`` (returning what it proves) or reject it."""
-    meta, f = _load(path)
-    shape = Shape(f["X"], f["y"], int(meta["p"]), float(meta["loss_scale"]),
-                  bool(meta["mean_field"]), float(meta["slope"]), str(meta["train"]))
-    bounds, coeffs, r0, R = f["bounds"], f["coeffs"], f["r0"], f["R"]
-    stuck, pinned, regime = f["stuck"], f["pinned"], f["regime"]
-    N = len(R)
-    if not (len(bounds) == N + 1 and len(r0) == N + 1 and coeffs.shape[0] == N):
-        raise CertificateRejected("the step arrays disagree in length")
-    if bounds[0] != 0.0 or np.any(r0 < 0) or not np.all(np.isfinite(r0)):
-        raise CertificateRejected("the first boundary is not 0 or a radius is invalid")
-    pd = shape.p * shape.d
+def _check_tube(f: certificate.TubeFile) -> None:
+    shape = f.instance.shape()
+    theta0 = f.instance.theta0
+    N = f.steps
 
     def start(k):
-        return coeffs[k, 0] if k < N else f["end_state"]
+        return f.coeffs[k, 0] if k < N else f.end_state
 
-    if len(stuck) != N or len(pinned) != N or len(regime) != N:
-        raise CertificateRejected("the held-down pairs disagree with the steps")
+    if not distance_up(theta0, start(0)) <= f.r0[0]:
+        raise CertificateRejected("r0[0]: the instance's initial state is outside the first "
+                                  "radius of the tube's start")
     if N:
-        stuck0, pinned0 = start_sets(shape, f["theta0"])
-        if np.any(stuck[0] & ~stuck0) or np.any(pinned[0] & ~pinned0):
-            raise CertificateRejected("step 0 takes pairs as held at z <= 0 (or at 0) that "
+        stuck0, pinned0 = start_sets(shape, theta0)
+        if np.any(f.stuck[0] & ~stuck0) or np.any(f.pinned[0] & ~pinned0):
+            raise CertificateRejected("step 0: it takes pairs as held at z <= 0 (or at 0) that "
                                       "the initial state does not have there")
-    if distance_up(f["theta0"], start(0)) > r0[0]:
-        raise CertificateRejected("the initial state is outside the first radius")
     for k in range(N):
-        h = bounds[k + 1] - bounds[k]
-        if not (h > 0 and Fraction(bounds[k]) + Fraction(h) == Fraction(bounds[k + 1])):
-            raise CertificateRejected(f"step {k}: its length is not exact")
-        P = Ball.exact(coeffs[k])
-        W = P[:, :pd].reshape(P.shape[0], shape.p, shape.d)
-        a = P[:, pd:]
-        bnd = verify_step(shape, W, a, float(h), float(r0[k]), float(R[k]), stuck[k], pinned[k],
-                          regime[k])
+        b0, b1 = float(f.bounds[k]), float(f.bounds[k + 1])
+        h = b1 - b0
+        if not (h > 0 and Fraction(b0) + Fraction(h) == Fraction(b1)):
+            raise CertificateRejected(f"step {k} (t = {b0!r}): its length is not exact")
+        P, W, a = step_polynomial(shape, f.coeffs[k])
+        try:
+            bnd = verify_step(shape, W, a, h, float(f.r0[k]), float(f.R[k]), f.stuck[k],
+                              f.pinned[k], f.regime[k])
+            reach = (restart_radius(shape, value_at(P, h), bnd.r_end, bnd.pinned_end,
+                                    start(k + 1)) if bnd.ok else np.inf)
+        except (ValueError, ArithmeticError, NotCertifiable) as exc:
+            raise CertificateRejected(f"step {k} (t = {b0!r}): its bounds cannot be computed "
+                                      f"({type(exc).__name__}: {exc})") from None
         if not bnd.ok:
-            raise CertificateRejected(f"step {k} (t = {bounds[k]!r}): {bnd.why}")
-        if k + 1 < N and (np.any(stuck[k + 1] & ~bnd.stuck_end)
-                          or np.any(pinned[k + 1] & ~bnd.pinned_end)):
-            raise CertificateRejected(f"step {k + 1}: a pair is taken as held at z <= 0 "
-                                      "(or at 0) that the previous step does not show so")
-        reach = restart_radius(shape, value_at(P, float(h)), bnd.r_end, bnd.pinned_end,
-                               start(k + 1))
-        if reach > r0[k + 1]:
+            raise CertificateRejected(f"step {k} (t = {b0!r}): {bnd.why}")
+        if k + 1 < N and (np.any(f.stuck[k + 1] & ~bnd.stuck_end)
+                          or np.any(f.pinned[k + 1] & ~bnd.pinned_end)):
+            raise CertificateRejected(f"step {k + 1}: a pair is taken as held at z <= 0 (or "
+                                      "at 0) that the previous step does not show so")
+        if not reach <= f.r0[k + 1]:
             raise CertificateRejected(
-                f"step {k} (t = {bounds[k]!r}): the tube reaches {reach:.6g} at its end, "
-                f"more than the radius {r0[k + 1]:.6g} claimed there")
-    idx, states, radii = f["saved_index"], f["saved_state"], f["saved_radius"]
-    for j, k in enumerate(idx):
-        if not 0 <= k <= N or up(r0[k] + distance_up(states[j], start(k)), 2) > radii[j]:
-            raise CertificateRejected(f"saved time {j}: the claimed radius does not cover "
-                                      "the tube there")
-    return Checked(bounds[idx], states, radii, float(bounds[-1]), N)
+                f"step {k} (t = {b0!r}): the tube reaches {reach:.6g} at its end, more than "
+                f"the radius {f.r0[k + 1]:.6g} claimed there (r0[{k + 1}])")
+
+
+def _check_saved(f: certificate.TubeFile) -> None:
+    N = f.steps
+    for j, k in enumerate(f.saved_index):
+        k = int(k)
+        centre = f.coeffs[k, 0] if k < N else f.end_state
+        need = up(float(f.r0[k]) + distance_up(f.saved_state[j], centre), 2)
+        if not need <= f.saved_radius[j]:
+            raise CertificateRejected(f"saved entry {j} (t = {float(f.bounds[k])!r}): the "
+                                      "claimed radius does not cover the tube there")
+
+
+def _check_claim(f: certificate.TubeFile) -> Decision | None:
+    if f.claim is None:
+        return None
+    if f.claim.horizon != float(f.bounds[f.saved_index[-1]]) and not f.why:
+        raise CertificateRejected(f"tube.why: the tube is said complete, but the run's last "
+                                  f"saved time {float(f.bounds[f.saved_index[-1]])!r} is not "
+                                  f"the claim's horizon {f.claim.horizon!r}")
+    got = decide(f.claim, f)
+    said = f.verdict
+    if got.outcome != said.outcome:
+        at = "" if said.t is None else f" at t={said.t!r}"
+        now = "" if got.t is None else f" at t={got.t!r}"
+        raise CertificateRejected(
+            f"verdict: the file says {said.outcome}{at} ({said.reason}); on the file's tube "
+            f"(to t={f.end:.6g}) the claim is {got.outcome}{now} ({got.reason})")
+    return got
+
+
+def report(got: Checked, path) -> list[str]:
+    """What the command line prints for an accepted certificate."""
+    lines = [f"ACCEPTED: {path} ({FORMAT})"]
+    if got.claim is not None:
+        c = got.claim
+        lines.append(f"claim:    {c.id}: {c.text}")
+        lines.append(f"          decided as {c.describe()}")
+    else:
+        lines.append("claim:    none (a tube alone)")
+    lines.append(f"instance: {got.instance} ({got.description})")
+    lines.append(f"tube:     {got.steps} steps to t = {got.end:.6g}; at the run's "
+                 f"{len(got.times)} saved times the true flow is within "
+                 f"{float(np.max(got.radii)):.3g} of it")
+    if got.verdict is not None:
+        v = got.verdict
+        at = "" if v.t is None else f" at t={v.t:.6g}"
+        lines.append(f"verdict:  {v.outcome}{at}: {v.reason}")
+        if got.said is not None and got.said != v:
+            said = "" if got.said.t is None else f" at t={got.said.t:.6g}"
+            lines.append(f"          (the file says {got.said.outcome}{said}: "
+                         f"{got.said.reason})")
+    return lines
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m numerics.certify FILE", file=sys.stderr)
+    parser = argparse.ArgumentParser(
+        prog="python -m numerics.certify",
+        description="Re-check a gfverify certificate: the tube, the instance and the claim's "
+        "verdict, from the file alone.")
+    parser.add_argument("file", help="the certificate (.npz)")
+    parser.add_argument("--instance", default=None, metavar="HASH",
+                        help="reject the file unless it is about this instance (its content "
+                             "hash, 16 hex digits)")
+    try:
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:
+        return 2 if exc.code else 0
+    if args.instance is not None and not (len(args.instance) == 16 and all(
+            c in "0123456789abcdef" for c in args.instance)):
+        print(f"error: --instance {args.instance!r}: a content hash, 16 hex digits",
+              file=sys.stderr)
         return 2
     try:
-        got = check_certificate(argv[0])
+        got = check_certificate(args.file, instance=args.instance)
     except CertificateRejected as exc:
-        print(f"REJECTED: {exc}")
+        print(f"REJECTED: {args.file}: {exc}")
         return 1
-    print(f"ACCEPTED: {got.steps} steps to t = {got.end:g}; largest radius at a saved time "
-          f"{got.radii.max():.3g}")
+    except Exception as exc:  # noqa: BLE001 - a file the checks above missed: never accept
+        print(f"REJECTED: {args.file}: the checker could not process it "
+              f"({type(exc).__name__}: {str(exc)[:200]})")
+        return 1
+    print("\n".join(report(got, args.file)))
     return 0
 
 

@@ -30,8 +30,9 @@ from numerics.certify.balls import (
     add_up,
     derivative,
     distance_up,
+    exp_up,
     norm_up,
-    poly_mul,
+    poly_einsum,
     range_on,
     sub_down,
     sup_on,
@@ -56,6 +57,20 @@ class Shape:
     mean_field: bool
     slope: float
     train: str
+
+    def __post_init__(self) -> None:
+        # the bounds below hold only for these (a growth constant of 0 for one trained
+        # layer, a convex kink for a slope in [0, 1], the Gauss-Newton term for c > 0)
+        if self.train not in ("both", "first", "second"):
+            raise NotCertifiable(f"train: {self.train!r} is not both, first or second")
+        if not (np.isfinite(self.loss_scale) and self.loss_scale > 0):
+            raise NotCertifiable(f"loss_scale: must be positive, got {self.loss_scale!r}")
+        if not 0.0 <= self.slope < 1.0:
+            raise NotCertifiable(f"slope: must be in [0, 1), got {self.slope!r}")
+        if not (isinstance(self.p, int | np.integer) and self.p >= 1):
+            raise NotCertifiable(f"p: a positive number of neurons, got {self.p!r}")
+        if not isinstance(self.mean_field, bool | np.bool_):
+            raise NotCertifiable(f"mean_field: True or False, got {self.mean_field!r}")
 
     @property
     def n(self) -> int:
@@ -105,19 +120,14 @@ class Shape:
         return theta[..., :pd].reshape(*theta.shape[:-1], self.p, self.d), theta[..., pd:]
 
 
-def shape_of(problem) -> Shape:
-    """The field's constants for ``problem``; `NotCertifiable` for a loss other than the
-    square loss or an activation other than ReLU / leaky ReLU."""
-    if problem.loss != "square":
-        raise NotCertifiable(f"the {problem.loss} loss: certificates cover the square loss "
-                             "(a polynomial field between activation changes)")
-    slope = getattr(problem.activation, "slope", None)
-    if slope is None or type(problem.activation).__name__ not in ("ReLU", "LeakyReLU"):
-        raise NotCertifiable(f"activation {problem.activation.describe()}: certificates "
-                             "cover ReLU and leaky ReLU")
-    return Shape(np.asarray(problem.X, float), np.asarray(problem.y, float), problem.p,
-                 float(problem.loss_scale), problem.parametrization == "mean_field",
-                 float(slope), problem.train)
+def step_polynomial(shape: Shape, coef: np.ndarray) -> tuple[Ball, Ball, Ball]:
+    """A step's flat Taylor coefficients (order + 1, parameters) as balls: the whole
+    state P and its parts (W, a), views of P. The writer and the checker both build them
+    here, so that every bound is computed from the same arrays in the same layout (and
+    so, on one machine, to the same last bit)."""
+    P = Ball.exact(np.ascontiguousarray(coef, dtype=np.float64))
+    pd = shape.p * shape.d
+    return P, P[:, :pd].reshape(P.shape[0], shape.p, shape.d), P[:, pd:]
 
 
 def slopes(shape: Shape, active: np.ndarray, inactive: np.ndarray) -> Ball:
@@ -134,30 +144,34 @@ class FieldPoly:
 
     z: Ball   # pre-activations z_ji(s), (K+1, p, n)
     r: Ball   # residuals r_i(s), (2K+1, n)
-    dW: Ball  # W'(s) by the field, (3K+1, p, d)
-    da: Ball  # a'(s) by the field, (3K+1, p)
+    dW: Ball | None = None  # W'(s) by the field, (3K+1, p, d)
+    da: Ball | None = None  # a'(s) by the field, (3K+1, p)
 
 
-def field_along(shape: Shape, W: Ball, a: Ball, D: Ball) -> FieldPoly:
+def field_along(shape: Shape, W: Ball, a: Ball, D: Ball, z: Ball | None = None,
+                derivatives: bool = True) -> FieldPoly:
     """The field F(theta(s)) for theta(s) = (W(s), a(s)) given by coefficient balls
-    (W: (K+1, p, d), a: (K+1, p)) with slopes ``D`` (p, n)."""
+    (W: (K+1, p, d), a: (K+1, p)) with slopes ``D`` (p, n); ``z``: W's pre-activations
+    when already computed; ``derivatives`` False: the pre-activations and residuals only
+    (what `_tube_view` reads)."""
     X = Ball.exact(shape.X)
-    z = W @ X.T
+    z = W @ X.T if z is None else z
     Dz = z * D
-    h = poly_mul(a.reshape(a.shape[0], shape.p, 1), Dz).sum(axis=1) * shape.s()
-    h[0] = h[0] - Ball.exact(shape.y)
-    r = h
+    r = poly_einsum("j,ji->i", a, Dz) * shape.s()
+    r[0] = r[0] - Ball.exact(shape.y)
+    if not derivatives:
+        return FieldPoly(z, r)
     rate = -shape.rate()
     K3 = 3 * (W.shape[0] - 1) + 1
     if shape.train == "first":
-        da = Ball(np.zeros((K3, shape.p)))
+        da = Ball.exact(np.zeros((K3, shape.p)))
     else:
-        da = poly_mul(r.reshape(r.shape[0], 1, shape.n), Dz).sum(axis=2) * rate
+        da = poly_einsum("i,ji->j", r, Dz) * rate
     if shape.train == "second":
-        dW = Ball(np.zeros((K3, shape.p, shape.d)))
+        dW = Ball.exact(np.zeros((K3, shape.p, shape.d)))
     else:
         q = (r.reshape(r.shape[0], 1, shape.n) * D) @ X
-        dW = poly_mul(a.reshape(a.shape[0], shape.p, 1), q) * rate
+        dW = poly_einsum("j,jd->jd", a, q) * rate
     return FieldPoly(z, r, dW, da)
 
 
@@ -204,12 +218,15 @@ class StepBounds:
     pinned_end: np.ndarray | None = None  # of them, pairs certainly exactly at z = 0
 
 
-def sign_sets(shape: Shape, z: Ball, h: float, R: float):
+def sign_sets(shape: Shape, z: Ball, h: float, R: float, stuck: np.ndarray | None = None):
     """Pairs certainly active / inactive over the step for every state within R of the
-    polynomial: z_ji's range over [0, h] clears R |x_i|."""
-    lo, hi = range_on(z, h)
-    reach = up(R * shape.x_norms(), 2)[None, :]
-    return lo > reach, hi < -reach
+    polynomial: z_ji's range over [0, h] clears R |x_i|; and that range (lo, hi), found
+    finely near the surfaces except for the ``stuck`` pairs (held at z <= 0 by
+    `_held_down`, not by their range)."""
+    reach = np.broadcast_to(up(R * shape.x_norms(), 2)[None, :], z.shape[1:])
+    near = reach if stuck is None else np.where(stuck, -np.inf, reach)
+    lo, hi = range_on(z, h, near=near)
+    return lo > reach, hi < -reach, (lo, hi)
 
 
 @dataclass
@@ -234,7 +251,7 @@ def _tube_view(shape: Shape, F: FieldPoly, D: Ball, a: Ball, h: float, R: float)
     zn = np.sqrt(up(((Dhi * zsup) ** 2).sum(axis=0), shape.p + 2))
     moved = up(s * R * (up(zn, 2) + up((asup + R) * Dhi.max(axis=0) * xn, 4)), 4)
     r_lo, r_hi = range_on(F.r, h)
-    a_lo, a_hi = range_on(a, h)
+    a_lo, a_hi = range_on(a, h, near=0.0)
     r = Ball.hull(sub_down(r_lo, moved), add_up(r_hi, moved))
     return _TubeView(r, Ball.hull(sub_down(a_lo, R), add_up(a_hi, R)), D, r.magnitude())
 
@@ -313,43 +330,43 @@ def verify_step(shape: Shape, W: Ball, a: Ball, h: float, r0: float, R: float,
     pinned = none if pinned is None else np.asarray(pinned, bool) & stuck
     xn = shape.x_norms()
     z = W @ Ball.exact(shape.X.T)
-    active, inactive = sign_sets(shape, z, h, R)
+    active, inactive, zrange = sign_sets(shape, z, h, R, stuck)
     active &= ~stuck
     # first pass: the slopes the signs certify; the held-down pairs then join the inactive
     D = slopes(shape, active, inactive)
-    F = field_along(shape, W, a, D)
+    F = field_along(shape, W, a, D, z, derivatives=False)
     view = _tube_view(shape, F, D, a, h, R)
     held, speed, lone = _held_down(shape, view)
     if np.any(stuck & held & ~inactive):
         inactive = inactive | (stuck & held)
         D = slopes(shape, active, inactive)
-        F = field_along(shape, W, a, D)
+        F = field_along(shape, W, a, D, z, derivatives=False)
         view = _tube_view(shape, F, D, a, h, R)
     undecided_pairs = ~(active | inactive)
     convex = np.zeros_like(undecided_pairs)
     stray, tv = 0.0, 0.0
+    Wp = W
     if regime is not None and undecided_pairs.any():
-        convex, rho = _convex_pairs(shape, view, z, h, undecided_pairs,
+        convex, rho = _convex_pairs(shape, view, zrange, undecided_pairs,
                                     np.asarray(regime, bool))
         if convex.any():
             on = np.asarray(regime, bool)
             lo = np.where(active | (convex & on), 1.0, shape.slope)
             hi = np.where(inactive | (convex & ~on), shape.slope, 1.0)
             D = Ball.hull(lo, hi)
-            Wp = W
             if np.any(rho > 0):  # the projections lie in a box of these radii per neuron
                 row = norm_up_rows(rho)
                 Wp = Ball(W.mid, W.rad.copy())
                 Wp.rad[0] = up(W.rad[0] + row[:, None], 1)
                 stray = norm_up(rho)
                 tv = float(up(float((W.shape[0] - 1) * rho.sum()), rho.size + 2))
-            F = field_along(shape, Wp, a, D)
+    F = field_along(shape, Wp, a, D, z if Wp is W else None)
     dW = _pad(derivative(W), F.dW.shape[0]) - F.dW
     da = _pad(derivative(a), F.da.shape[0]) - F.da
     sup = np.concatenate([sup_on(dW, h).ravel(), sup_on(da, h).ravel()])
     defect = norm_up(sup)
     mu = _log_norm(shape, view) if shape.train == "both" else 0.0
-    growth = float(up(np.exp(up(mu * h, 2)), 4))
+    growth = exp_up(float(up(mu * h, 2)))
     start = up(r0 + stray, 1)
     r_end = float(up(up((start + up(defect * h, 2) + tv) * growth, 4) + stray, 1))
     undecided = int((undecided_pairs & ~convex).sum())
@@ -370,7 +387,7 @@ def norm_up_rows(rho: np.ndarray) -> np.ndarray:
     return up(np.sqrt(up((rho * rho).sum(axis=1), rho.shape[1] + 2)), 2)
 
 
-def _convex_pairs(shape: Shape, view: _TubeView, z: Ball, h: float, undecided: np.ndarray,
+def _convex_pairs(shape: Shape, view: _TubeView, zrange, undecided: np.ndarray,
                   regime: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The undecided pairs whose kink is convex on the whole tube, and how far the
     polynomial strays to the wrong side of each one's surface (rho, in parameter distance:
@@ -386,7 +403,7 @@ def _convex_pairs(shape: Shape, view: _TubeView, z: Ball, h: float, undecided: n
     convex = undecided & (kink.lower() > 0)
     if not convex.any():
         return convex, np.zeros(convex.shape)
-    zlo, zhi = range_on(z, h)
+    zlo, zhi = zrange  # the pre-activations' range over the step (`sign_sets`)
     wrong = np.where(regime, np.maximum(-zlo, 0.0), np.maximum(zhi, 0.0))
     strays = convex & (wrong > 0)
     if strays.any():

@@ -17,7 +17,6 @@ re-derives every bound from it with its own calls and accepts or rejects it.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -25,19 +24,22 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.certify.balls import Ball, distance_up, up, value_at
+from numerics.certify import certificate
+from numerics.certify.balls import distance_up, up, value_at
+from numerics.certify.claims import ClaimSpec, Decision
 from numerics.certify.field import (
     NotCertifiable,
     Shape,
     projected_centre,
     restart_radius,
-    shape_of,
     start_sets,
+    step_polynomial,
     verify_step,
 )
 from numerics.certify.field import taylor as taylor_coefficients
+from numerics.certify.instance import Instance
 
-FORMAT = "gfverify-certificate/2"
+FORMAT = certificate.FORMAT
 ORDER = 14  # Taylor order of the approximant's steps
 # The approximant's step: its last two orders' terms below this fraction of the state.
 STEP_TOL = 2.0**-54
@@ -54,8 +56,23 @@ ROUNDING_FLOOR = 1e-13
 # A crossing step without a window ends this many d u |w_j| |x_i| past the surface.
 PAST_SURFACE = 64.0
 SAMPLES = 24  # points per step at which the approximant's pre-activations are read
+# a pair that crosses within CHATTER x t of each step's start, CHATTER_STEPS steps in a
+# row, is sliding on its surface: the writer stops there
+CHATTER = 1e-9
+CHATTER_STEPS = 16
 ARITHMETIC = ("float64 ball arithmetic (midpoint-radius, round-to-nearest with rigorous "
               "rounding bounds: numerics.certify.balls)")
+
+
+# Every radius the file claims is the writer's bound times (1 + SLACK): the checker's own
+# recomputation of the bound, on another machine whose BLAS sums in another order, may come
+# out a few ulps higher (the bounds hold for every order; their last bits do not agree).
+SLACK = 2.0**-20
+
+
+def slack(radius: float) -> float:
+    """A radius as the file claims it (`SLACK`)."""
+    return float(up(float(radius) * (1.0 + SLACK), 1))
 
 
 class CertifyError(ValueError):
@@ -68,6 +85,9 @@ class Tube:
 
     Attributes
     ----------
+    instance
+        The exact instance (`numerics.certify.instance.Instance`); ``shape``: its field's
+        constants, ``theta0``: its initial state.
     times
         The run's saved times the tube reaches (exact floats).
     states
@@ -90,6 +110,7 @@ class Tube:
         step's polynomial follows (what the file holds).
     """
 
+    instance: Instance
     shape: Shape
     theta0: np.ndarray
     times: np.ndarray
@@ -126,20 +147,12 @@ class Tube:
         """Step k's Taylor coefficients, (order + 1, parameters)."""
         return self.coeffs[k]
 
-    def write(self, path) -> Path:
-        """The certificate as an ``.npz`` file (what `numerics.certify.checker` reads)."""
-        path = Path(path)
-        meta = {"format": FORMAT, "p": self.shape.p, "loss_scale": self.shape.loss_scale,
-                "mean_field": self.shape.mean_field, "slope": self.shape.slope,
-                "train": self.shape.train, "why": self.why, "record": self.record}
-        with path.open("wb") as fh:
-            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), X=self.shape.X,
-                                y=self.shape.y, theta0=self.theta0, bounds=self.bounds,
-                                coeffs=self.coeffs, r0=self.r0, R=self.R,
-                                end_state=self.end_state, saved_index=self.saved_index,
-                                stuck=self.stuck, pinned=self.pinned, regime=self.regime,
-                                saved_state=self.states, saved_radius=self.radii)
-        return path
+    def write(self, path, claim: ClaimSpec | None = None,
+              verdict: Decision | None = None) -> Path:
+        """The certificate as an ``.npz`` file (`numerics.certify.certificate`), with the
+        claim decided on it and its verdict when given: what
+        ``python -m numerics.certify FILE`` re-checks."""
+        return certificate.write(path, self, claim, verdict, self.record)
 
 
 def exact_step(b: float, target: float) -> tuple[float, float]:
@@ -199,12 +212,12 @@ def _first_crossing(shape: Shape, Z: np.ndarray, h: float, stuck: np.ndarray):
     return s, speed, float(np.linalg.norm(shape.X[i])), (j, i)
 
 
-def _bound(shape, Wb, ab, h, r0, stuck, pinned, regime):
+def _bound(shape, Wb, ab, h, r0, stuck, pinned, regime, floor=0.0):
     """The step's bounds with a box radius R that holds (from 1.5 r0, then 1.125 times the
     radius the last try reached, up to GROWTH_CAP r0 plus a rounding floor: a step whose
     tube would grow more is shortened instead); (R, bounds) or (None, the last failure)."""
     size = float(np.max(np.abs(Wb.mid[0]))) + float(np.max(np.abs(ab.mid[0])))
-    cap = GROWTH_CAP * r0 + ROUNDING_FLOOR * max(size, 1e-300)
+    cap = GROWTH_CAP * r0 + ROUNDING_FLOOR * max(size, 1e-300) + floor
     R = max(1.5 * r0, 1e-300)
     for _ in range(12):
         bnd = verify_step(shape, Wb, ab, h, r0, R, stuck, pinned, regime)
@@ -216,10 +229,10 @@ def _bound(shape, Wb, ab, h, r0, stuck, pinned, regime):
     return None, bnd
 
 
-def _plain(shape, Wc, ac, b, target, r0, stuck, pinned, regime):
+def _plain(shape, coef, b, target, r0, stuck, pinned, regime):
     """A step without a crossing, to ``target`` or, where that fails, a shorter one:
     (end, h, R, bounds) or why none could be certified."""
-    Wb, ab = Ball.exact(Wc), Ball.exact(ac)
+    _, Wb, ab = step_polynomial(shape, coef)
     for _ in range(12):
         end, h = exact_step(b, target)
         R, bnd = _bound(shape, Wb, ab, h, r0, stuck, pinned, regime)
@@ -229,12 +242,12 @@ def _plain(shape, Wc, ac, b, target, r0, stuck, pinned, regime):
     return bnd.why
 
 
-def _window(shape, Wc, ac, Z, b, at, w, r0, limit, stuck, pinned, regime):
+def _window(shape, coef, Z, b, at, w, r0, limit, stuck, pinned, regime):
     """A step across the crossing at b + at, ending ``w`` past it, widened (doubling w)
     until every pair that changed sign over it is clear of its surface by WINDOW_CLEAR tube
     radii at its end, or certainly held at z <= 0 (`field.verify_step`'s ``stuck_end``),
     so that the next step can certify its new slope."""
-    Wb, ab = Ball.exact(Wc), Ball.exact(ac)
+    _, Wb, ab = step_polynomial(shape, coef)
     xn = np.linalg.norm(shape.X, axis=1)
     sign0 = np.sign(Z[0])
     for _ in range(60):
@@ -266,7 +279,7 @@ def _kink_convex(shape: Shape, W0: np.ndarray, a0: np.ndarray, active: np.ndarra
     return a0[j] * r_i > 0
 
 
-def _convex_crossing(shape, Wc, ac, b, at, speed, pair, r0, stuck, pinned, regime):
+def _convex_crossing(shape, coef, Wc, b, at, speed, pair, r0, stuck, pinned, regime):
     """A step that ends just past a crossing whose kink is convex (no window: the next
     step starts in the new regime): (end, h, R, bounds), or None where it cannot be
     certified so (the window is tried instead). It ends where the approximant's
@@ -277,36 +290,48 @@ def _convex_crossing(shape, Wc, ac, b, at, speed, pair, r0, stuck, pinned, regim
                                                       * np.linalg.norm(shape.X[i]))
     past = max(depth / max(speed, 1e-300), 4.0 * np.spacing(b + at))
     end, h = exact_step(b, b + at + past)
-    R, bnd = _bound(shape, Ball.exact(Wc), Ball.exact(ac), h, r0, stuck, pinned, regime)
+    stray = 4.0 * (Wc.shape[0] + 2) * depth / float(np.linalg.norm(shape.X[i]))
+    _, Wb, ab = step_polynomial(shape, coef)
+    R, bnd = _bound(shape, Wb, ab, h, r0, stuck, pinned, regime, stray)
     return None if R is None else (end, h, R, bnd)
 
 
 def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS,
-            max_seconds: float | None = None) -> Tube:
+            max_seconds: float | None = None, max_saved: int | None = None) -> Tube:
     """The certified tube around ``traj`` (an exact-flow `Trajectory` with square loss and
     ReLU or leaky ReLU), from t = 0 to its last saved time or to where certification had to
     stop (`Tube.why` says where and why; everything before stays certified). ``max_seconds``
-    stops it after that much time (the tube then ends at its last certified saved time)."""
+    stops it after that much time (the tube then ends at its last certified saved time).
+    ``max_saved``: compare the tube with at most this many of the run's saved times (evenly
+    spread, the first and the last kept): each one ends a step, so a run saved densely
+    costs more steps than its flow needs."""
     if traj.method not in ("exact_flow", "ExactFlow") and not str(traj.method).startswith(
             "exact"):
         raise CertifyError(f"method {traj.method}: certificates cover the exact flow")
     started = time.perf_counter()
     problem = traj.problem
-    shape = shape_of(problem)
-    theta0 = _flat(np.asarray(problem.W0, float), np.asarray(problem.a0, float))
+    instance = Instance.of_problem(problem)
+    shape = instance.shape()
+    theta0 = instance.theta0
     saved_t = np.asarray(traj.t, float)
     run_states = _flat(np.asarray(traj.W, float), np.asarray(traj.a, float))
+    if max_saved is not None and len(saved_t) > max(int(max_saved), 2):
+        keep = np.unique(np.round(np.linspace(0, len(saved_t) - 1, int(max_saved))).astype(int))
+        saved_t, run_states = saved_t[keep], run_states[keep]
     if saved_t[0] != 0.0:
         raise CertifyError("the run's first saved time is not 0")
-    bounds, coeffs, r0s, Rs = [0.0], [], [distance_up(theta0, theta0)], []
+    if not (np.all(np.isfinite(saved_t)) and np.all(np.diff(saved_t) > 0)):
+        raise CertifyError("the run's saved times are not finite and increasing")
+    bounds, coeffs, r0s, Rs = [0.0], [], [slack(distance_up(theta0, theta0))], []
     saved_index, saved_states, saved_radii, saved_times = [0], [run_states[0]], [], []
-    saved_radii.append(float(up(r0s[0] + distance_up(run_states[0], theta0), 2)))
+    saved_radii.append(slack(up(r0s[0] + distance_up(run_states[0], theta0), 2)))
     saved_times.append(0.0)
-    theta, r0, b = theta0.copy(), distance_up(theta0, theta0), 0.0
+    theta, r0, b = theta0.copy(), r0s[0], 0.0
     stuck, pinned = start_sets(shape, theta0)
     stucks, pins, regimes = [], [], []
     next_saved = 1
     why, windows = "", 0
+    last_pair, recross = None, 0
     while next_saved < len(saved_t):
         if len(bounds) > MAX_STEPS:
             why = f"at t = {b:.6g}: more than {MAX_STEPS} steps"
@@ -326,9 +351,18 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS,
         window, step = False, None
         if crossing is not None:
             at, speed, x_norm, pair = crossing
+            # the same pair crossing again at once, step after step: it slides on its
+            # surface (both sides push it there), which the approximant cannot follow
+            recross = recross + 1 if (pair == last_pair and at <= CHATTER * max(b, 1.0)) \
+                else 0
+            last_pair = pair
+            if recross >= CHATTER_STEPS:
+                why = (f"at t = {b:.6g}: a sliding mode (the pair {pair} crosses its surface "
+                       f"back and forth; certificates cover sliding no longer than a window)")
+                break
             if _kink_convex(shape, W0, a0, active, pair):
-                step = _convex_crossing(shape, Wc, ac, b, at, speed, pair, r0, stuck, pinned,
-                                        active)
+                step = _convex_crossing(shape, coef, Wc, b, at, speed, pair, r0, stuck,
+                                        pinned, active)
             if step is None:
                 w = max(WINDOW_RADII * r0 * x_norm / max(speed, 1e-300),
                         64 * np.spacing(max(b + at, 1.0)))
@@ -339,17 +373,18 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS,
         if step is not None:
             pass
         elif window:
-            step = _window(shape, Wc, ac, Z, b, at, w, r0, float(saved_t[next_saved]), stuck,
+            step = _window(shape, coef, Z, b, at, w, r0, float(saved_t[next_saved]), stuck,
                            pinned, active)
         else:
-            step = _plain(shape, Wc, ac, b, target, r0, stuck, pinned, active)
+            step = _plain(shape, coef, b, target, r0, stuck, pinned, active)
         if isinstance(step, str):
             why = f"at t = {b:.6g}: no step could be certified ({step})"
             break
         end, h, R, accepted = step
-        theta_end = value_at(Ball.exact(coef), h)
+        theta_end = value_at(step_polynomial(shape, coef)[0], h)
         new_theta = projected_centre(shape, theta_end, accepted.r_end, accepted.pinned_end)
-        r1 = restart_radius(shape, theta_end, accepted.r_end, accepted.pinned_end, new_theta)
+        r1 = slack(restart_radius(shape, theta_end, accepted.r_end, accepted.pinned_end,
+                                  new_theta))
         if r1 > max_radius * (1.0 + float(np.max(np.abs(new_theta)))) + 1e-12:
             why = (f"at t = {end:.6g}: the tube's radius {r1:.3g} passed its limit "
                    f"(max_radius {max_radius:g} of the state's size)")
@@ -367,14 +402,14 @@ def certify(traj, order: int = ORDER, max_radius: float = MAX_RADIUS,
         if b == saved_t[next_saved]:
             saved_index.append(len(bounds) - 1)
             saved_states.append(run_states[next_saved])
-            saved_radii.append(float(up(r1 + distance_up(run_states[next_saved], theta), 2)))
+            saved_radii.append(slack(up(r1 + distance_up(run_states[next_saved], theta), 2)))
             saved_times.append(b)
             next_saved += 1
     radii = np.array(saved_radii)
     record = {"arithmetic": ARITHMETIC, "order": order, "steps": len(Rs), "windows": windows,
               "max_radius": float(radii.max()), "end": float(b),
               "seconds": time.perf_counter() - started, "run_method": traj.method}
-    return Tube(shape=shape, theta0=theta0, times=np.array(saved_times),
+    return Tube(instance=instance, shape=shape, theta0=theta0, times=np.array(saved_times),
                 states=np.array(saved_states), radii=radii, end=float(b), why=why,
                 bounds=np.array(bounds), coeffs=np.array(coeffs).reshape(len(Rs), order + 1,
                                                                          theta0.size),

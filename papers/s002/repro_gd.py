@@ -101,7 +101,7 @@ def _blocks(repro, gd_figure) -> list[Block]:
               "loss of eq. (1) falls below the midpoint between L(0) and the saddle plateau "
               "||y_-||^2/(2n), and between the plateau and 0. With eq. (1) exactly the drops "
               "come about twice as late as the paper reports; with torch's MSE mean "
-              "normalisation (twice the gradient) they match it (THEORY section 8, item 9)."),
+              "normalisation (twice the gradient) they match it (THEORY.md section 8.9)."),
         Table(["loss", "first mid-drop (iteration)", "second mid-drop (iteration)",
                    "THEORY expects", "paper reports", "final loss"], rows),
         Figure(gd_figure, "loss curves of the two-point example under GD, both normalisations"),

@@ -39,6 +39,85 @@ def test_ball_products_contain_the_exact_products():
     assert P.shape == (6, 2)
 
 
+def _exact_poly_einsum(sub, A, B):
+    """C_m = sum_k einsum(sub, A_k, B_{m-k}) in exact rationals (object arrays)."""
+    KA, KB = A.shape[0], B.shape[0]
+    Aq = np.vectorize(Fraction, otypes=[object])(A)
+    Bq = np.vectorize(Fraction, otypes=[object])(B)
+    out = None
+    for m in range(KA + KB - 1):
+        acc = None
+        for k in range(max(0, m - KB + 1), min(KA, m + 1)):
+            term = np.einsum(sub, Aq[k], Bq[m - k])
+            acc = term if acc is None else acc + term
+        out = [acc] if out is None else out + [acc]
+    return np.array(out, dtype=object)
+
+
+@pytest.mark.parametrize("sub", ["j,ji->i", "i,ji->j", "j,jd->jd"])
+def test_fused_polynomial_products_contain_the_exact_ones(sub):
+    """poly_einsum (one BLAS product per pass, summed along the polynomial axis) against
+    exact rationals, with radii on both sides and magnitudes 1e-8 to 1e8."""
+    from numerics.certify.balls import poly_einsum
+
+    rng = np.random.default_rng(7)
+    shapes = {"j,ji->i": ((5, 6), (4, 6, 3)), "i,ji->j": ((7, 3), (4, 6, 3)),
+              "j,jd->jd": ((5, 6), (7, 6, 2))}[sub]
+    A = rng.normal(size=shapes[0]) * 10.0 ** rng.integers(-8, 8, size=shapes[0])
+    B = rng.normal(size=shapes[1])
+    rA = np.abs(A) * 1e-12
+    C = poly_einsum(sub, Ball(A, rA), Ball.exact(B))
+    exact = _exact_poly_einsum(sub, A, B)
+    gap = np.vectorize(lambda c, m: float(abs(Fraction(float(m)) - c)), otypes=[float])(
+        exact, C.mid)
+    spread = _exact_poly_einsum(sub, rA, np.abs(B)).astype(float)
+    assert np.all(gap + spread <= C.rad)
+    # the bound is not loose by orders: a few hundred ulps of the magnitudes
+    mag = _exact_poly_einsum(sub, np.abs(A), np.abs(B)).astype(float)
+    assert np.all(C.rad <= spread * 1.01 + 1e-13 * mag + 1e-290)
+
+
+def test_horner_running_bound_contains_the_exact_value():
+    rng = np.random.default_rng(3)
+    P = rng.normal(size=(15, 40)) * 10.0 ** rng.integers(-6, 6, size=(15, 40))
+    s = np.array([0.0, 1e-9, 0.37, 0.9999, 1.3])
+    at = value_at(Ball.exact(P), s)
+    for k, x in enumerate(s):
+        xq = Fraction(float(x))
+        for j in range(P.shape[1]):
+            exact = sum(Fraction(float(P[i, j])) * xq**i for i in range(P.shape[0]))
+            assert abs(Fraction(float(at.mid[k, j])) - exact) <= Fraction(float(at.rad[k, j]))
+
+
+def test_exp_goes_through_arb():
+    import mpmath
+
+    from numerics.certify.balls import exp_up
+
+    mpmath.mp.prec = 200
+    for x in (0.0, 1e-300, 1e-8, 0.5, 3.75, 40.0):
+        assert exp_up(x) >= mpmath.e ** mpmath.mpf(x)
+        assert exp_up(x) <= float(mpmath.e ** mpmath.mpf(x)) * (1 + 1e-15)
+
+
+def test_a_rounding_mode_other_than_nearest_is_refused():
+    """Round-to-nearest is checked, not assumed: under upward rounding (fesetround) the
+    ball arithmetic refuses to load."""
+    code = ("import ctypes, ctypes.util, sys\n"
+            "libm = ctypes.CDLL(ctypes.util.find_library('m'))\n"
+            "assert libm.fesetround(0x800) == 0\n"  # FE_UPWARD on x86-64
+            "try:\n"
+            "    import numerics.certify.balls\n"
+            "except Exception as exc:\n"
+            "    print(type(exc).__name__, exc); sys.exit(0)\n"
+            "sys.exit(1)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if "x86" not in __import__("platform").machine() and "AMD64" not in \
+            __import__("platform").machine():
+        pytest.skip("FE_UPWARD's value is x86-64's")
+    assert out.returncode == 0 and "RoundingModeError" in out.stdout, out.stdout + out.stderr
+
+
 def test_polynomial_bounds_enclose_the_values():
     rng = np.random.default_rng(1)
     P = Ball.exact(rng.normal(size=(6, 5)))
@@ -130,12 +209,33 @@ def test_conjecture_cli_certifies_its_counterexample(tmp_path):
          "--budget", "1", "--no-plot", "--certify", str(tmp_path / "c.npz")],
         capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 1, out.stderr
-    assert "certified: conjecture DISPROVED" in out.stdout
+    assert "certified: the counterexample" in out.stdout and ": DISPROVED at t=" in out.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "verify", "conjecture", "L(t) <= L(0)", "--family",
          "orthogonal", "--certify", str(tmp_path / "nowhere" / "c.npz")],
         capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and "--certify" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_conjecture_cli_certifies_each_instance_that_holds(tmp_path):
+    """A search with no counterexample: every HOLDS instance is certified (PROVED on each),
+    and the checker re-decides a file alone, printing the claim, the hash and PROVED."""
+    out = subprocess.run(
+        [sys.executable, "-m", "verify", "conjecture", "L(t) <= 1.5*L(0)", "--family",
+         "two-point", "--param", "p=10", "--param", "lam=1e-6", "--budget", "2", "--no-plot",
+         "--certify", str(tmp_path / "tp.npz")], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "certified: the instances that HOLD, 2 instance(s) on their certified tubes: " \
+           "2 PROVED" in out.stdout, out.stdout
+    hashes = [line.split("[instance ")[1].split(",")[0] for line in out.stdout.splitlines()
+              if "[instance " in line]
+    assert len(hashes) == 2 and (tmp_path / "tp-2.npz").exists()
+    check = subprocess.run([sys.executable, "-m", "numerics.certify", str(tmp_path / "tp.npz")],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "claim:    conjecture: L(t) <= 1.5*L(0)" in check.stdout
+    assert f"instance: {hashes[0]}" in check.stdout
+    assert "verdict:  PROVED" in check.stdout
 
 
 # -- soundness against closed forms (CF-7 group dynamics, CF-8 phase law) ------------------------
@@ -236,15 +336,17 @@ def test_a_regime_that_hides_the_kink_is_rejected(orthogonal, tmp_path):
 @pytest.mark.parametrize("name", ["L", "R", "NormW", "Balance", "NormSumDrift", "ParamDrift",
                                   "MaxAbsH", "NormWFrobSq", "SignFlips", "Emin", "Emax"])
 def test_enclosures_hold_the_measured_values(orthogonal, name):
-    from verify.certified.decide import _Context
+    from numerics.certify.balls import Ball
+    from numerics.certify.quantities import MEASURES, around
     from verify.measures import TRAJECTORY_QUANTITIES
 
     run, tube = orthogonal
-    ctx = _Context(get("S002-T1"), run, tube)
+    W0, a0 = tube.shape.split(tube.theta0)
+    start = (Ball.exact(W0), Ball.exact(a0))
     values = TRAJECTORY_QUANTITIES[name](run).values
-    for k in (0, 10, 50, 100):
-        W, a = ctx._saved(float(run.t[k]))
-        box = ctx._measure(name, W, a)
+    for k in (0, 10, 50, 100):  # the box around the run's state holding the true flow
+        W, a = around(tube.shape, tube.states[k], float(tube.radii[k]))
+        box = MEASURES[name](tube.shape, W, a, start)
         lo, hi = float(box.lower()), float(box.upper())
         assert lo - 1e-12 * abs(values[k]) <= values[k] <= hi + 1e-12 * abs(values[k]), \
             (name, k, lo, values[k], hi)

@@ -162,10 +162,14 @@ def test_weight_decay_makes_the_flows_claims_inapplicable_and_shows_when_it_depa
     assert decay.t[k] == first
 
 
-def _train_with(opt_factory, lr=0.05, horizon=30.0, give_optimizer=True):
-    model = _network(lam=0.5, ratio=2.0)
+def _train_with(opt_factory, lr=0.05, horizon=30.0, give_optimizer=True, schedule=None,
+                ratio=2.0):
+    """A loop driven by ``opt_factory``'s optimiser (and ``schedule``'s, stepped after each
+    update), saving every 10 steps; the recorder given the optimiser or only the step."""
+    model = _network(lam=0.5, ratio=ratio)
     X, y = torch.eye(4, dtype=torch.float64), torch.tensor(Y, dtype=torch.float64)
     opt = opt_factory(model.parameters())
+    sched = schedule(opt) if schedule else None
     rec = Recorder(model, X, y, **({"optimizer": opt} if give_optimizer else {"lr": lr}),
                    init_scale=0.5)
     for step in range(round(horizon / lr) + 1):
@@ -175,6 +179,8 @@ def _train_with(opt_factory, lr=0.05, horizon=30.0, give_optimizer=True):
         opt.zero_grad()
         loss.backward()
         opt.step()
+        if sched is not None:
+            sched.step()
     return rec
 
 
@@ -209,19 +215,8 @@ def test_the_optimiser_is_recorded_in_the_file_and_read_back(tmp_path):
 
 
 def test_a_learning_rate_schedule_is_recorded_as_a_departure():
-    model = _network(lam=0.5)
-    X, y = torch.eye(4, dtype=torch.float64), torch.tensor(Y, dtype=torch.float64)
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=20, gamma=0.5)
-    rec = Recorder(model, X, y, optimizer=opt)
-    for step in range(60):
-        loss = ((model(X).squeeze(1) - y) ** 2).mean() / 2
-        if step % 10 == 0:
-            rec.save(step, loss)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+    rec = _train_with(lambda p: torch.optim.SGD(p, lr=0.05), horizon=3.0, ratio=1.0,
+                      schedule=lambda opt: torch.optim.lr_scheduler.StepLR(opt, 20, 0.5))
     assert rec.model.optimizer.lr_changes[0] == (20, 0.025)
     assert "step changed during the run" in rec.model.optimizer.departure()
 

@@ -143,3 +143,24 @@ def test_the_published_protocol_is_a_sweep_of_the_packs_generator():
     rows = compute_batch(first)
     assert [(r["n"], r["d"], r["p"]) for r in rows] == [(4, 4, 200)] * 5
     assert all(r["final_loss"] < r["initial_loss"] for r in rows)
+
+
+def test_the_paper_agrees_when_the_medians_are_within_the_stated_factor():
+    """A cell whose trials span 1e-5 to 1e2 degrees (one trial with two bundles) holds any
+    published median in its range; the criterion is the ratio of the medians, within a
+    factor 2 either way, and the report shows the interquartile range beside the range."""
+    ks = (-7,)
+
+    def trial(angle):
+        return {"max_angle": angle, "mean_angle": 0.0, "nuclear": 1.0, "loss": 0.0}
+
+    published = R.PUBLISHED_MAX_ANGLE[("centred", 4)][-7][0]
+    spread = [1e-5, 0.5 * published, 0.6 * published, 0.7 * published, 100.0]
+    runs = {"gd": {(s, 4, -7): [trial(a) for a in spread] for s in R.SCHEMES}}
+    cells, _, _ = R._summaries(runs, (4,), ks, trials=5)
+    cell = next(c for c in cells if c["scheme"] == "centred")
+    assert cell["inside"]  # the range holds it: no criterion
+    assert cell["ratio"] == pytest.approx(0.6) and cell["agrees"]
+    assert cell["q1"] == pytest.approx(0.5 * published)
+    assert R.agrees(1.0, 2.0) and R.agrees(2.0, 1.0) and not R.agrees(2.01, 1.0)
+    assert not R.agrees(0.49, 1.0)

@@ -77,3 +77,31 @@ def test_pl_section_on_a_small_grid(tmp_path, monkeypatch):
     # compared with the published CSV shipped in papers/s000/published/ (never a quiet skip)
     assert set(d["published"]) == {key for key, _, column, *_ in pl.STATISTICS if column}
     json.dumps(d)
+    # the step error's runs are stored too: a second report computes nothing (they were
+    # re-run on every report, 1040 of the section's 1066 s with the protocol's rows stored)
+    import verify.sweep.run as sweep_run
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a stored run was computed again")
+
+    monkeypatch.setattr(sweep_run, "compute_batch", no_work)
+    again = pl.run(tmp_path, "quick", show_progress=False)
+    assert again.data["step_error"] == err and again.data["computed"] == 0
+
+
+def test_the_conjecture_paragraph_says_what_the_interval_decides():
+    """S000-C2 (PL ~ 1/sqrt(n)): an interval that holds -1/2 and -0.81 alike decides
+    nothing, and the paragraph says so (with the published slopes that exclude -1/2), never
+    "consistent with the conjectured -1/2" beside the finding that R's data exclude it."""
+    published = {"rate_end": {"slope": -0.81, "lo": -0.85, "hi": -0.77},
+                 "mu_upp": {"slope": -0.503, "lo": -0.509, "hi": -0.498}}
+    data = {"published": published, "seeds_per_n": {1000: 10, 2000: 10}, "n": [1000, 2000]}
+    wide = {"slope": -0.72, "lo": -0.99, "hi": -0.43}
+    text = pl._conjecture_blocks(data, wide)[0][1].text
+    assert "consistent" not in text and "does not decide the conjecture" in text
+    assert "R's slope of mu(t_inf), -0.81" in text and "-0.81 [-0.85, -0.77] exclude -1/2" in text
+    assert "mu_upp = (16/n) max E_i -0.50" not in text  # the bound's slope holds -1/2
+    narrow = {"slope": -0.52, "lo": -0.6, "hi": -0.45}
+    assert "consistent with the conjectured -1/2" in pl._conjecture_blocks(data, narrow)[0][1].text
+    blocks, findings = pl._conjecture_blocks(data, {"slope": -0.9, "lo": -1.0, "hi": -0.8})
+    assert "excludes -1/2" in blocks[1].text and findings

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 MAX_README_LINES = 250
+API_MARKDOWN = DOCS / "reference" / "api-md"  # the API pages written out (not on the site)
 
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 _TOCTREE = re.compile(r"```\{toctree\}\n(.*?)```", re.S)
@@ -79,7 +80,8 @@ def test_the_readme_links_resolve_to_site_pages_and_headings():
         if not path.exists():
             bad.append(f"{link}: no such file")
             continue
-        if path.suffix == ".md" and path.is_relative_to(DOCS) and path not in pages:
+        if (path.suffix == ".md" and path.is_relative_to(DOCS) and path not in pages
+                and not path.is_relative_to(API_MARKDOWN)):
             bad.append(f"{link}: a Markdown file in docs/ that no toctree of the site reaches")
         if fragment and fragment not in anchors(path):
             bad.append(f"{link}: no heading #{fragment} in {path.name}")
@@ -112,3 +114,22 @@ def test_the_readme_quotes_the_findings_page_run():
     assert counts.startswith("`pytest verify") and counts in README.read_text(), (
         "the README's counts line is not the findings page's: copy "
         f"{counts!r} into the README")
+
+
+def test_the_api_reference_written_out_is_current():
+    """docs/reference/api-md/ is docs/reference/api/ with every autodoc directive replaced
+    by what it documents (a reader on GitHub sees the docstrings, not the directives):
+    regenerated from the code, it is what the repository holds."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("api_markdown",
+                                                  DOCS / "reference" / "api_markdown.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    fresh = tool.pages()
+    assert set(fresh) == set(API_MARKDOWN.glob("*.md"))
+    stale = [p.name for p, text in fresh.items() if p.read_text(encoding="utf-8") != text]
+    assert not stale, f"stale: {stale}; run `python docs/reference/api_markdown.py`"
+    checking = fresh[API_MARKDOWN / "checking.md"]
+    assert "```{eval-rst}" not in checking and ".. autofunction::" not in checking
+    assert "### `verify.Verdict`" in checking and "**Attributes**" in checking

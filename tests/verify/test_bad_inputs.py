@@ -263,3 +263,16 @@ def test_a_shipped_protocol_is_named_without_its_path():
     assert sweep.load_config("exp1_1").name == "exp1_1"
     with pytest.raises(sweep.SweepConfigError, match="exp1_1, exp1_1_flow, exp2"):
         sweep.load_config("exp9")
+
+
+def test_a_mistyped_protocol_generator_or_grid_key_gets_the_closest_names(tmp_path):
+    with pytest.raises(sweep.SweepConfigError, match="did you mean exp2"):
+        sweep.load_config("exp22")
+    config = tmp_path / "typo.toml"
+    config.write_text('generator = "spher"\nseeds = "0..1"\n[grid]\nnn = 10\n'
+                      '[method]\nname = "gd"\nlr = 1.0\n')
+    with pytest.raises(sweep.SweepConfigError, match="did you mean sphere"):
+        sweep.load_config(config)
+    config.write_text(config.read_text().replace("spher", "sphere"))
+    with pytest.raises(sweep.SweepConfigError, match=r"grid.nn: .*did you mean n\?"):
+        sweep.load_config(config)

@@ -122,3 +122,17 @@ def test_a_verdicts_json_from_before_the_error_rename_still_renders(tmp_path):
     page.write_text(f"# x\n\n{F.BLOCK_BEGIN}\n{F.BLOCK_END}\n")
     assert main(["findings", str(verdicts), "--page", str(page)]) == 0
     assert "51.2 (err 0.1)" in F.page_block(page)
+
+
+def test_a_finding_headline_names_its_paper():
+    """A headline is read alone (the report's summary, the terminal): "Lemma 8 fails"
+    without its paper is refused when recorded; with the paper or a claim id it is kept."""
+    log = VerdictLog()
+    bare = F.Finding("BF25-L8-A5", "Lemma 8 fails: Assumption 3 does not imply Assumption 5",
+                     "text", claims=("BF25-L8",))
+    with pytest.raises(F.FindingError, match="names none of BF25"):
+        log.finding(bare)
+    for title in ("BF25's Lemma 8 fails", "BF25-L8 fails on a draw"):
+        log.finding(F.Finding("BF25-L8-A5", title, "text", claims=("BF25-L8",)))
+    assert len(log.findings) == 2
+    assert F.Finding("x", "anything", "text").names_its_paper()  # bears on no claim

@@ -61,3 +61,50 @@ def test_heartbeat_speaks_when_nothing_else_does():
             say("working", io.StringIO())
             real_time.sleep(0.1)
     assert "never" not in quiet.getvalue()
+
+
+def test_the_eta_counts_down_and_moves_only_on_a_large_change(monkeypatch):
+    """Batches of uneven cost made E-000-4's ETA swing 1183 -> 853 -> 1081 -> 725 s: the
+    ETA shown counts down to a projected end and moves only when a new estimate is off by
+    more than a quarter."""
+    clock = Clock()
+    monkeypatch.setattr(progress_module.time, "perf_counter", clock)
+    out = io.StringIO()
+    bar = Progress(10, "sweep", stream=out, work=100.0)
+    clock.now = 100.0
+    bar.advance(1, work=10.0)  # 90 units left at 0.1 unit/s: 900 s
+    assert "ETA 900s" in _last_line(out)
+    clock.now = 160.0
+    bar.advance(1, work=8.0)  # estimate 82 * 160/18 = 729 s; projected 840 s: within 25%
+    assert bar._steady(729.0, 160.0) == 840.0
+    clock.now = 200.0
+    bar.advance(5, work=60.0)  # estimate 22 * 200/78 = 56 s against 800 projected: moved
+    assert bar._end == 200.0 + 22 * 200 / 78
+
+
+def test_the_report_clock_scales_recorded_times_by_the_pace(monkeypatch):
+    """'section k of N' and one estimate for the whole report: the recorded times of the
+    parts still ahead, scaled by this run's pace on the finished sections; the suite and
+    the tightness table beside the sections count when they are longer."""
+    from verify.report import eta
+
+    now = [0.0]
+    monkeypatch.setattr(eta.time, "monotonic", lambda: now[0])
+    times = {"a": 100.0, "b": 1000.0, "c": 10.0, "suite": 300.0, "tightness": 200.0,
+             "writing": 50.0}
+    clock = eta.Clock(["a", "b", "c"], "quick", times=times)
+    assert clock.remaining() == 1110.0 + 50.0 and clock.pace() == 1.0
+    clock.begin(0)
+    now[0] = 200.0
+    clock.end("a")  # twice its recorded time: pace 2
+    clock.begin(1)
+    assert clock.pace() == 2.0 and clock.remaining() == 2 * (1000 + 10) + 2 * 50
+    now[0] = 700.0  # 500 s into b: its 2000 s less 500
+    assert clock.remaining() == 1500 + 20 + 100
+    assert clock.line() == "section 2 of 3; report: about 27 min left (pace 2x the recorded run)"
+    clock.finished("suite")
+    clock.end("b")  # 500 s against 1000: the pace is now 700 s over 1100
+    clock.begin(2)
+    assert clock.pace() == 700 / 1100
+    assert abs(clock.remaining() - (10 + 50) * 700 / 1100) < 1e-9  # tightness long done
+    assert eta.Clock(["x"], "quick", times={}).remaining() == eta.UNKNOWN_SECTION

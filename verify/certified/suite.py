@@ -6,11 +6,12 @@ decided it (PROVED or DISPROVED) or `ATTEMPTS` x ``limit`` were tried, counted p
 over the session's process (`configure`): instances whose runs the certificate covers
 (exact-flow runs with the square loss and ReLU or leaky ReLU, of at most `MAX_SIZE`
 weights, each tube given `MAX_SECONDS`). A claim about instance numbers only (no quantity
-of t) is not certified: a tube has nothing to add. A tube is built once
-per run and kept for every claim checked on it (`tube_for`, keyed by the run's instance, times and
-method). Each instance verdict then carries its `Certification` (``verdict.certificate``)
-and the verdict table counts them in its ``certified`` column. Off (the default), nothing
-here runs.
+of t) is not certified: a tube has nothing to add; one the claim evaluator cannot read (a
+quantity without an enclosure) is UNCERTIFIED with the reason before any tube is built. A
+tube is built once per run and kept for every claim checked on it (`tube_for`, keyed by
+the run's instance, times and method). Each instance verdict then carries its
+`Certification` (``verdict.certificate``) and the verdict table counts them in its
+``certified`` column. Off (the default), nothing here runs.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ import numpy as np
 
 from numerics import Trajectory
 from numerics.certify import CertifyError, NotCertifiable, Tube, certify
-from numerics.certify.field import shape_of
+from numerics.certify.instance import Instance
 
 # instances certified per check (the rest keep their float verdicts only)
 DEFAULT_LIMIT = 2
-# runs with more weights than this are left uncertified in the suite (a tube costs 10 to 50
-# times its run, more with many crossings; `check(..., certify=True)` has no such cap)
-MAX_SIZE = 400
+# runs with more weights than this are left uncertified in the suite (a tube costs 7 to 40
+# times its run, more with many crossings: two-point p = 400 about 15 s; `check(...,
+# certify=True)` has no such cap)
+MAX_SIZE = 1200
 # and a tube is given this long; where it stops, what it certified so far still counts
 MAX_SECONDS = 60.0
 _CACHE_SIZE = 64
@@ -78,7 +80,7 @@ def why_not(traj: Trajectory) -> str:
     if not str(traj.method).startswith("exact"):
         return f"a {traj.method} run (certificates cover the exact flow)"
     try:
-        shape_of(traj.problem)
+        Instance.of_problem(traj.problem)
     except NotCertifiable as exc:
         return str(exc)
     size = traj.problem.p * (traj.problem.d + 1)
@@ -127,7 +129,8 @@ def attach(claim, runs: list[Trajectory], verdict):
             out.append(v)
             continue
         tried[claim.id] = tried.get(claim.id, 0) + 1
-        tube = tube_for(run)
+        unwritable = _unwritable(claim, run)
+        tube = unwritable or tube_for(run)  # no tube for a claim the evaluator cannot read
         if isinstance(tube, str):
             cert = Certification(claim.id, CertifiedOutcome.UNCERTIFIED, tube)
         else:
@@ -142,6 +145,20 @@ def attach(claim, runs: list[Trajectory], verdict):
     if not verdict.instances:
         return out[0]
     return replace(verdict, instances=tuple(out))
+
+
+def _unwritable(claim, run) -> str:
+    """Why the claim evaluator cannot read ``claim`` (a quantity or an instance number
+    without an enclosure, ...), or "": known before any tube is built."""
+    from numerics.certify.claims import ClaimError
+    from numerics.certify.quantities import NotEnclosed
+    from verify.certified.spec import claim_spec
+
+    try:
+        claim_spec(claim, float(run.t[-1]))
+    except (NotEnclosed, ClaimError) as exc:
+        return str(exc)
+    return ""
 
 
 def _of_the_run(claim) -> bool:

@@ -9,6 +9,8 @@ internal error.
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from pathlib import Path
 
 from verify import limits
@@ -81,12 +83,13 @@ def register(subparsers) -> None:
     con.add_argument("--plot", default=None,
                      help="PNG path (default conjecture.png or scaling.png)")
     con.add_argument("--no-plot", action="store_true", help="do not write a PNG")
-    con.add_argument("--certify", nargs="?", const="counterexample.cert.npz", default=None,
+    con.add_argument("--certify", nargs="?", const="conjecture.cert.npz", default=None,
                      metavar="FILE",
-                     help="decide the counterexample on its run's certified tube (PROVED / "
-                          "DISPROVED, exact flow, square loss, ReLU or leaky ReLU) and write "
-                          "the certificate to FILE (default counterexample.cert.npz); check "
-                          "it with `python -m numerics.certify FILE`")
+                     help="decide the counterexample (or, when there is none, each instance "
+                          "that HOLDS) on its run's certified tube (PROVED / DISPROVED; exact "
+                          "flow, square loss, ReLU or leaky ReLU) and write the certificates "
+                          "to FILE, FILE's stem-2, -3, ... (default conjecture.cert.npz); "
+                          "re-check one with `python -m numerics.certify FILE`")
     con.add_argument("--n", default=None, metavar="N1,N2,...",
                      help="sizes for --scaling (default 8,16,32)")
     con.add_argument("--reps", type=int, default=None,
@@ -113,16 +116,27 @@ def add_time_options(parser, for_all_help: str) -> None:
 
 
 def output_file(text: str | None, option: str, hint: str = "give a file name") -> Path | None:
-    """A file a command will write (``--json``, ``--csv``): its directory must exist and it
-    must not be a directory; None when not asked for."""
+    """A file a command will write (``--json``, ``--csv``, ``--plot``, ``--certify``),
+    checked before any work: its directory must exist and take a new file (a probe file is
+    created there and removed, as ``report --out`` does), and the path must not be a
+    directory nor a file that cannot be written; None when not asked for."""
     if text is None:
         return None
     path = Path(text)
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
-        raise UsageError(f"{option} {path}: the directory {parent} does not exist")
+        raise UsageError(f"{option} {path}: the directory {parent} does not exist (create it "
+                         f"first; gfverify writes only the file)")
     if path.is_dir():
         raise UsageError(f"{option} {path}: is a directory; {hint}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {path}: the file exists and cannot be written")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".gfverify-probe-"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in {parent} "
+                         f"({exc.strerror or exc})") from None
     return path
 
 
@@ -148,7 +162,8 @@ def add_run_options(parser) -> None:
     parser.add_argument("--points", type=int, default=None, help="saved times per run")
     parser.add_argument("--escalate", type=int, default=None, metavar="N",
                         help="re-runs of an exact-flow instance undecided by its numerical "
-                             "error: rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
+                             "error (with --scaling: of a run whose F(oo) is not known to "
+                             "1%%): rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
                              "flow where it applies (default 2; 0: none)")
 
 
@@ -186,14 +201,8 @@ def plot_path(args, default: str) -> str | None:
         if args.plot is not None:
             raise UsageError("--plot/--no-plot: give one of them")
         return None
-    path = Path(args.plot or default)
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"--plot {path}: the directory {parent} does not exist (create it "
-                         f"first; gfverify writes only the file)")
-    if path.is_dir():
-        raise UsageError(f"--plot {path}: is a directory; give a file name ending in .png")
-    return str(path)
+    return str(output_file(args.plot or default, "--plot",
+                           "give a file name ending in .png"))
 
 
 def _conjecture_command(args) -> int:
@@ -214,10 +223,7 @@ def _conjecture_command(args) -> int:
     if args.certify is not None:
         if args.scaling is not None:
             raise UsageError("--certify: not used with --scaling")
-        parent = Path(args.certify).parent
-        if not parent.is_dir():
-            raise UsageError(f"--certify {args.certify}: the directory {parent} does not "
-                             "exist (create it first; gfverify writes only the file)")
+        output_file(args.certify, "--certify", "give a file name ending in .npz")
     if args.data is not None:
         if args.family is not None:
             raise UsageError("--family/--data: give one of them (--data FILE is the family of "
@@ -264,29 +270,12 @@ def _conjecture_command(args) -> int:
             plot=plot_path(args, "conjecture.png"), **kwargs)
     except (ConjectureError, FamilyError) as exc:
         raise UsageError(str(exc)) from None
-    print(result.report())
+    print(result.report(), flush=True)
     if args.certify is not None:
-        print(certified_counterexample(result, args.certify))
+        from verify.conjecture.certify import certified_lines
+
+        print("\n".join(certified_lines(result, args.certify)))
     return result.exit_code
-
-
-def certified_counterexample(result, path: str) -> str:
-    """The ``--certify`` lines: the counterexample decided on its run's certified tube,
-    and where its certificate is."""
-    from verify.certified import certify_claim
-
-    if not result.found:
-        return "certify: no counterexample to certify"
-    run = result.trajectory()
-    if run is None or run.method != "exact_flow":
-        return ("certify: the counterexample's run is not the exact flow; certificates cover "
-                "the exact flow (--method flow)")
-    cert = certify_claim(result.claim(), run, file=path)
-    lines = [f"certified: {cert}"]
-    if cert.record.get("file"):
-        lines.append(f"certificate: {cert.record['file']} (re-verify: python -m "
-                     f"numerics.certify {cert.record['file']})")
-    return "\n".join(lines)
 
 
 def _on_runs(args) -> int:
@@ -356,9 +345,8 @@ def _scaling(args, params) -> int:
     if args.min_decided is not None:
         raise UsageError("--min-decided: not used with --scaling (its fit says INCONCLUSIVE, "
                          "exit 3, when too few runs are decided)")
-    for opt in ("escalate", "loss_floor"):
-        if getattr(args, opt) is not None:
-            raise UsageError(f"--{opt.replace('_', '-')}: not used with --scaling")
+    if args.loss_floor is not None:
+        raise UsageError("--loss-floor: not used with --scaling")
     kwargs = {}
     if args.n is not None:
         kwargs["ns"] = _sizes(args.n)
@@ -366,6 +354,8 @@ def _scaling(args, params) -> int:
         kwargs["reps"] = args.reps
     if args.points is not None:
         kwargs["points"] = args.points
+    if args.escalate is not None:  # runs whose F(oo) is not known to 1% (default 2)
+        kwargs["escalate"] = args.escalate
     if args.jobs < 1:
         raise UsageError(f"--jobs: at least 1, got {args.jobs}")
     result = scaling_conjecture(

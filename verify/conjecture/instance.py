@@ -245,6 +245,11 @@ def value_text(v) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
+def params_key(params: Mapping) -> tuple:
+    """An instance's parameters as a key (of the checker's cache and runs)."""
+    return tuple(sorted(params.items()))
+
+
 class InstanceChecker:
     """Checks the statement on family instances, with a cache keyed by the parameters."""
 
@@ -264,7 +269,7 @@ class InstanceChecker:
         self.trajectories: dict[tuple, Trajectory] = {}
 
     def key(self, params: Mapping) -> tuple:
-        return tuple(sorted(params.items()))
+        return params_key(params)
 
     def __call__(self, params: Mapping) -> Instance | None:
         """The checked instance, or None when the family cannot build it (e.g. no Q-good

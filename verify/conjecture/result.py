@@ -17,7 +17,13 @@ import sympy as sp
 from numerics import Trajectory
 from theory.claim import Claim, Kind
 from verify.check import evaluate
-from verify.conjecture.instance import Instance, MethodSpec, relation_named, value_text
+from verify.conjecture.instance import (
+    Instance,
+    MethodSpec,
+    params_key,
+    relation_named,
+    value_text,
+)
 from verify.conjecture.statement import DEFAULT_POINTS, ConjectureError
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 from verify.figures import legend, pyplot, save_png
@@ -161,6 +167,7 @@ class ConjectureResult(SearchSettings):
     shown: Instance | None = None
     _trajectory: Trajectory | None = None
     _claim: Claim | None = None
+    _runs: dict = field(default_factory=dict)  # the instances' runs, keyed by parameters
 
     @property
     def found(self) -> bool:
@@ -255,6 +262,10 @@ class ConjectureResult(SearchSettings):
     def claim(self) -> Claim | None:
         """The statement as the claim checked on the shown instance, or None."""
         return self._claim
+
+    def run_of(self, inst: Instance) -> Trajectory | None:
+        """The run an instance tried was checked on (None if it was not run)."""
+        return self._runs.get(params_key(inst.params))
 
     def report(self) -> str:
         """The result as ``gfverify conjecture`` prints it (several lines)."""

@@ -20,13 +20,27 @@ the t-interval is printed beside it. Both measure the scatter over repetitions
 only: a pre-asymptotic curvature of the law (small n) is not in them, so read
 a narrow interval at small n with care.
 
+Numerical error. Each F(oo) carries the error a check counts on it (the companion
+difference and the propagated error floor, `verify.run_context.evaluate`). Late in a
+run that floor (the method's nominal accuracy through the outputs, divided by a residual
+of L/L(0) = 1e-9) can exceed the value itself at rtol 1e-10, so a run whose F(oo) is not
+known to ``REL_ERROR_TARGET`` (1%) is re-run up the exact flow's ladder (rtol 1e-12,
+then 1e-13; `verify.escalation`, ``escalate`` rungs at most) and the finest value is
+kept. The slope is linear in the logged values, so errors e_i on the values F_i move it
+by at most sum_i |w_i| (-log(1 - e_i/F_i)) (w_i the OLS weights of the runs): the
+interval is widened by that much on each side before the verdict, and a run whose error
+reaches its value leaves the exponent undecided.
+
 Verdict. With a stated exponent (``n**(-1/2)``): CONSISTENT if it lies inside
-the interval (exit 0), REJECTED otherwise (exit 1). With ``n**alpha``: the fit.
+the interval widened by the numerical error (exit 0), REJECTED otherwise (exit 1),
+INCONCLUSIVE when the error leaves the slope unbounded (exit 3). With ``n**alpha``: the
+fit.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +55,8 @@ from verify import families as fam_mod
 from verify import limits
 from verify.check import CheckError, evaluate
 from verify.conjecture import ConjectureError, MethodSpec, run_instance
+from verify.conjecture.statement import FLOW_RTOL
+from verify.escalation import DEFAULT_BUDGET, MAX_BUDGET
 from verify.expressions import ExpressionError, ScalingStatement, parse_scaling
 from verify.figures import legend, pyplot, save_png
 from verify.scaling import FitError, PowerLawFit, fit_power_law
@@ -53,6 +69,7 @@ CONFIDENCE = 0.95
 DEFAULT_NS = (8, 16, 32)
 DEFAULT_REPS = 3
 DEFAULT_POINTS = 2001
+REL_ERROR_TARGET = 1e-2  # a run's F(oo) not known to 1% is re-run more accurately
 
 
 # -- asymptotic values on one run ------------------------------------------------------------------
@@ -69,7 +86,8 @@ class Point:
     value
         F(oo): the quantity at t_oo (NaN when the run gave none).
     error
-        Its numerical error (the companion difference; NaN when missing).
+        Its numerical error, as a check counts it (an upper bound of the true error; NaN
+        when missing).
     t_oo
         The first saved time where L/L(0) <= 1e-9 (``ASYMPTOTIC_LEVEL``).
     settle
@@ -78,6 +96,9 @@ class Point:
         The horizon the run was simulated to (extended up to twice, x3 each, when needed).
     reason
         Why the point is left out of the fit ("" when it is in it).
+    accuracy
+        The more accurate run that gave ``value`` when the first one did not know it to
+        ``REL_ERROR_TARGET`` (e.g. "the exact flow at rtol 1e-13"); "" for the first run.
     """
 
     n: int
@@ -88,6 +109,7 @@ class Point:
     settle: float = math.nan
     horizon: float = math.nan
     reason: str = ""
+    accuracy: str = ""
 
     @property
     def ok(self) -> bool:
@@ -124,8 +146,30 @@ def asymptotic_value(tr: Trajectory, quantity: sp.Basic) -> tuple[float, float, 
     return float(values[k]), float(errors[k]), float(tr.t[k]), float(settle)
 
 
+def _refined(tr: Trajectory, quantity: sp.Basic, value: float, error: float,
+             escalate: int) -> tuple[float, float, float, float, str] | None:
+    """F(oo) from the first run up the exact flow's ladder that knows it to
+    ``REL_ERROR_TARGET`` (else the finest tried), or None when no rung was run."""
+    from verify.escalation import ladder, rerun
+
+    best = None
+    for rung in ladder(tr, budget=escalate):
+        finer = rerun(tr, rung)
+        if not finer.status.ok or not finer.finite:
+            break
+        try:
+            got = asymptotic_value(finer, quantity)
+        except ConjectureError:
+            break
+        if best is None or got[1] < best[1]:
+            best = (*got, rung.label)
+        if got[1] <= REL_ERROR_TARGET * abs(got[0]):
+            break
+    return best if best is not None and best[1] < error else None
+
+
 def _point(family: fam_mod.Family, params: dict, quantity: sp.Basic, method: MethodSpec,
-           points: int) -> Point:
+           points: int, escalate: int = 0) -> Point:
     n = int(params["n"])
     try:
         problem = family.make(params)
@@ -144,8 +188,31 @@ def _point(family: fam_mod.Family, params: dict, quantity: sp.Basic, method: Met
             reason = str(exc)
             horizon *= EXTEND_FACTOR
             continue
-        return Point(n, params, value, error, t_oo, settle, horizon)
+        accuracy = ""
+        if not error <= REL_ERROR_TARGET * abs(value) and escalate:
+            finer = _refined(tr, quantity, value, error, escalate)
+            if finer is not None:
+                value, error, t_oo, settle, accuracy = finer
+        return Point(n, params, value, error, t_oo, settle, horizon, accuracy=accuracy)
     return Point(n, params, horizon=horizon / EXTEND_FACTOR, reason=reason)
+
+
+def error_widening(points: Sequence[Point]) -> float:
+    """The most the runs' numerical errors can move the OLS slope of log F(oo) on log n:
+    sum_i |w_i| (-log(1 - e_i/F_i)) over the points in the fit, with w_i the slope's
+    weight of run i ((x_i - mean x) / sum (x_j - mean x)^2, x = log n); inf when an error
+    reaches its value (the log of the value is then unbounded below)."""
+    pts = [p for p in points if p.ok]
+    if not pts:
+        return math.inf
+    x = np.log([p.n for p in pts])
+    centred = x - x.mean()
+    sxx = float(np.sum(centred**2))
+    rel = np.array([p.error / abs(p.value) if math.isfinite(p.error) else math.inf
+                    for p in pts])
+    if sxx == 0 or not np.all(rel < 1):
+        return math.inf
+    return float(np.sum(np.abs(centred) / sxx * -np.log1p(-rel)))
 
 
 # -- the conjecture -----------------------------------------------------------------------
@@ -193,14 +260,24 @@ class ScalingResult:
     fixed: dict = field(default_factory=dict)
 
     @property
+    def widening(self) -> float:
+        """How far the runs' numerical errors can move the slope (`error_widening`)."""
+        return error_widening(self.points)
+
+    @property
     def verdict(self) -> str:
         """``"CONSISTENT"`` or ``"REJECTED"`` (the stated exponent inside or outside the
-        interval), ``"FITTED"`` (no exponent stated) or ``"INCONCLUSIVE"`` (no fit)."""
+        interval widened by the numerical error), ``"FITTED"`` (no exponent stated) or
+        ``"INCONCLUSIVE"`` (no fit, or errors that leave the slope unbounded)."""
         if self.fit is None:
             return "INCONCLUSIVE"
         if self.statement.exponent is None:
             return "FITTED"
-        return "CONSISTENT" if self.fit.contains(self.statement.exponent) else "REJECTED"
+        b = self.widening
+        if not math.isfinite(b):
+            return "INCONCLUSIVE"
+        e = self.statement.exponent
+        return "CONSISTENT" if self.fit.lo - b <= e <= self.fit.hi + b else "REJECTED"
 
     @property
     def exit_code(self) -> int:
@@ -235,20 +312,34 @@ class ScalingResult:
         for p in self.points:
             if not p.ok:
                 lines.append(f"  left out: n={p.n} seed={p.params.get('seed')}: {p.reason}")
+        finer = Counter(p.accuracy for p in self.points if p.ok and p.accuracy)
+        if finer:
+            lines.append(f"  re-run more accurately (F(oo) not known to "
+                         f"{REL_ERROR_TARGET:.0%} at rtol {FLOW_RTOL:g}): "
+                         + ", ".join(f"{k} runs by {label}" for label, k in finer.items()))
         if self.fit is None:
             lines.append(f"verdict: INCONCLUSIVE: {self.note}")
             return "\n".join(lines)
         f = self.fit
         pct = int(round(100 * f.level))
+        b = self.widening
         lines.append(f"fit: alpha = {f.exponent:.3f}, {pct}% CI [{f.lo:.3f}, {f.hi:.3f}] "
                      f"({f.method} over repetitions, {f.points} runs); OLS t-interval "
                      f"[{f.t_lo:.3f}, {f.t_hi:.3f}]; prefactor {f.prefactor:.3g}")
+        lines.append("numerical error: " + (
+            f"the runs' errors move alpha by at most {b:.2g}" if math.isfinite(b) else
+            "a run's error reaches its value, so the errors leave alpha unbounded"))
         if st.exponent is None:
             lines.append("verdict: FITTED (no exponent stated)")
+        elif not math.isfinite(b):
+            lines.append(f"verdict: INCONCLUSIVE: the stated exponent {st.exponent:g} cannot "
+                         "be judged while a run's F(oo) is not known to within its value")
         else:
-            inside = "inside" if f.contains(st.exponent) else "outside"
+            inside = "inside" if self.verdict == "CONSISTENT" else "outside"
+            widened = (f"the {pct}% interval widened by the numerical error, "
+                       f"[{f.lo - b:.3f}, {f.hi + b:.3f}]")
             lines.append(f"verdict: {self.verdict}: the stated exponent {st.exponent:g} is "
-                         f"{inside} the {pct}% interval")
+                         f"{inside} {widened}")
         if self.plot_path is not None:
             lines.append(f"plot: {self.plot_path}")
         return "\n".join(lines)
@@ -284,22 +375,33 @@ class ScalingResult:
 
 
 def _job(args) -> Point:
-    family_name, fixed, params, quantity_text, method, points = args
+    family_name, fixed, params, quantity_text, method, points, escalate = args
     fam = fam_mod.get(family_name)
     fam = fam.fixed(**fixed) if fixed else fam
     quantity = parse_scaling(quantity_text).quantity
-    return _point(fam, params, quantity, method, points)
+    return _point(fam, params, quantity, method, points, escalate)
+
+
+def _time(text) -> float:
+    """``--param horizon``'s value as a number (the family refuses a bad one by name)."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
                        reps: int = DEFAULT_REPS, params: Mapping | None = None, seed: int = 0,
                        method: str = "flow", lr: float | None = None,
                        t_max: float | None = None, points: int = DEFAULT_POINTS,
-                       jobs: int = 1, plot: str | Path | None = None) -> ScalingResult:
+                       jobs: int = 1, plot: str | Path | None = None,
+                       escalate: int = DEFAULT_BUDGET) -> ScalingResult:
     """Fit the exponent of ``text`` (``"PL(oo) ~ n**alpha"``) over ``ns`` on ``family``.
 
     Every parameter but n and the seed is at its default (``gfverify families``) unless
     fixed in ``params``; each n runs ``reps`` seeds. ``jobs`` > 1 runs in processes.
+    ``escalate``: the more accurate exact-flow runs a run whose F(oo) is not known to
+    ``REL_ERROR_TARGET`` may take (0: none; see the module docstring).
     """
     try:
         statement = parse_scaling(text)
@@ -310,6 +412,10 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
         raise ConjectureError(f"--n: at least two distinct positive sizes, got {list(ns)}")
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
         raise ConjectureError(f"--reps: a positive number of repetitions, got {reps!r}")
+    if (isinstance(escalate, bool) or not isinstance(escalate, int)
+            or not 0 <= escalate <= MAX_BUDGET):
+        raise ConjectureError(f"--escalate: 0 to {MAX_BUDGET} more accurate runs, got "
+                              f"{escalate!r}")
     if len(ns) * reps < 3:
         raise ConjectureError("--n/--reps: the fit needs at least 3 runs")
     try:
@@ -318,6 +424,8 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
         limits.at_most("--points", points, "points")
         if t_max is not None:
             limits.at_most("--t-max", t_max, "horizon")
+        elif (params or {}).get("horizon") is not None:
+            limits.at_most("--param horizon", _time(params["horizon"]), "horizon")
     except limits.LimitError as exc:
         raise ConjectureError(str(exc)) from None
     spec = MethodSpec(method, lr)
@@ -340,7 +448,7 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
                 limits.problem_size(values)
             except (fam_mod.FamilyError, limits.LimitError) as exc:
                 raise ConjectureError(str(exc)) from None
-            jobs_args.append((fam.name, fixed, values, text, spec, points))
+            jobs_args.append((fam.name, fixed, values, text, spec, points, escalate))
     if jobs > 1:
         from verify.pool import worker_pool
 
@@ -362,4 +470,4 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
     return result
 
 
-__all__ = ["ScalingResult", "asymptotic_value", "scaling_conjecture"]
+__all__ = ["Point", "ScalingResult", "asymptotic_value", "error_widening", "scaling_conjecture"]

@@ -252,6 +252,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   min_decided=float(min_decided), loss_floor=loss_floor)
         shown = found or result.worst or (tried[0] if tried else None)
         result.shown = shown
+        result._runs = checker.trajectories
         run = checker.trajectories.get(checker.key(shown.params)) if shown is not None else None
         if shown is None:
             result.plot_skipped = "no instance could be built" if plot is not None else ""

@@ -30,6 +30,7 @@ def select(names) -> tuple[tuple[Claim, ...], list[str]]:
     decide. An unknown name is an InputError listing what exists."""
     import theory
     from theory.registry import groups
+    from theory.suggest import did_you_mean
 
     every = theory.claims()
     by_id = {c.id: c for c in every}
@@ -42,8 +43,10 @@ def select(names) -> tuple[tuple[Claim, ...], list[str]]:
         elif name in papers:
             group = list(theory.claims(paper=name))
         else:
-            raise InputError(f"CLAIM {name!r}: not a claim id or a paper; use an id from "
-                             f"`gfverify claims` or one of the papers {', '.join(papers)}")
+            near = did_you_mean(name, [*papers, *by_id])
+            raise InputError(f"CLAIM {name!r}: not a claim id or a paper; "
+                             f"{near + ' (' if near else ''}an id from `gfverify claims` or "
+                             f"one of the papers {', '.join(papers)}{')' if near else ''}")
         for claim in group:
             if claim in chosen:
                 continue

@@ -147,9 +147,9 @@ body { font-family: system-ui, sans-serif; max-width: 76em; margin: 1em auto;
 h1, h2, h3, h4 { line-height: 1.2; scroll-margin-top: 0.5em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
-th, td { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; }
+th, td { border: 1px solid #bbb; padding: 2px 4px; text-align: left; vertical-align: top; }
 th { background: #eee; position: sticky; top: 0; }
-td.id, td:first-child { white-space: nowrap; }
+td.id, td:first-child, td.nowrap { white-space: nowrap; }
 tr:target, li:target, :target > td { background: #fff3c4; }
 code, pre { background: #f5f5f5; font-size: 0.9em; }
 pre { padding: 0.5em; overflow-x: auto; }
@@ -157,6 +157,7 @@ img { max-width: 100%; height: auto; }
 figure { margin: 1em 0; }
 figcaption { font-size: 0.85em; color: #555; }
 math { font-size: 1.1em; }
+td math { font-size: 1em; }
 math[display="block"] { margin: 0.6em 0; overflow-x: auto; }
 nav.toc ul { columns: 2; }
 .summary { border: 1px solid #bbb; border-radius: 6px; padding: 0.5em 1em; background: #fafafa; }
@@ -304,9 +305,10 @@ def _cell(c) -> str:
     return str(c).replace("|", "\\|").replace("\n", " ")
 
 
-def _table_cell_html(c) -> str:
+def _table_cell_html(c, nowrap: bool = False) -> str:
     s = str(c)
-    cls = f' class="{s}"' if s in _OUTCOMES else ""
+    classes = ([s] if s in _OUTCOMES else []) + (["nowrap"] if nowrap else [])
+    cls = f' class="{" ".join(classes)}"' if classes else ""
     return f"<td{cls}>{inline_html(s)}</td>"
 
 
@@ -328,12 +330,17 @@ class Table:
     latex_columns
         The LaTeX column spec (``"lrr"``, ``p{...}`` columns); "" (the default): ``l`` per
         column.
+    nowrap
+        The indices of the columns whose cells the HTML keeps on one line (numbers such
+        as ``2e-101``, which a narrow column would break after the hyphen); () (the
+        default): every cell wraps as the browser sees fit.
     """
 
     header: Sequence
     rows: Sequence
     row_anchors: Sequence = ()  # an id per row (None: no id), e.g. the claim id of a row
     latex_columns: str = ""  # the LaTeX column spec (default: "l" per column)
+    nowrap: Sequence = ()  # columns kept on one line in the HTML
 
     def markdown(self) -> list[str]:
         """The block as Markdown lines (for index.md), a blank line last."""
@@ -347,7 +354,9 @@ class Table:
         its ids unique."""
         head = "".join(f"<th>{inline_html(h)}</th>" for h in self.header)
         ids = list(self.row_anchors) + [None] * (len(self.rows) - len(self.row_anchors))
-        body = "".join(f"<tr{_id_attr(anchors, i)}>" + "".join(_table_cell_html(c) for c in row)
+        keep = set(self.nowrap)
+        body = "".join(f"<tr{_id_attr(anchors, i)}>"
+                       + "".join(_table_cell_html(c, k in keep) for k, c in enumerate(row))
                        + "</tr>" for row, i in zip(self.rows, ids, strict=True))
         return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
                 f"<tbody>{body}</tbody></table></div>")

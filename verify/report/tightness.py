@@ -75,12 +75,13 @@ def _row(claim_id: str, result) -> tuple[list[str], dict]:
     w = d["witness"]
     sharpest = (f"{_number(d['sharpest'], 5)} ± {_number(d['error'], 2)}"
                 if d["sharpest"] is not None else "none decided")
+    if d.get("outside_range"):  # a positive parameter whose critical value is not
+        sharpest += f"; {d['outside_range']}"
     proved = (_number(d.get("proved"), 5) if d.get("proved") is not None
               else d.get("proved_text", ""))
     witness = (" ".join(f"{k}={v}" for k, v in w["params"].items())
                + ("" if w["decided"] else " (not decided)")) if w else ""
-    counts = ", ".join(f"{v} {k}" for k, v in sorted(d["counts"].items()))
-    verdict = f"{d['verdict']} ({counts})"
+    verdict = verdict_text(d)
     if w and w.get("relaxed"):  # the witness is outside a hypothesis the paper states
         verdict += f"; witness {w['relaxed']}"
     from verify.tighten.extreme import BEYOND
@@ -92,6 +93,20 @@ def _row(claim_id: str, result) -> tuple[list[str], dict]:
     row = [claim_id, d["tightened"], family, proved, sharpest, _slack_text(d),
            witness, verdict]
     return row, d
+
+
+def verdict_text(d: dict) -> str:
+    """The verdict cell: a decided witness says over how many decided instances its value
+    is the sharpest (1 of 4 drawn is a value, not a search's result), and how the others
+    came out."""
+    counts = d["counts"]
+    others = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()) if k != "decided")
+    decided = counts.get("decided", 0)
+    if d["verdict"] == "SHARPEST FOUND":
+        return (f"witness decided; the sharpest of {decided} decided instance"
+                f"{'s' if decided != 1 else ''}" + (f" ({others})" if others else ""))
+    every = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    return f"{d['verdict']} ({every})"
 
 
 def catalogue_line(key: str, d: dict) -> str:
@@ -108,7 +123,8 @@ def catalogue_line(key: str, d: dict) -> str:
             f"sharpest observed {_number(d['sharpest'], 5)} ± {_number(d['error'], 2)} / "
             f"slack factor {_slack_text(d)} / witness {witness} on "
             f"{d['family']} ({decided}"
-            + (f"; {w['relaxed']}" if w.get("relaxed") else "") + ")")
+            + (f"; {w['relaxed']}" if w.get("relaxed") else "") + ")"
+            + (f"; {d['outside_range']}" if d.get("outside_range") else ""))
 
 
 def run(out_dir, profile: str, store, show_progress: bool = True,
@@ -218,4 +234,4 @@ def _number_reasons(rows: list[list[str]], data: dict) -> list[str]:
     return [f"[{k}] {why}: {', '.join(where[why])}" for why, k in numbers.items()]
 
 
-__all__ = ["HEADER", "declared_settings", "run", "tightenable_claims"]
+__all__ = ["HEADER", "declared_settings", "run", "tightenable_claims", "verdict_text"]

@@ -7,6 +7,7 @@ with counts.
 
 from __future__ import annotations
 
+import html
 import re
 from functools import cache
 
@@ -16,13 +17,15 @@ from theory import registry
 from theory.claim import render_latex
 from theory.symbols import latex_names_for
 from verify.findings import data_label
-from verify.report.doc import number_text
+from verify.report.doc import mathml, number_text
 from verify.report.front import base_id
 from verify.table import FIT_HEADER, certified_cell, fit_cell
 
 HEADER = ["claim", "kind", "verdict", "instances: outcomes", "worst margin", "error",
           "instance", "t", "relation"]
 _OUTCOMES = ("HOLDS", "VIOLATED", "INCONCLUSIVE", "INAPPLICABLE")
+#: The columns of numbers (worst margin, error, t), kept on one line.
+NUMBER_COLUMNS = (4, 5, 7)
 def natural_key(text: str) -> tuple:
     """Sort key reading runs of digits as numbers: S001-L2 < S001-L10."""
     return tuple((0, int(tok), "") if tok.isdigit() else (1, 0, tok)
@@ -42,31 +45,107 @@ def split_where(row: dict) -> tuple[str, str, str]:
     return instance, t, parts.get("part") or ""
 
 
+_OPERATOR = {sp.LessThan: r"\le", sp.StrictLessThan: "<", sp.GreaterThan: r"\ge",
+             sp.StrictGreaterThan: ">", sp.Equality: "=", sp.Unequality: r"\ne"}
+#: A side of a relation longer than this (LaTeX characters) is split at its terms.
+LONG_SIDE = 60
+
+
+def _side_pieces(expr: sp.Basic, names: dict, lead: str = "", trail: str = "") -> list[str]:
+    """An expression as pieces of LaTeX to set one after another, ``lead`` opening the
+    first and ``trail`` closing the last: a long sum split at its terms (each but the first
+    with its sign), a long max or min at its arguments, recursively; else whole."""
+    whole = render_latex(expr, names)
+    if len(whole) <= LONG_SIDE:
+        return [f"{lead} {whole} {trail}".strip()]
+    if isinstance(expr, sp.Add):
+        parts = []
+        for k, term in enumerate(sp.Add.make_args(expr)):
+            negative = term.could_extract_minus_sign()
+            sign = "-" if negative else ("+" if k else "")
+            parts.append((f"{lead if k == 0 else ''} {sign}".strip(), -term if negative else term))
+        out = []
+        for k, (head, term) in enumerate(parts):
+            out += _side_pieces(term, names, head, trail if k == len(parts) - 1 else "")
+        return out
+    if isinstance(expr, (sp.Max, sp.Min)):
+        name = r"\max" if isinstance(expr, sp.Max) else r"\min"
+        args = list(expr.args)
+        out = []
+        for k, arg in enumerate(args):
+            head = f"{lead} {name}(" if k == 0 else ""
+            tail = ")" + (f" {trail}" if trail else "") if k == len(args) - 1 else ","
+            out += _side_pieces(arg, names, head.strip(), tail)
+        return out
+    return [f"{lead} {whole} {trail}".strip()]
+
+
+def _matching_relation(claim, part: str) -> sp.Basic | None:
+    """The claim's relation ``part`` names: the one whose sympy text it is, or, for an
+    event time (``t_conv``: the part is the time's name), the bound on that time."""
+    exprs = [claim.statement] + ([claim.event] if getattr(claim, "event", None) is not None
+                                 else [])
+    relations = [rel for expr in exprs
+                 for rel in sp.sympify(expr).atoms(sp.core.relational.Relational)]
+    for rel in relations:
+        if sp.sstr(rel) == part:
+            return rel
+    named = [rel for rel in sp.sympify(claim.statement).atoms(sp.core.relational.Relational)
+             if part in {s.name for s in rel.free_symbols}]
+    return named[0] if part.isidentifier() and len(named) == 1 else None
+
+
 @cache
-def relation_latex(claim_id: str, part: str) -> str | None:
-    """``part`` (a relation in sympy's text form) in the paper's notation, when it is one of
-    the claim's own relations; else None."""
+def relation_pieces(claim_id: str, part: str) -> tuple[str, ...] | None:
+    """``part`` in the paper's notation, as LaTeX pieces a line may break between (the
+    left side, then the operator with the right side, long sums split at their terms),
+    when it is one of the claim's relations or the name of its event time; else None."""
     try:
         claim = registry.get(base_id(claim_id))
     except KeyError:
         return None
+    rel = _matching_relation(claim, part)
+    if rel is None or type(rel) not in _OPERATOR:
+        return None
     names = latex_names_for(claim.paper)
-    exprs = [claim.statement] + ([claim.event] if getattr(claim, "event", None) is not None
-                                 else [])
-    for expr in exprs:
-        for rel in sp.sympify(expr).atoms(sp.core.relational.Relational):
-            if sp.sstr(rel) == part:
-                return render_latex(rel, names)
-    return None
+    return tuple(_side_pieces(rel.lhs, names)
+                 + _side_pieces(rel.rhs, names, _OPERATOR[type(rel)]))
 
 
-def relation_cell(claim_id: str, part: str) -> str:
-    """``part`` as report text: an inline formula in the paper's notation when it is one
-    of the claim's relations, else code; empty when there is none."""
+def relation_latex(claim_id: str, part: str) -> str | None:
+    """``part`` (a relation in sympy's text form, or an event time's name) in the paper's
+    notation, when it is one of the claim's own relations; else None."""
+    pieces = relation_pieces(claim_id, part)
+    return " ".join(pieces) if pieces else None
+
+
+#: The most characters one formula piece may show in a table cell (about 300 px there);
+#: a relation with a longer piece (a closed form's nested identity) is named, not set.
+MAX_PIECE = 45
+
+
+@cache
+def shown_length(latex: str) -> int:
+    """How many characters ``latex`` shows once typeset (its MathML's text)."""
+    markup = mathml(latex, display="inline")
+    if markup is None:
+        return len(latex)
+    return len(html.unescape(re.sub(r"<[^>]+>", "", markup)))
+
+
+def relation_cell(claim_id: str, part: str, catalogue_page: str = "catalogue.html") -> str:
+    """``part`` as report text: inline formulas in the paper's notation when it is one of
+    the claim's relations (one formula per piece, so that a narrow column wraps between
+    them instead of cutting a long relation off), else code; empty when there is none. A
+    relation with a piece longer than `MAX_PIECE` is named by its place in the claim's
+    catalogue entry (``catalogue_page``), where it is set in full."""
     if not part:
         return ""
-    tex = relation_latex(claim_id, part)
-    return f"${tex}$" if tex else f"`{part}`"
+    pieces = relation_pieces(claim_id, part)
+    if pieces and max(shown_length(p) for p in pieces) > MAX_PIECE:
+        cid = base_id(claim_id)
+        return f"its relation in full: [{cid}]({catalogue_page}#{cid}) (too wide for a cell)"
+    return " ".join(f"${p}$" for p in pieces) if pieces else f"`{part}`"
 
 
 def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
@@ -80,7 +159,7 @@ def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
     for r in sorted(table, key=lambda r: (natural_key(r["claim"]), r.get("data", ""))):
         cid = base_id(r["claim"])
         instance, t, part = split_where(r)
-        relation = relation_cell(r["claim"], part)
+        relation = relation_cell(r["claim"], part, catalogue_page)
         margin = number_text(r["worst_margin"], ".3g", missing="", nonfinite="not finite")
         error = number_text(r["error"], ".1g", missing="", nonfinite="not finite")
         link = f"[{r['claim']}]({catalogue_page}#{cid})"

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import theory
 from numerics.provenance import environment
+from theory.suggest import did_you_mean
 from verify import limits
 from verify import mutants as mutants_mod
 from verify.claim_figures import claim_figures
@@ -38,7 +39,7 @@ from verify.findings import data_label
 from verify.pool import Background
 from verify.profiles import get_profile
 from verify.progress import Heartbeat, Progress, latest_bar, say
-from verify.report import front, tightness, verdict_table
+from verify.report import eta, front, tightness, verdict_table
 from verify.report import latex as latex_export
 from verify.report.doc import (
     Block,
@@ -243,10 +244,13 @@ def select_sections(names) -> tuple[str, ...]:
         hits = (set(by_pack.get(name, ())) | {m for m in every
                                              if name in (m, m.rsplit(".", 1)[-1])})
         if not hits:
+            short = [m.rsplit(".", 1)[-1] for m in every]
+            near = did_you_mean(name, [*by_pack, *short])
             raise InputError(
                 f"--section {name!r}: not a pack with report sections nor a section; "
-                f"choose from the packs {', '.join(p for p, s in by_pack.items() if s)} or "
-                f"the sections {', '.join(m.rsplit('.', 1)[-1] for m in every)}")
+                f"{near + ' (' if near else ''}choose from the packs "
+                f"{', '.join(p for p, s in by_pack.items() if s)} or the sections "
+                f"{', '.join(short)}{')' if near else ''}")
         chosen |= hits
     return tuple(m for m in every if m in chosen)
 
@@ -336,17 +340,24 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
         if show_progress:
             say("tightness table: running in a worker process beside the sections ...")
 
+    clock = eta.Clock(sections, profile,
+                      beside=[p for p, run in (("suite", suite_run), ("tightness", tight_run))
+                              if run is not None],
+                      after=[] if tight_run is not None or "tightness" in saved.sections
+                      else ["tightness"])
+
     def status() -> str:
         bar = latest_bar()
+        _note_finished(clock, suite_run, tight_run)
         return (f"{state['part']}{': ' + bar if bar else ''}{_tightness_status(tight_run)}"
-                f"{_suite_status(suite_run)}")
+                f"{_suite_status(suite_run)}; {clock.line()}")
 
     try:
         with Heartbeat(status, enabled=show_progress):
             result = _write_report(out, profile, seed, show_progress, instances, start,
                                    suite_run, saved, store,
                                    dict(zip(sections, modules, strict=True)), latex, state,
-                                   tight_run)
+                                   tight_run, clock)
     except BaseException as exc:
         if tight_run is not None:
             _keep_tightness(tight_run, saved)
@@ -375,31 +386,48 @@ def _keep_partial(out: Path, profile: str, seed: int, saved) -> str:
             "partial); run the same command to resume from them")
 
 
+def _note_finished(clock, suite_run, tight_run) -> None:
+    """Tell the clock which parts beside the sections have finished."""
+    for part, run in (("suite", suite_run), ("tightness", tight_run)):
+        if run is not None and run.finished:
+            clock.finished(part)
+
+
 def _write_report(out, profile, seed, show_progress, instances, start, suite_run, saved,
-                  store, sections, latex=False, state=None, tight_run=None) -> ReportResult:
+                  store, sections, latex=False, state=None, tight_run=None,
+                  clock=None) -> ReportResult:
     state = state if state is not None else {}
-    others = []
+    clock = clock if clock is not None else eta.Clock(sections, profile)
+    others, part_times = [], {}
     pdfs = (pdf_copies(out / latex_export.DIRECTORY / latex_export.FIGURES) if latex
             else contextlib.nullcontext())
     with pdfs:
-        for name, module in sections.items():
+        for k, (name, module) in enumerate(sections.items()):
             state["part"] = f"reproduction {name}"
+            clock.begin(k)
             if name in saved.sections:
                 others.append(saved.sections[name])
+                clock.end(name, kept=True)
                 if show_progress:
-                    say(f"reproduction {name}: kept from the earlier run")
+                    say(f"reproduction {name} (section {k + 1} of {len(sections)}): kept "
+                        "from the earlier run")
                 continue
+            _note_finished(clock, suite_run, tight_run)
             if show_progress:
                 say(f"reproduction {name} ...{_tightness_status(tight_run)}"
-                    f"{_suite_status(suite_run)}")
+                    f"{_suite_status(suite_run)}; {clock.line()}")
             # ``instances`` (--instances) goes to the sections that draw random instances
             extra = ({"instances": instances}
                      if "instances" in inspect.signature(module.run).parameters else {})
+            began = time.perf_counter()
             rep = module.run(out, profile, seed=seed, show_progress=show_progress,
                              store=store, **extra)
+            part_times[name] = time.perf_counter() - began
+            clock.end(name, part_times[name])
             saved.save_section(name, rep)
             others.append(rep)
             _keep_tightness(tight_run, saved)
+    clock.sections_over()
     state["part"] = "tightness table"
     if "tightness" in saved.sections:
         tight_blocks, tight_data = saved.sections["tightness"]
@@ -411,10 +439,17 @@ def _write_report(out, profile, seed, show_progress, instances, start, suite_run
             say(f"tightness table ...{_suite_status(suite_run)}")
         tight_blocks, tight_data = tightness.run(out, profile, store, show_progress, instances)
         saved.save_section("tightness", (tight_blocks, tight_data))
+    clock.finished("tightness")
+    if "wall_time" in tight_data:
+        part_times["tightness"] = tight_data["wall_time"]
     state["part"] = "waiting for the verification suite"
     suite_result = (suite_run.result(show_progress) if suite_run is not None
                     else saved.suite)
+    clock.finished("suite")
+    if suite_run is not None and suite_result:
+        part_times["suite"] = suite_result["wall_time"]
     state["part"] = "writing the report"
+    writing = time.perf_counter()
     claim_figs = claim_figures(suite_result["claims"], out) if suite_result else {}
     wall = time.perf_counter() - start
     env = environment()
@@ -434,10 +469,12 @@ def _write_report(out, profile, seed, show_progress, instances, start, suite_run
         fragment = latex_export.write(out, latex_export.fragment_blocks(
             run, suite_result, others, tight_rows), _atomic_write)
     verdicts_json = out / "verdicts.json"
+    part_times["writing"] = time.perf_counter() - writing  # (the pages; not verdicts.json)
     _atomic_write(verdicts_json, json.dumps(
         {"profile": profile, "seed": seed, "suite": suite_result,
          "reproduction": {r.experiment: r.data for r in others}, "tightness": tight_data,
-         "provenance": {**env, "commit": run["commit"]}, "wall_time": wall}, indent=2))
+         "provenance": {**env, "commit": run["commit"]}, "wall_time": wall,
+         "part_times": part_times}, indent=2))
     figures = tuple(f for r in others for f in r.figures) + tuple(claim_figs.values())
     return ReportResult(out, index, verdicts_json, figures, wall, html_path, suite_result,
                         tuple(others), out / "catalogue.html", fragment)
@@ -536,7 +573,7 @@ def _suite_blocks(suite_result, others=()) -> list[Block]:
                     "instance (content hash and seed), the time t and the relation. Rows "
                     "marked `published` were decided on data the papers' authors published, "
                     "not on our simulations, and are counted apart."),
-          Table(header, rows, anchors),
+          Table(header, rows, anchors, nowrap=verdict_table.NUMBER_COLUMNS),
           Paragraph(mutants_mod.summary_line(score) + " (deliberately wrong variants of the "
                     "claims that the checks must reject; the roster is "
                     "`verify/mutant_roster.txt`)")]
@@ -564,7 +601,7 @@ def _catalogue_status(r: dict) -> str:
     instance, t, part = verdict_table.split_where(r)
     where = " ".join(x for x in (f"`{instance}`" if instance else "",
                                  f"t = {t}" if t else "",
-                                 verdict_table.relation_cell(r["claim"], part)) if x)
+                                 verdict_table.relation_cell(r["claim"], part, "")) if x)
     margin = ("" if r["worst_margin"] is None else
               f"; worst margin {r['worst_margin']:.3g}"
               + ("" if r["error"] is None else f" (error {r['error']:.1g})")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from numerics import generators
+from theory.suggest import did_you_mean, unknown_name
 from verify import limits
 from verify.errors import InputError
 
@@ -48,8 +49,8 @@ def generator(name: str):
     try:
         return pack_generators()[name]
     except KeyError:
-        raise SweepConfigError(f"generator: {name!r} is not one of "
-                               f"{generator_names()}.") from None
+        raise SweepConfigError(f"generator: {name!r}: "
+                               f"{unknown_name(name, generator_names())}.") from None
 METHODS = ("gd", "flow")
 _TOP_KEYS = ("name", "generator", "seeds", "batch_size", "threads", "grid", "method", "model")
 MODEL_KEYS = ("activation", "train", "bias", "init")
@@ -164,8 +165,10 @@ def load_config(path) -> SweepConfig:
     """Read and validate a sweep TOML file (or a shipped protocol named without .toml)."""
     path = protocol_path(path)
     if not path.exists():
-        raise SweepConfigError(f"CONFIG: no file {path}; give a sweep file (TOML) or one of "
-                               f"the shipped protocols {', '.join(builtin_protocols())}.")
+        near = did_you_mean(path.stem, builtin_protocols())
+        raise SweepConfigError(f"CONFIG: no file {path}; {near + ' (' if near else ''}give a "
+                               f"sweep file (TOML) or one of the shipped protocols "
+                               f"{', '.join(builtin_protocols())}{')' if near else ''}.")
     try:
         text = path.read_text()
     except OSError as exc:
@@ -187,7 +190,7 @@ def parse_config(data: dict) -> SweepConfig:
             raise SweepConfigError(f"{key}: missing; every sweep needs {key!r}.")
     gen = data["generator"]
     if gen not in generator_names():
-        raise SweepConfigError(f"generator: {gen!r} is not one of {generator_names()}.")
+        raise SweepConfigError(f"generator: {gen!r}: {unknown_name(gen, generator_names())}.")
     name = data.get("name", "")
     if not isinstance(name, str):
         raise SweepConfigError(f"name: expected a string, got {name!r}.")
@@ -319,7 +322,8 @@ def _grid(gen: str, table, where: str) -> dict:
     for key, value in table.items():
         if key not in allowed:
             raise SweepConfigError(
-                f"{where}.{key}: not a parameter of generator {gen!r}; use {', '.join(allowed)}."
+                f"{where}.{key}: not a parameter of generator {gen!r}; "
+                f"{unknown_name(key, allowed)}."
             )
         if key == "p" and value in WIDTH_RULES:
             if "n" not in table:

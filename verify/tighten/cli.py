@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from verify.cli import UsageError
@@ -85,12 +86,24 @@ def register(subparsers) -> None:
     tg.set_defaults(run=_tighten_command, mode=None)
 
 
+_ID_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9]*-[A-Za-z]*[0-9]+[A-Za-z0-9]*")
+
+
 def _looks_like_claim(target: str) -> bool:
-    from theory import registry
+    """Whether ``target`` is a catalogue claim id; text shaped like one (``S002-T11``: no
+    comparison, a paper and a number joined by a hyphen) that names no claim is refused
+    with the closest ids, not parsed as a statement."""
+    from theory import UnknownName, registry
 
     try:
         registry.get(target.strip())
-    except Exception:  # noqa: BLE001 - any lookup failure: not a claim id
+    except UnknownName as exc:
+        if _ID_LIKE.fullmatch(target.strip()):
+            raise UsageError(f"tighten {target.strip()!r}: not a claim id (a statement needs "
+                             f"a comparison such as <=); {str(exc).split('; ', 1)[-1]}"
+                             ) from None
+        return False
+    except Exception:  # noqa: BLE001 - any other lookup failure: not a claim id
         return False
     return True
 
@@ -104,6 +117,7 @@ def _tighten_command(args) -> int:
     from verify.tighten.search import tighten, tighten_claim
     from verify.tighten.statement import TightenError
 
+    is_claim = _looks_like_claim(args.target)  # a mistyped id is refused first, by name
     family_params = parse_params([p for p in args.param if "=" in p])
     names = [p.strip() for p in args.param if "=" not in p]
     args.at_t = numeric_at_t(args.at_t, "gfverify tighten")
@@ -129,7 +143,7 @@ def _tighten_command(args) -> int:
     if args.escalate is not None:
         kwargs["escalate"] = args.escalate
     try:
-        if _looks_like_claim(args.target):
+        if is_claim:
             if args.free is not None:
                 raise UsageError("--free: a claim's constant is its parameter (--param NAME) "
                                  "or the multiplier of its bound side")

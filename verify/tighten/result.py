@@ -267,6 +267,27 @@ class TightenResult(SearchSettings):
         return abs(p) / (abs(s) + err) if abs(s) + err > 0 else None
 
     @property
+    def outside_range(self) -> str:
+        """When the tightened claim parameter is declared positive (its symbol's sympy
+        assumption, as eps, c_T, tol) and the smallest value that holds is not (S002-L3's
+        eps on the two-point toy: t_2 came before the bound's leading term
+        -ln(lam)/||D_+||, so the bound holds at eps = 0 already): what that means, in
+        words; else "". The sharpest value within the parameter's range is then its lower
+        end, not attained: every positive value holds on the instances decided."""
+        t, s = self.tightenable, self.sharpest
+        if t.param is None or t.claim is None or s is None or self.direction <= 0:
+            return ""
+        from theory import registry
+
+        statement = registry.get(t.claim.id).statement  # (the template's has C for it)
+        symbol = next((x for x in statement.free_symbols if x.name == t.param), None)
+        if symbol is None or not symbol.is_positive or s > 0:
+            return ""
+        return (f"the value is outside {t.param}'s range ({t.param} > 0): every "
+                f"{t.param} > 0 holds on the decided instances, so within its range the "
+                f"sharpest is its lower end, 0, not attained")
+
+    @property
     def decided(self) -> int:
         """How many instances searched decided the constant."""
         return sum(s.extreme.status == DECIDED for s in self.searched)
@@ -394,6 +415,7 @@ class TightenResult(SearchSettings):
             "mode": self.mode,
             "at_t": self.at_t, "method": self.method.name, "lr": self.method.lr,
             "verdict": self.verdict, "sharpest": self.sharpest, "error": _finite(self.error),
+            "outside_range": self.outside_range,
             "bounded": {1: "below", -1: "above"}.get(self.direction),
             "searched": len(self.searched), "decided": self.decided,
             "passed_over": self.passed_over,
@@ -453,6 +475,8 @@ class TightenResult(SearchSettings):
         side = "smallest C that holds" if e.direction > 0 else "largest C that holds"
         lines.append(f"  sharpest observed: {e.value:.6g} +- {e.error:.2g} ({side}; at "
                      f"t = {e.t:.4g}, part {t.parts[e.part].text()})")
+        if self.outside_range:
+            lines.append(f"  {self.outside_range}")
         if e.note.startswith(LEFT_OUT):
             lines.append(f"  on the witness: {_short(e.note.split('; by ')[0], 400)}")
         if t.proved is not None:
@@ -471,7 +495,9 @@ class TightenResult(SearchSettings):
         lines.append(f"  check at C = {w.past:.6g} (2% past): {w.past_outcome.value}; "
                      f"at C = {w.back:.6g} (2% back): {w.back_outcome.value} -> witness "
                      f"{'decided' if w.decided else 'NOT decided (within numerical error)'}")
-        lines.append(f"  verdict: {self.verdict}"
+        among = (f" among {self.decided} decided instance{'s' if self.decided != 1 else ''}"
+                 if self.verdict == "SHARPEST FOUND" else "")
+        lines.append(f"  verdict: {self.verdict}{among}"
                      + (f"; the witness is {w.relaxed}" if w.relaxed else ""))
         lines.append(f"  replay: {self.replay()}" if not self.from_runs else
                      "  (the instances are given runs: no replay command)")

@@ -219,7 +219,7 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
                            "window); with --at-t or --as-t-to-inf choose the time instead")
     check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
                                       "--refine-budget": (refine_budget, 0)}, t_max,
-                         error=TightenError)
+                         horizon=(params or {}).get("horizon"), error=TightenError)
     spec = MethodSpec(method, lr, escalate=escalate)
     spec.method()
     if spec.name == "gd" and at_t is not None:

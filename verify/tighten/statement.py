@@ -24,6 +24,7 @@ import sympy as sp
 
 from theory import registry
 from theory.claim import Claim, Kind
+from theory.suggest import did_you_mean
 from verify.conjecture.statement import ConjectureError, Statement
 from verify.expressions import ExpressionError, Parsed, free_constant, parse_conjecture
 
@@ -223,8 +224,8 @@ def from_claim(claim_id: str, param: str | None = None,
     try:
         claim = registry.get(claim_id)
     except (KeyError, registry.UnknownName, ValueError) as exc:
-        raise TightenError(f"tighten: {claim_id!r} is not a claim of the catalogue "
-                           f"(`gfverify claims` lists them): {exc}") from None
+        raise TightenError(f"tighten: {claim_id!r} is not a claim of the catalogue: "
+                           f"{exc}") from None
     values = {}
     if parameters:
         if param is not None and param in parameters:
@@ -245,8 +246,9 @@ def from_claim(claim_id: str, param: str | None = None,
         names = {str(k): k for k in claim.parameters}
         if param not in names:
             known = ", ".join(sorted(names)) or "none"
-            raise TightenError(f"--param {param}: {claim.id} has no parameter {param!r} "
-                               f"(its parameters: {known})")
+            near = did_you_mean(param, names)
+            raise TightenError(f"--param {param}: {claim.id} has no parameter {param!r}"
+                               f"{'; ' + near if near else ''} (its parameters: {known})")
         sym = next((s for s in claim.statement.free_symbols if s.name == param), None)
         if sym is None:
             raise TightenError(f"--param {param}: {claim.id}'s statement does not use it")

@@ -172,7 +172,8 @@ def test_lemma8_assumption5_fails_inside_the_box(draw, verdicts):
     inst = instance_values(problem)
     X, y = problem.X, problem.y
     verdicts.finding(Finding(
-        "BF25-L8-A5", "Lemma 8 fails: Assumption 3 with eta < 1/6 does not imply Assumption 5",
+        "BF25-L8-A5",
+        "BF25's Lemma 8 fails: Assumption 3 with eta < 1/6 does not imply Assumption 5",
         f"Three points in Assumption 3's box (A3Eta = {inst['A3Eta']:.4g} < 1/6; x~ = "
         f"{np.round(X, 4).tolist()}, y = {np.round(y, 4).tolist()}): Assumption 5's margin "
         f"min_k y_k |x_k|^2 - |y| (sum_k' <x_k', x_k>^2)^(1/2) over K is "
@@ -202,7 +203,7 @@ def test_theorem2_needs_a_live_positive_neuron(verdicts):
     assert check(C.SPURIOUS, _evidence(C.SPURIOUS, tr)).outcome is Outcome.INAPPLICABLE
     q = instance_values(problem)["DeadConeFrac"]
     verdicts.finding(Finding(
-        "BF25-T2-empty-I", "Theorem 2 needs a positive neuron active at t = 0 (it says 'for "
+        "BF25-T2-empty-I", "BF25's Theorem 2 needs a positive neuron active at t = 0 (it says 'for "
         "any m')",
         f"Assumption 3 draw (eta = 0.1, coords bias, seed 1), m = 2, lam = 1e-5: no positive "
         f"neuron is active on a sample at t = 0 (I is empty; probability ((1 + q)/2)^m = "

@@ -55,6 +55,7 @@ from verify import Outcome, check
 from verify.evidence import Sample, claim_time
 from verify.findings import Finding
 from verify.measures import instance_values
+from verify.report.verdict_table import relation_cell
 from verify.verdict import Verdict, Where
 
 L1, T1, L3 = theory.get("S002-L1"), theory.get("S002-T1"), theory.get("S002-L3")
@@ -277,7 +278,7 @@ def test_phase_two_laws_need_lam_star(claim, instance, verdicts, verify_profile)
         f"{claim.id} on orthonormal {instance} (n = {problem.n}, m = {problem.p}, "
         f"GrowthRatioOut = {ratio:.3g}, lam^(1 - GrowthRatioOut) = "
         f"{lam_ ** (1 - ratio):.3g}): VIOLATED, margin {v.margin:.3g}{at} "
-        f"(`{v.where.part}`).", claims=(claim.id,),
+        f"({relation_cell(claim.id, v.where.part)}).", claims=(claim.id,),
         evidence={"instance": instance, "hash": problem.content_hash, "claim": claim.id,
                   "GrowthRatioOut": ratio, "lam": lam_, "margin": v.margin,
                   "t": v.where.t}), verdict=v, kind=claim.kind.value)
@@ -489,8 +490,8 @@ def test_f6_leaky_relu_does_not_approach_the_min_norm_interpolator(verdicts):
             else f"[{r['excess_at_least']:.2g}, {r['excess_at_most']:.2g}]" for r in rows)
 
     verdicts.finding(Finding(
-        "S002-F6-leaky", "With leaky ReLU the flow's limit moves away from the minimal-norm "
-        "interpolator as lam -> 0, where ReLU's approaches it",
+        "S002-F6-leaky", "S002-F6: with leaky ReLU the flow's limit moves away from the "
+        "minimal-norm interpolator as lam -> 0, where ReLU's approaches it",
         f"orthonormal n = 4, m = 20, seed 0, lam = {', '.join(f'{v:g}' for v in F6_LAMS)}: "
         f"||theta_inf||^2 / min ||theta||^2 - 1 over interpolating networks of the same "
         f"activation (bracketed by duality, papers/s002/leaky_bias.py) is {fmt(relu)} for "

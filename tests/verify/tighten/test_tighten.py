@@ -195,3 +195,28 @@ def test_a_claim_parameter_keeps_its_value_outside_the_statement():
     assert result.decided >= 1, result.report()
     assert not any("does not define eps" in why for why in result.reasons())
     assert result.tightenable.proved_text() == "Min(1/10, 1/2 - GrowthRatioOut/2)"
+
+
+def test_a_positive_parameter_whose_critical_value_is_not_is_labelled(capsys):
+    """S002-L3's eps on the two-point toy at lam = 1e-20: t_2 = 39.98 comes before the
+    bound's leading term -ln(lam)/||D_+|| = 41.19, so the smallest eps that holds is
+    -0.0098; eps is declared positive, so the output says every eps > 0 holds there and
+    gives no slack factor, and the report's verdict says of how many decided instances the
+    value is the sharpest."""
+    from verify.report.tightness import verdict_text
+
+    result = tighten_claim("S002-L3", "two-point", param="eps", budget=1, refine_budget=0,
+                           params={"p": "10", "lam": "1e-20", "seed": "0"}, progress=False)
+    assert result.sharpest < 0 and result.slack is None
+    assert "outside eps's range (eps > 0): every eps > 0 holds" in result.report()
+    d = result.to_dict()
+    assert d["outside_range"] and "among 1 decided instance" in result.report()
+    assert verdict_text(d) == "witness decided; the sharpest of 1 decided instance"
+    assert verdict_text({"verdict": "SHARPEST FOUND", "counts": {"decided": 1,
+                                                                 "inapplicable": 3}}) == (
+        "witness decided; the sharpest of 1 decided instance (3 inapplicable)")
+    positive = tighten_claim("S002-T1", "two-point", param="c_T", budget=1, refine_budget=0,
+                             params={"p": "43", "lam": "2.121e-06", "seed": "44"},
+                             progress=False)
+    assert positive.sharpest == pytest.approx(1.28948, rel=1e-5)
+    assert positive.outside_range == ""

@@ -1,11 +1,12 @@
-"""Rigorous enclosures of a claim's quantities on a certified tube, and of its expressions.
+"""Rigorous enclosures of a claim's quantities: the measures of a state and the instance's
+numbers, as Arb balls (`flint.arb`).
 
 A state known to within Euclidean radius r of a float state lies in the box of half-width
-r around it; the measures below are evaluated on that box in ball arithmetic
-(`numerics.certify.balls`) and return intervals (`flint.arb`, Arb's ball arithmetic, for
-the expression that combines them). Instance numbers (||D_-||, lam, ...) are computed by
-the pack in float64: they enter as their float value widened by INSTANCE_WIDEN relative,
-which the certificate states (only the trajectory is enclosed from first principles).
+r around it; the measures below are evaluated on a box in ball arithmetic
+(`numerics.certify.balls`) and return intervals. The instance's numbers (n, lam, ||D_-||,
+...) are computed in Arb from its exact values (`INSTANCE_NUMBERS`), not read from the
+float code that defines them for the float checks: the certificate's writer and its
+checker both evaluate them here. Part of the claim evaluator (`numerics.certify.claims`).
 """
 
 from __future__ import annotations
@@ -13,13 +14,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-import sympy as sp
 from flint import arb
 
-from numerics.certify.balls import Ball, add_up, sub_down, up
+from numerics.certify.balls import Ball, add_up, poly_mul, range_on, sub_down, sup_on, up
 from numerics.certify.field import Shape
-
-INSTANCE_WIDEN = 2.0**-40
 
 
 class NotEnclosed(ValueError):
@@ -186,8 +184,6 @@ def drift_over_step(shape: Shape, P: Ball, width: float, R: float, start,
     polynomial (nearly constant when conserved), bounded by `range_on`; a state within R
     of it moves c_j by at most 2 |theta_j| R + R^2. Much tighter than the box of the
     states, which loses that a and w move together."""
-    from numerics.certify.balls import poly_mul, range_on, sup_on
-
     pd = shape.p * shape.d
     K1 = P.shape[0]
     W = P[:, :pd].reshape(K1, shape.p, shape.d)
@@ -218,7 +214,7 @@ def _state_only(fn):
 
 
 # the state measures with a certified enclosure (the names of `verify.measures`), each
-# called as measure(shape, W, a, (W0, a0)) with the run's exact initial state
+# called as measure(shape, W, a, (W0, a0)) with the exact initial state
 MEASURES = {"L": _state_only(loss), "R": _state_only(max_residual),
             "NormW": _state_only(max_neuron_norm), "Balance": balance,
             "NormSumDrift": norm_sum_drift, "ParamDrift": param_drift,
@@ -226,98 +222,80 @@ MEASURES = {"L": _state_only(loss), "R": _state_only(max_residual),
             "Emin": energy_min, "Emax": energy_max}
 
 
-def instance_number(value) -> arb:
-    """An instance number (float64, from the pack) widened by INSTANCE_WIDEN relative."""
-    v = float(value)
-    if not np.isfinite(v):
-        raise NotEnclosed(f"an instance number is {v}")
-    w = abs(v) * INSTANCE_WIDEN
-    return _interval(v - w, v + w)
+# -- the instance's numbers, from its exact values ----------------------------------------
+def _exact(values) -> list:
+    """Float arrays as exact rationals (every float64 is one)."""
+    return [[Fraction(float(v)) for v in row] for row in np.atleast_2d(values)]
 
 
-def _number(value: sp.Basic) -> arb:
-    if value.is_Integer:
-        return arb(int(value))
-    if value.is_Rational:
-        return arb(int(value.p)) / arb(int(value.q))
-    if value.is_Float:
-        return arb(float(value))
-    if value == sp.pi:
-        return arb.pi()
-    if value == sp.E:
-        return arb(1).exp()
-    raise NotEnclosed(f"the number {value}")
+def rational(q: Fraction) -> arb:
+    """An exact rational as an arb (rounded outward where it has no finite binary form)."""
+    q = Fraction(q)
+    return arb(q.numerator) / arb(q.denominator)
 
 
-def evaluate(expr: sp.Basic, env: dict[str, arb]) -> arb:
-    """``expr`` (flat: symbols only, named as `theory.bridge.flatten` names them) in arb."""
-    if expr.is_Symbol:
-        if expr.name not in env:
-            raise NotEnclosed(f"{expr.name} has no certified enclosure")
-        return env[expr.name]
-    if expr.is_Number or expr in (sp.pi, sp.E):
-        return _number(expr)
-    args = [evaluate(a, env) for a in expr.args]
-    if isinstance(expr, sp.Add):
-        out = args[0]
-        for x in args[1:]:
-            out = out + x
-        return out
-    if isinstance(expr, sp.Mul):
-        out = args[0]
-        for x in args[1:]:
-            out = out * x
-        return out
-    if isinstance(expr, sp.Pow):
-        base, exp = args
-        e = expr.args[1]
-        if e.is_Integer:
-            return base ** int(e)
-        return base ** exp
-    # (sympy's sqrt is a function that builds Pow(x, 1/2), handled above)
-    unary = {sp.exp: arb.exp, sp.log: arb.log, sp.Abs: abs}
-    for fn, op in unary.items():
-        if isinstance(expr, fn):
-            return op(args[0])
-    if isinstance(expr, sp.Min):
-        out = args[0]
-        for x in args[1:]:
-            out = out.min(x)
-        return out
-    if isinstance(expr, sp.Max):
-        out = args[0]
-        for x in args[1:]:
-            out = out.max(x)
-        return out
-    raise NotEnclosed(f"the operation {type(expr).__name__}")
+def _norm(v: list[Fraction]) -> arb:
+    return rational(sum((x * x for x in v), Fraction(0))).sqrt()
 
 
-def relation_sign(rel: sp.Basic, env: dict[str, arb]) -> int:
-    """+1 if ``rel`` certainly holds on every value the enclosures allow, -1 if it
-    certainly fails, 0 if the enclosures do not decide it."""
-    if isinstance(rel, sp.And):
-        signs = [relation_sign(r, env) for r in rel.args]
-        return -1 if -1 in signs else (1 if all(s == 1 for s in signs) else 0)
-    if isinstance(rel, sp.Or):
-        signs = [relation_sign(r, env) for r in rel.args]
-        return 1 if 1 in signs else (-1 if all(s == -1 for s in signs) else 0)
-    if isinstance(rel, (sp.Le, sp.Lt)):
-        gap = evaluate(rel.rhs, env) - evaluate(rel.lhs, env)
-    elif isinstance(rel, (sp.Ge, sp.Gt)):
-        gap = evaluate(rel.lhs, env) - evaluate(rel.rhs, env)
-    elif isinstance(rel, sp.Eq):
-        gap = evaluate(rel.lhs, env) - evaluate(rel.rhs, env)
-        return -1 if (gap > 0 or gap < 0) else 0
-    else:
-        raise NotEnclosed(f"the relation {type(rel).__name__}")
-    strict = isinstance(rel, (sp.Lt, sp.Gt))
-    if gap > 0 or (not strict and gap >= 0):
-        return 1
-    if gap < 0 or (strict and gap <= 0):
-        return -1
-    return 0
+def _label_vector(inst, sign: int) -> arb:
+    """||(1/n) sum_{sign y_k > 0} y_k x_k|| (S002's D_+ for sign +1, D_- for -1)."""
+    X = _exact(inst.X)
+    ys = [Fraction(float(v)) for v in inst.y]
+    d = len(X[0])
+    v = [sum((y * row[j] for y, row in zip(ys, X, strict=True) if sign * y > 0), Fraction(0))
+         / len(ys) for j in range(d)]
+    return _norm(v)
 
 
-def exact_time(t: float) -> arb:
-    """A time (an exact float) as an arb."""
-    return arb(float(Fraction(float(t))))
+def _off_diagonal_gram(inst) -> arb:
+    """max_{i != k} |<x_i, x_k>| / (|x_i| |x_k|) (0 for one sample)."""
+    X = _exact(inst.X)
+    if len(X) < 2:
+        return arb(0)
+    norms = [_norm(row) for row in X]
+    out = None
+    for i in range(len(X)):
+        for k in range(len(X)):
+            if i != k:
+                dot = sum((u * v for u, v in zip(X[i], X[k], strict=True)), Fraction(0))
+                g = abs(rational(dot)) / (norms[i] * norms[k])
+                out = g if out is None else out.max(g)
+    return out
+
+
+def _init_scale(inst) -> arb:
+    if inst.init_scale is None:
+        raise NotEnclosed("lam: the instance records no initialisation scale")
+    return arb(float(inst.init_scale))
+
+
+def _c_init(inst) -> arb:
+    norms = [_norm(row) for row in _exact(inst.W0)]
+    top = norms[0]
+    for v in norms[1:]:
+        top = top.max(v)
+    return top / _init_scale(inst)
+
+
+# name -> the number on an exact instance (`numerics.certify.instance.Instance`); the
+# definitions are those of `verify.measures` and the packs (S002's D_+ and D_-), tested
+# against them
+INSTANCE_NUMBERS = {
+    "n": lambda inst: arb(inst.n),
+    "d": lambda inst: arb(inst.d),
+    "p": lambda inst: arb(inst.p),
+    "kappa": lambda inst: arb(inst.p if inst.mean_field else 1),
+    "lam": _init_scale,
+    "c_init": _c_init,
+    "MinAbsY": lambda inst: arb(float(np.min(np.abs(inst.y)))),
+    "n_plus": lambda inst: arb(int(np.sum(inst.y > 0))),
+    "n_minus": lambda inst: arb(int(np.sum(inst.y < 0))),
+    "OffDiagGram": _off_diagonal_gram,
+    "Dplus": lambda inst: _label_vector(inst, 1),
+    "Dminus": lambda inst: _label_vector(inst, -1),
+}
+
+
+__all__ = ["INSTANCE_NUMBERS", "MEASURES", "STEP_MEASURES", "NotEnclosed", "drift_over_step",
+           "of_ball", "rational"]
