@@ -168,3 +168,29 @@ def test_the_table_shows_the_fit_of_limit_rows():
     assert "1 [" in format_table(rows)[1]
     assert "fit exponent [95% band]" in verdict_header(rows)
     assert "fit exponent" in markdown_table(rows)
+
+
+def test_the_report_shows_the_fit_of_limit_rows_in_its_own_column():
+    """The report's verdict table (HTML and LaTeX) puts a limit row's fit in the fit column,
+    keeps t and the relation under their own headings, and keeps the numbers on one line."""
+    from verify.report import latex
+    from verify.report import verdict_table as V
+
+    log = VerdictLog()
+    q = [0.3 + 0.5 * x for x in LAMS]
+    log.record(check(_limit_claim(sp.Rational(3, 10)), _sequence(q, LAMS)), "limit")
+    header, rows, _ = V.rows(log.table())
+    fit = header.index("fit exponent [95% band]")
+    assert rows[0][fit].startswith("1 [")  # the exponent 1 and its band
+    assert [header[k] for k in V.number_columns(header)] == [
+        "worst margin", "error", "fit exponent [95% band]", "t"]
+    blocks = latex.fragment_blocks(
+        {"version": "0", "commit": "0" * 12, "profile": "quick", "seed": 0},
+        {"claims": log.table(), "findings": [],
+         "mutant_score": {"caught": 0, "total": 0, "checks": 0, "not_run": [],
+                          "not_caught": [], "undeclared": []}}, [], [])
+    (table,) = [b for b in blocks if getattr(b, "header", None) and "verdict" in b.header]
+    row = dict(zip(table.header, table.rows[0], strict=True))
+    assert row["fit exponent [95% band]"] == rows[0][fit]
+    assert row["t"] == rows[0][header.index("t")]
+    assert row["relation"] == rows[0][header.index("relation")]

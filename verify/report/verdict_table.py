@@ -24,8 +24,18 @@ from verify.table import FIT_HEADER, certified_cell, fit_cell
 HEADER = ["claim", "kind", "verdict", "instances: outcomes", "worst margin", "error",
           "instance", "t", "relation"]
 _OUTCOMES = ("HOLDS", "VIOLATED", "INCONCLUSIVE", "INAPPLICABLE")
-#: The columns of numbers (worst margin, error, t), kept on one line.
+#: The columns of numbers (worst margin, error, t), kept on one line (their places in
+#: `HEADER`; `number_columns` finds them in a header with the fit or certified column).
 NUMBER_COLUMNS = (4, 5, 7)
+_NUMBER_NAMES = ("worst margin", "error", FIT_HEADER, "t")
+
+
+def number_columns(header: list[str]) -> tuple[int, ...]:
+    """The places of the columns of numbers in ``header`` (as `rows` returns it): the worst
+    margin, the error, the fit (when limit rows add it) and t."""
+    return tuple(k for k, name in enumerate(header) if name in _NUMBER_NAMES)
+
+
 def natural_key(text: str) -> tuple:
     """Sort key reading runs of digits as numbers: S001-L2 < S001-L10."""
     return tuple((0, int(tok), "") if tok.isdigit() else (1, 0, tok)
