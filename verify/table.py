@@ -143,6 +143,7 @@ class VerdictLog:
     def _table_row(self, cid: str, data: str, rows: list[dict]) -> dict:
         counts = {o.value: sum(r["outcome"] == o.value for r in rows) for o in Outcome}
         worst = _worst(rows)
+        fitted = worst if worst else _slowest_fit(rows)
         return {
             "claim": cid,
             "kind": self.kinds.get(cid, ""),
@@ -152,11 +153,13 @@ class VerdictLog:
             "verdict": _overall(counts),
             "worst_margin": worst["margin"] if worst else None,
             "error": worst["error"] if worst else None,
-            "where": worst["where"] if worst else "",
-            "where_parts": worst.get("where_parts") if worst else None,
+            # where the worst margin was attained, or (no instance has a margin: limits
+            # not decided) where the fit column's exponent was measured
+            "where": fitted["where"] if fitted else "",
+            "where_parts": fitted.get("where_parts") if fitted else None,
             "reasons": _reasons(rows),
             "figure": worst.get("figure") if worst else None,
-            **_fit(worst),
+            **_fit(fitted),
             **_certified(rows),
         }
 
@@ -187,6 +190,15 @@ def _fit(worst: dict | None) -> dict:
     """A table row's fit (a limit check's fitted exponent and band), from the instance its
     ``where`` names; {} for a row without one."""
     return {"fit": worst["fit"]} if worst and worst.get("fit") else {}
+
+
+def _slowest_fit(rows: list[dict]) -> dict | None:
+    """Among instances with a fit and no margin (limits left INCONCLUSIVE: the sequence too
+    short to extrapolate), the one whose exponent's band reaches lowest (the slowest
+    approach measured); None when there is none."""
+    fitted = [r for r in rows if r.get("fit") and r["fit"].get("lo") is not None]
+    return min(fitted, key=lambda r: (r["fit"]["lo"], str(r.get("where", "")))) if fitted \
+        else None
 
 
 def fit_cell(r: dict) -> str:

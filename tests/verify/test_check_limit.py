@@ -194,3 +194,19 @@ def test_the_report_shows_the_fit_of_limit_rows_in_its_own_column():
     assert row["fit exponent [95% band]"] == rows[0][fit]
     assert row["t"] == rows[0][header.index("t")]
     assert row["relation"] == rows[0][header.index("relation")]
+
+
+def test_an_undecided_limit_row_still_shows_its_fit():
+    """A limit left INCONCLUSIVE (s spans less than a decade) has no margin, but its row
+    shows the exponent measured and where (the slowest approach among its instances)."""
+    log = VerdictLog()
+    for a in (0.3, 0.6):
+        lams = tuple(np.geomspace(1e-3, 2e-4, 8))
+        q = [0.3 + 0.5 * x**a for x in lams]
+        verdict = check(_limit_claim(sp.Rational(3, 10)), _sequence(q, lams))
+        assert verdict.outcome is Outcome.INCONCLUSIVE and math.isnan(verdict.margin)
+        log.record(verdict, "limit")
+    (row,) = log.table()
+    assert row["worst_margin"] is None
+    assert row["fit"]["exponent"] == pytest.approx(0.3, abs=1e-3)
+    assert row["where"] and "0.3 [" in format_table([row])[1]
