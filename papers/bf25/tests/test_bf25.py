@@ -322,7 +322,7 @@ def _limit_sequence(seed: int, lams) -> list:
 @pytest.mark.parametrize("claim", LIMIT_CLAIMS, ids=lambda c: c.id)
 def test_limits_as_lam_vanishes(claim, verdicts, verify_profile):
     """Theorem 4 (the limit function tends to <beta*, x>_+ on the whole circle, the exponent
-    about 1) and F3 (one direction, the spread like lam^2) on box draws."""
+    about 1) and F3 (one direction, the spread like lam^1.0000) on box draws."""
     key = _profile_key(verify_profile)
     for seed in BOX_SEEDS[key]:
         verdict = verdicts.record(check(claim, _limit_sequence(seed, LIMIT_LAMS[key])),
