@@ -38,10 +38,11 @@ where the flow slides). "Orthogonal data" means <x_i, x_k> = 0 for i != k (two-p
 orthogonal, orthogonal-asym, group).
 
     python bench/conjectures.py [--quick] [--budget N] [--seed S] [--only SUBSTRING]
-                                [--jobs J] [--json OUT]
+                                [--jobs J] [--json OUT] [--sizes default|paper]
 
 ``--quick`` is budget 5 (the command line's default is 20). ``--only`` keeps the
-statements whose id, family, method or text contains SUBSTRING (case-insensitive).
+statements whose id, family, method or text contains SUBSTRING (case-insensitive; a comma
+list keeps those containing any of them).
 ``--jobs`` runs that many statements at once (default: the number of cores; the seconds
 of each are then measured while the others run). On this 2-core machine the default run
 took 3 min 12 s (368 s of searches, the slowest 51 s; README, "Deciding what is
@@ -351,20 +352,21 @@ def warm_up(statements) -> None:
         import numerics.descent  # noqa: F401
 
 
-def run_statement(stmt: Statement, budget: int, seed: int) -> dict:
-    """Search ``stmt`` once (in this process) and return its row."""
+def run_statement(stmt: Statement, budget: int, seed: int, sizes: str = "default") -> dict:
+    """Search ``stmt`` once (in this process) and return its row; ``sizes``: the families'
+    drawn ranges (``default``, or ``paper``: up to the papers' sizes)."""
     warm_up([stmt])
     from verify.conjecture import conjecture
 
     row = {"id": stmt.id, "family": stmt.family, "method": stmt.method, "lr": stmt.lr,
            "statement": stmt.text, "mode": stmt.mode, "at_t": stmt.at_t,
            "params": stmt.params_dict, "truth": stmt.truth, "why": stmt.why,
-           "budget": budget, "seed": seed}
+           "budget": budget, "seed": seed, "sizes": sizes}
     start = time.perf_counter()
     try:
         result = conjecture(stmt.text, stmt.family, params=stmt.params_dict, mode=stmt.mode,
                             at_t=stmt.at_t, budget=budget, seed=seed, method=stmt.method,
-                            lr=stmt.lr, plot=None)
+                            lr=stmt.lr, plot=None, sizes=sizes)
     except Exception as exc:  # noqa: BLE001 - any failure is reported, never hidden
         row.update(answer=ERROR, decided=0, tried=0, exit_code=None, replay="", reasons={},
                    error=f"{type(exc).__name__}: {exc}", counterexample="", not_decided=[])
@@ -391,7 +393,7 @@ def _run_in_fresh_process(args: tuple) -> dict:
 
 
 def run_all(statements, budget: int, seed: int, jobs: int, on_row=None,
-            worker=run_statement) -> list[dict]:
+            worker=run_statement, sizes: str = "default") -> list[dict]:
     """Every statement in its own fresh process, ``jobs`` at a time, so that no statement
     reuses the runs another one simulated (the search memoises its runs per process);
     ``worker(statement, budget, seed)`` makes a statement's row (`run_statement`).
@@ -408,7 +410,8 @@ def run_all(statements, budget: int, seed: int, jobs: int, on_row=None,
         context = multiprocessing.get_context("spawn")
     rows: list[dict] = []
     with context.Pool(processes=jobs, maxtasksperchild=1) as pool:
-        tasks = [(worker, s, budget, seed) for s in statements]
+        tasks = [(worker, s, budget, seed) + ((sizes,) if sizes != "default" else ())
+                 for s in statements]
         for row in pool.imap(_run_in_fresh_process, tasks):
             rows.append(row)
             if on_row is not None:
@@ -489,11 +492,14 @@ def versions() -> dict:
 
 
 def select(only: str | None) -> tuple[Statement, ...]:
+    """The statements whose id, family, method or text contains one of ``only``'s
+    comma-separated substrings (case-insensitive); all of them when ``only`` is empty."""
     if not only:
         return STATEMENTS
-    key = only.lower()
+    keys = [k.strip().lower() for k in only.split(",") if k.strip()]
     return tuple(s for s in STATEMENTS
-                 if any(key in field.lower() for field in (s.id, s.family, s.method, s.text)))
+                 if any(key in field.lower() for key in keys
+                        for field in (s.id, s.family, s.method, s.text)))
 
 
 def main(argv=None) -> int:
@@ -505,10 +511,14 @@ def main(argv=None) -> int:
                         help=f"budget {QUICK_BUDGET} (a smoke run)")
     parser.add_argument("--seed", type=int, default=0, help="the search seed (default 0)")
     parser.add_argument("--only", metavar="SUBSTRING",
-                        help="only statements whose id, family, method or text contains it")
+                        help="only statements whose id, family, method or text contains it "
+                             "(a comma list: any of them)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="statements run at once (default: the number of cores)")
     parser.add_argument("--json", metavar="OUT", help="also write rows and summary as JSON")
+    parser.add_argument("--sizes", default="default", choices=("default", "paper"),
+                        help="the families' drawn ranges: default, or paper (up to the "
+                             "papers' sizes: `gfverify conjecture --sizes paper`)")
     args = parser.parse_args(argv)
     if args.budget is not None and args.quick:
         parser.error("--quick sets the budget; give --budget or --quick, not both")
@@ -523,11 +533,11 @@ def main(argv=None) -> int:
         parser.error(f"--only {args.only!r} matches no statement")
 
     print(f"{len(statements)} statements, budget {budget}, seed {args.seed}, "
-          f"{args.jobs} at a time")
+          f"{args.jobs} at a time, {args.sizes} sizes")
     print(HEADER)
     start = time.perf_counter()
     rows = run_all(statements, budget, args.seed, args.jobs,
-                   on_row=lambda r: print(row_line(r), flush=True))
+                   on_row=lambda r: print(row_line(r), flush=True), sizes=args.sizes)
     wall = time.perf_counter() - start
     summary = summarise(rows)
     print()
@@ -538,6 +548,7 @@ def main(argv=None) -> int:
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"budget": budget, "seed": args.seed, "jobs": args.jobs,
+                       "sizes": args.sizes,
                        "quick": args.quick, "only": args.only, "wall_seconds": wall,
                        "versions": versions(), "summary": summary, "rows": rows},
                       handle, indent=2, default=str)

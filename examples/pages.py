@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The pages whose examples are generated here (own-runs.md has its own script).
 PAGES = ("README.md", "docs/guides/conjecture.md", "docs/guides/tighten.md",
          "docs/guides/python.md", "docs/guides/sweeps.md", "docs/guides/report.md",
-         "docs/guides/packs.md")
+         "docs/guides/packs.md", "docs/guides/certificates.md")
 TIMEOUT = 900
 #: Figures a page shows that an example writes: (page, example) -> (the file it writes in
 #: the scratch directory, where the page's image is); copied when the page is rewritten.

@@ -285,7 +285,7 @@ BUILTIN = (
          families="papers.mzv25.families", generators="papers.mzv25.families",
          reproductions=("papers.mzv25.repro_binary",), tests="papers.mzv25.tests",
          source="NeurIPS 2025, arXiv 2510.21078", builtin=True),
-    Pack("CF", "closed forms derived for the three papers", "theory.closed_form_claims",
+    Pack("CF", "closed forms derived for S000, S001 and S002", "theory.closed_form_claims",
          builtin=True),
 )
 

@@ -185,6 +185,7 @@ def _report_command(args) -> int:
                               suite=not args.no_suite, store=args.results,
                               reproductions=sections, latex=args.format == "latex",
                               fresh=args.fresh, certify=args.certify or 0,
+                              scheduler=args.scheduler, dask_local=args.dask_local,
                               parallel=False if args.serial else None)
     except ReportInterrupted as exc:
         print(str(exc), file=sys.stderr)
@@ -222,6 +223,15 @@ def _findings_command(args) -> int:
 
     try:
         run = F.load_run(args.verdicts)
+        if args.against:  # the verdicts that change with the instances' size
+            from verify.sizes import verdict_changes
+
+            changed = verdict_changes(F.load_run(args.against), run)
+            print(f"{len(changed)} verdict(s) differ between {args.against} "
+                  f"({F.load_run(args.against)['profile'] or '?'}) and {args.verdicts} "
+                  f"({run['profile'] or '?'})")
+            print(F.markdown(changed, run["profile"]), end="")
+            return EXIT_OK
         if args.page:
             changed = F.update_page(args.page, run)
             print(f"{args.page}: generated block {'rewritten' if changed else 'unchanged'} "
@@ -251,7 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     rep = sub.add_parser("report", help="write the bound-checking report")
-    rep.add_argument("--profile", default="quick", choices=("quick", "full"))
+    rep.add_argument("--profile", default="quick", choices=("quick", "full", "paper"),
+                     help="instance counts and sizes (default quick; paper: the papers' "
+                          "experimental sizes where affordable, hours)")
     rep.add_argument("--out", required=True, help="output directory (created if needed)")
     rep.add_argument("--seed", type=int, default=0, help="seed of the random instances")
     rep.add_argument("--instances", type=int, default=None,
@@ -285,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "instances decided it (default 2, at most 3N tried): a certified "
                           "column (PROVED, DISPROVED, UNCERTIFIED) in the verdict table and "
                           "its LaTeX")
+    from verify.sweep.dask_executor import add_options
+
+    add_options(rep, "the sections' and the suite's runs (kept in the store as they finish)")
     rep.set_defaults(run=_report_command)
 
     fi = sub.add_parser("findings", help="the findings a suite run measured (from its "
@@ -295,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
     fi.add_argument("--page", "--readme", dest="page", default=None, metavar="PATH",
                     help="rewrite the generated findings block of this Markdown page "
                          "(docs/findings.md; --readme is its former name)")
+    fi.add_argument("--against", default=None, metavar="VERDICTS",
+                    help="another run's verdicts.json (e.g. the full profile's, against the "
+                         "paper profile's): the claims decided differently, each a finding "
+                         "with both instances")
     fi.set_defaults(run=_findings_command)
 
     cl = sub.add_parser("claims", help="list the catalogue's claims")
@@ -334,8 +353,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         return args.run(args)
-    except InputError as exc:  # bad input, named by the message
-        print(f"error: {exc}", file=sys.stderr)
+    except InputError as exc:  # bad input, named by the message (a line per violation)
+        for line in str(exc).splitlines() or [""]:
+            print(f"error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `gfverify claims | head`: the reader left early
         sys.stderr.close()

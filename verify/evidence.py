@@ -12,7 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from numerics import ExactFlow, Problem, Trajectory, simulate
+from numerics import ExactFlow, Problem, Trajectory
+from verify import runs
 from verify.evidence_kinds import Estimate, Grid, LimitSequence  # noqa: F401  (re-exported)
 from verify.measures import instance_values
 
@@ -23,10 +24,16 @@ DEFAULT_SAVED_TIMES = 4001
 # came near it once checks escalate (a worker at 12 GB in the full profile)
 def _cached(problem: Problem, horizon: float, points: int, rtol: float,
             extra: tuple) -> Trajectory:
+    return runs.simulate(problem, ExactFlow(rtol=rtol), exact_times(horizon, points, extra))
+
+
+def exact_times(horizon: float, points: int, extra: tuple = ()) -> np.ndarray:
+    """The saved times of `exact_trajectory`: ``points`` equally spaced from 0 to
+    ``horizon`` and the ``extra`` ones in [0, horizon]."""
     t_eval = np.linspace(0.0, horizon, points)
     if extra:
         t_eval = np.union1d(t_eval, [t for t in extra if 0.0 <= t <= horizon])
-    return simulate(problem, ExactFlow(rtol=rtol), t_eval=t_eval)
+    return t_eval
 
 
 def exact_trajectory(problem: Problem, horizon: float, points: int = DEFAULT_SAVED_TIMES,
@@ -35,7 +42,9 @@ def exact_trajectory(problem: Problem, horizon: float, points: int = DEFAULT_SAV
     (memoised by content: tests of several claims on one instance share one run).
 
     ``extra_times`` are saved as well (exactly those floats), for claims stated at one
-    instant such as S002-L2 at t_1 (see `claim_time`).
+    instant such as S002-L2 at t_1 (see `claim_time`). The run goes through the current
+    runner (`verify.runs`): read from its store when kept there, else computed (on its
+    executor) and kept.
     """
     extra = tuple(sorted({float(t) for t in extra_times}))
     return _cached(problem, float(horizon), points, rtol, extra)

@@ -60,18 +60,73 @@ SMALL_SCALE = (0.0, 0.5)
 
 
 # -- typed parameters ----------------------------------------------------------------------
+def _int_text(x) -> str:
+    return "inf" if x is None else f"{x}"
+
+
+def _float_text(x) -> str:
+    return "inf" if x is None else f"{x:g}"
+
+
+class _Numeric:
+    """What `IntParam` and `FloatParam` share: the allowed range (``limits``, printed by
+    ``gfverify families`` as it is enforced), the drawn range ([lo, hi], and the drawn range
+    at the papers' sizes, ``paper``) and the one message per violation."""
+
+    def violation(self, name: str, value) -> str | None:
+        """The one-line message for ``value`` outside the allowed range, or None."""
+        lo, hi = self.limits
+        low_ok = lo is None or (value > lo if self._open_low else value >= lo)
+        if low_ok and (hi is None or value <= hi) and (self.kind == "int"
+                                                      or math.isfinite(value)):
+            return None
+        shown = f"{value}" if self.kind == "int" else f"{value:g}"
+        return (f"--param {name}={shown}: outside the allowed range {self.allowed_text()} "
+                f"of {name} ({self.meaning})")
+
+    def within(self, value) -> bool:
+        """Whether ``value`` is in the allowed range."""
+        return self.violation("x", value) is None
+
+    def drawn_text(self, which: str = "default") -> str:
+        """The drawn range as printed (``[2, 8]``, ``[1e-20, 1e-06] log``)."""
+        lo, hi = self.range(which)
+        fmt = _int_text if self.kind == "int" else _float_text
+        return f"[{fmt(lo)}, {fmt(hi)}]{' log' if self.log_at(which) else ''}"
+
+    def range(self, which: str = "default") -> tuple:
+        """The drawn range: ``"default"`` ([lo, hi]) or ``"paper"`` (``paper`` if set)."""
+        if which == "paper" and self.paper is not None:
+            return self.paper
+        return self.lo, self.hi
+
+    def log_at(self, which: str) -> bool:
+        """Whether the ``which`` drawn range (``"default"``, ``"paper"``) is drawn on a log
+        scale."""
+        return self.log
+
+    def describe_range(self) -> str:
+        """The ranges as ``gfverify families`` prints them: drawn, at the papers' sizes
+        (when other), and allowed (what ``--param`` accepts)."""
+        extra = "".join(f", {op} {ref}" for op, ref in ((">=", self.ge), ("<=", self.le))
+                        if ref)
+        paper = (f", paper sizes {self.drawn_text('paper')}" if self.paper is not None
+                 and self.paper != (self.lo, self.hi) else "")
+        return f"drawn {self.drawn_text()}{paper}; allowed {self.allowed_text()}{extra}"
+
+
 @dataclass(frozen=True)
-class IntParam:
-    """An integer parameter: search range [lo, hi], hard limits, a default.
+class IntParam(_Numeric):
+    """An integer parameter: a drawn range [lo, hi], an allowed range, a default.
 
     ``ge``/``le`` name an earlier parameter this one must be >= / <= (d >= n).
 
     Attributes
     ----------
     lo
-        The low end of the search range, included: a search draws from [lo, hi].
+        The low end of the drawn range, included: a search draws from [lo, hi].
     hi
-        The high end of the search range, included.
+        The high end of the drawn range, included.
     meaning
         What the parameter is, in words (``gfverify families`` prints it).
     default
@@ -80,14 +135,22 @@ class IntParam:
     default_text
         The default as ``gfverify families`` prints it when it is a rule (``"2n"``).
     limits
-        The hard limits (low, high; None: unbounded) a value fixed with ``--param`` must
-        respect, ends included (default (1, None)).
+        The allowed range (low, high; None: unbounded), ends included (default (1, None)):
+        what a value fixed with ``--param`` must respect, and what ``gfverify families``
+        prints as "allowed". The drawn ranges lie inside it.
     ge
         The name of an earlier parameter this one must be >= (for d >= n, d's ``ge`` is
-        ``"n"``); None for no bound. The search range respects it (`bounds`).
+        ``"n"``); None for no bound. The drawn range respects it (`bounds`).
     le
         The name of an earlier parameter this one must be <=; None for no bound. The
-        search range respects it (`bounds`).
+        drawn range respects it (`bounds`).
+    log
+        Draw on a log scale (for a range spanning decades, such as a width of 10 to
+        2,000 at the papers' sizes); default False (uniform).
+    paper
+        The drawn range at the papers' sizes (``gfverify conjecture --sizes paper``, the
+        ``paper`` profile's searches), drawn on a log scale when it spans more than a
+        factor 10; None: the same as [lo, hi].
     """
 
     lo: int
@@ -98,55 +161,81 @@ class IntParam:
     limits: tuple[int | None, int | None] = (1, None)
     ge: str | None = None
     le: str | None = None
+    log: bool = False
+    paper: tuple[int, int] | None = None
 
     kind = "int"
+    _open_low = False
+
+    def log_at(self, which: str) -> bool:
+        """Whether the ``which`` drawn range is drawn on a log scale: ``log``, and the
+        papers' range when it spans more than a factor 10."""
+        lo, hi = self.range(which)
+        return self.log or (which == "paper" and self.paper is not None and lo > 0
+                            and hi > 10 * lo)
 
     def bounds(self, values: Mapping[str, Any]) -> tuple[int, int]:
-        """The search range given the earlier parameters' ``values`` (``ge``/``le``
-        applied)."""
+        """The drawn range given the earlier parameters' ``values`` (``ge``/``le``
+        applied). When a bound moves past the whole range (d >= n with n above d's drawn
+        range), the range becomes the bound itself: the nearest values the bound allows."""
         lo, hi = self.lo, self.hi
         if self.ge is not None and self.ge in values:
             lo = max(lo, int(values[self.ge]))
+            hi = max(hi, lo)
         if self.le is not None and self.le in values:
             hi = min(hi, int(values[self.le]))
+            lo = min(lo, hi)
         return lo, hi
 
+    def _from_unit(self, u: float, lo: int, hi: int) -> int:
+        if lo >= hi:
+            return lo
+        x = math.exp(math.log(lo) + u * (math.log(hi + 1) - math.log(lo)))
+        return min(max(int(x), lo), hi)
+
     def strategy(self, values: Mapping[str, Any]) -> st.SearchStrategy:
-        """A hypothesis strategy over the range, given the earlier parameters' values."""
+        """A hypothesis strategy over the range, given the earlier parameters' values (on
+        a log scale when ``log``: shrinking moves towards ``lo``)."""
         lo, hi = self.bounds(values)
+        if self.log and lo > 0:
+            return st.floats(0.0, 1.0).map(lambda u: self._from_unit(u, lo, hi))
         return st.integers(lo, hi)
 
     def sample(self, rng: np.random.Generator, values: Mapping[str, Any]):
-        """One value drawn uniformly from the range with ``rng``."""
+        """One value drawn with ``rng`` (uniformly, or on a log scale when ``log``)."""
         lo, hi = self.bounds(values)
+        if self.log and lo > 0:
+            return self._from_unit(float(rng.uniform()), lo, hi)
         return int(rng.integers(lo, hi + 1))
 
     def parse(self, name: str, text: str) -> int:
         """``text`` (a ``--param name=text`` value) as an int within ``limits``; a
-        FamilyError naming ``name`` otherwise."""
+        FamilyError naming ``name`` and the allowed range otherwise."""
         try:
             value = int(text)
         except ValueError:
-            raise FamilyError(f"--param {name}: expected an integer, got {text!r}") from None
-        lo, hi = self.limits
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise FamilyError(f"--param {name}: {value} is outside the allowed range "
-                              f"[{lo}, {'inf' if hi is None else hi}]")
+            raise FamilyError(f"--param {name}={text}: expected an integer "
+                              f"(allowed {self.allowed_text()})") from None
+        why = self.violation(name, value)
+        if why:
+            raise FamilyError(why)
         return value
 
     def narrowed(self, lo, hi) -> IntParam:
-        """The same parameter with the search range [lo, hi]."""
-        return replace(self, lo=lo, hi=hi)
+        """The same parameter drawn from [lo, hi] (its papers' sizes too)."""
+        return replace(self, lo=lo, hi=hi, paper=None)
 
-    def describe_range(self) -> str:
-        """The range as ``gfverify families`` prints it (``[2, 8], >= n``)."""
-        extra = "".join(f", {op} {ref}" for op, ref in ((">=", self.ge), ("<=", self.le)) if ref)
-        return f"[{self.lo}, {self.hi}]{extra}"
+    def allowed_text(self) -> str:
+        """The allowed range as printed and enforced (``[2, inf)``, ``[0, 10]``)."""
+        lo, hi = self.limits
+        return (f"[{'-inf' if lo is None else lo}, "
+                f"{'inf)' if hi is None else f'{hi}]'}")
 
 
 @dataclass(frozen=True)
-class FloatParam:
-    """A float parameter in [lo, hi], drawn uniformly or on a log scale (``log``).
+class FloatParam(_Numeric):
+    """A float parameter drawn in [lo, hi], uniformly or on a log scale (``log``), with an
+    allowed range (``limits``).
 
     Drawn values are rounded to 4 significant digits, so that an instance is replayable
     from its printed parameters.
@@ -154,9 +243,9 @@ class FloatParam:
     Attributes
     ----------
     lo
-        The low end of the search range (included; > 0 when ``log``).
+        The low end of the drawn range (included; > 0 when ``log``).
     hi
-        The high end of the search range (included).
+        The high end of the drawn range (included).
     meaning
         What the parameter is, in words.
     default
@@ -167,14 +256,20 @@ class FloatParam:
     log
         Draw on a log scale (default True; needs lo > 0) rather than uniformly.
     limits
-        The limits (low, high; None: unbounded) a fixed value must respect: the low limit
-        is exclusive, the high one inclusive (default (0.0, None): positive).
+        The allowed range (low, high; None: unbounded): the low end is excluded, the
+        high one included (default (0.0, None): positive). What ``--param`` accepts and
+        ``gfverify families`` prints as "allowed"; the drawn ranges lie inside it.
     ge
         The name of an earlier parameter this one must be >= (None: no bound): kept
-        consistent when values are fixed (`Family.fixed`); the search range ignores it.
+        consistent when values are fixed (`Family.fixed`); the drawn range ignores it.
     le
         The name of an earlier parameter this one must be <= (None: no bound): kept
-        consistent when values are fixed (`Family.fixed`); the search range ignores it.
+        consistent when values are fixed (`Family.fixed`); the drawn range ignores it.
+    paper
+        The drawn range at the papers' sizes (``--sizes paper``); None: [lo, hi].
+    open_low
+        Whether the low end of ``limits`` is excluded (default True: a scale > 0); False
+        for a share in [0, 1].
     """
 
     lo: float
@@ -186,11 +281,17 @@ class FloatParam:
     limits: tuple[float | None, float | None] = (0.0, None)  # exclusive lower limit
     ge: str | None = None
     le: str | None = None
+    paper: tuple[float, float] | None = None
+    open_low: bool = True
 
     kind = "float"
 
+    @property
+    def _open_low(self) -> bool:
+        return self.open_low
+
     def bounds(self, values: Mapping[str, Any]) -> tuple[float, float]:
-        """The search range (the same whatever the other parameters)."""
+        """The drawn range (the same whatever the other parameters)."""
         return self.lo, self.hi
 
     def _from_unit(self, u: float) -> float:
@@ -211,26 +312,28 @@ class FloatParam:
         return self._from_unit(float(rng.uniform()))
 
     def parse(self, name: str, text: str) -> float:
-        """``text`` as a finite float within ``limits``; a FamilyError naming ``name``
-        otherwise."""
+        """``text`` as a finite float within ``limits``; a FamilyError naming ``name`` and
+        the allowed range otherwise."""
         try:
             value = float(text)
         except ValueError:
-            raise FamilyError(f"--param {name}: expected a number, got {text!r}") from None
-        lo, hi = self.limits
-        if not math.isfinite(value) or (lo is not None and value <= lo) or (
-                hi is not None and value > hi):
-            raise FamilyError(f"--param {name}: {text} is outside the allowed range "
-                              f"({lo}, {'inf' if hi is None else hi}]")
+            raise FamilyError(f"--param {name}={text}: expected a number "
+                              f"(allowed {self.allowed_text()})") from None
+        why = self.violation(name, value)
+        if why:
+            raise FamilyError(why)
         return value
 
     def narrowed(self, lo, hi) -> FloatParam:
-        """The same parameter with the search range [lo, hi]."""
-        return replace(self, lo=float(lo), hi=float(hi))
+        """The same parameter drawn from [lo, hi] (its papers' sizes too)."""
+        return replace(self, lo=float(lo), hi=float(hi), paper=None)
 
-    def describe_range(self) -> str:
-        """The range as ``gfverify families`` prints it (``[1e-20, 1e-3] log``)."""
-        return f"[{self.lo:g}, {self.hi:g}]{' log' if self.log else ''}"
+    def allowed_text(self) -> str:
+        """The allowed range as printed and enforced (``(0, 0.5]``, ``(0, inf)``)."""
+        lo, hi = self.limits
+        return (f"{'(' if self.open_low or lo is None else '['}"
+                f"{'-inf' if lo is None else f'{lo:g}'}, "
+                f"{'inf)' if hi is None else f'{hi:g}]'}")
 
 
 @dataclass(frozen=True)
@@ -251,6 +354,8 @@ class ChoiceParam:
         Unused (None); present so that every parameter type has it.
     le
         Unused (None); present so that every parameter type has it.
+    paper
+        Unused (None): the options are the same at the papers' sizes.
     """
 
     choices: tuple[str, ...]
@@ -259,11 +364,16 @@ class ChoiceParam:
     default_text: str = ""
     ge: str | None = None
     le: str | None = None
+    paper: None = None
 
     kind = "choice"
 
     def bounds(self, values):
         """The first and the last option."""
+        return self.choices[0], self.choices[-1]
+
+    def range(self, which: str = "default") -> tuple:
+        """The first and the last option (the same at the papers' sizes)."""
         return self.choices[0], self.choices[-1]
 
     def strategy(self, values) -> st.SearchStrategy:
@@ -277,7 +387,7 @@ class ChoiceParam:
     def parse(self, name: str, text: str) -> str:
         """``text`` if it is one of the options; a FamilyError naming ``name`` otherwise."""
         if text not in self.choices:
-            raise FamilyError(f"--param {name}: {text!r} is not one of {list(self.choices)}")
+            raise FamilyError(f"--param {name}={text}: not one of {list(self.choices)}")
         return text
 
     def narrowed(self, lo, hi) -> ChoiceParam:
@@ -422,6 +532,7 @@ class Family:
                 raise fields.fail(owner, f"params[{key!r}]", "a FloatParam with lo <= hi and, "
                                   "drawn on a log scale (log=True, the default), lo > 0",
                                   (spec.lo, spec.hi))
+            _check_ranges(owner, key, spec, list(self.params)[:list(self.params).index(key)])
         fields.callable_field(owner, "build", self.build, "build(**params) -> Problem")
         fields.callable_field(owner, "horizon_rule", self.horizon_rule,
                               "horizon_rule(problem, params) -> float")
@@ -514,66 +625,78 @@ class Family:
     def fixed(self, **values) -> Family:
         """The family with some parameters fixed to a value (``--param key=value``).
 
-        Values may be strings (from the command line); they are parsed and
-        validated. ``horizon`` overrides the simulation horizon. Parameters that
-        bound a fixed one are narrowed to stay consistent (fixing d = 3 caps n at 3).
+        Values may be strings (from the command line); they are parsed and checked against
+        the allowed ranges. ``horizon`` overrides the simulation horizon. A parameter bound
+        by a fixed one keeps its drawn range where the bound allows, else moves to the
+        nearest values it allows (fixing n = 9 where d >= n is drawn from [2, 8] draws
+        d = 9), within its own allowed range. Every violation is named, one line each, in
+        one FamilyError.
         """
-        fam = self
+        errors: list[str] = []
         ranges: dict[str, tuple] = {}
         horizon = self.horizon_override
         chosen_model = dict(self.model)
         for key, raw in values.items():
-            if key in MODEL_OPTIONS:
-                chosen_model[key] = parse_model_option(key, raw)
-                continue
-            if key == "horizon":
-                try:
-                    horizon = float(raw)
-                except (TypeError, ValueError):
-                    horizon = math.nan
-                if not (math.isfinite(horizon) and horizon > 0):
-                    raise FamilyError(f"--param horizon: expected a positive time, got {raw!r}")
-                continue
-            if key not in self.params:
-                known = unknown_name(key, [*self.params, "horizon", *MODEL_OPTIONS])
-                raise FamilyError(f"--param {key}: family {self.name!r} has no parameter "
-                                  f"{key!r}; {known}")
-            spec = self.params[key]
-            value = spec.parse(key, str(raw)) if isinstance(raw, str) else raw
-            if spec.kind != "choice":
-                value = spec.parse(key, repr(value))
-            ranges[key] = (value, value)
-        fam = fam.narrowed(**ranges) if ranges else fam
-        params = dict(fam.params)
-        for name, spec in params.items():  # keep bounds between parameters consistent
+            try:
+                if key in MODEL_OPTIONS:
+                    chosen_model[key] = parse_model_option(key, raw)
+                elif key == "horizon":
+                    horizon = _parse_horizon(raw)
+                elif key not in self.params:
+                    known = unknown_name(key, [*self.params, "horizon", *MODEL_OPTIONS])
+                    raise FamilyError(f"--param {key}: family {self.name!r} has no parameter "
+                                      f"{key!r}; {known}")
+                else:
+                    spec = self.params[key]
+                    value = spec.parse(key, str(raw)) if isinstance(raw, str) else raw
+                    if spec.kind != "choice":
+                        value = spec.parse(key, repr(value))
+                    ranges[key] = (value, value)
+            except FamilyError as exc:
+                errors.append(str(exc))
+        params = dict(self.params)
+        for key, (value, _) in ranges.items():
+            params[key] = params[key].narrowed(value, value)
+        given = {k: v[0] for k, v in {**{k: (v, v) for k, v in self.fixed_values.items()},
+                                      **ranges}.items()}
+        for name, spec in self.params.items():  # the bounds between parameters
             if spec.kind == "choice":
                 continue
-            if spec.ge and name in ranges:
-                ref = params[spec.ge]
-                params[spec.ge] = ref.narrowed(ref.lo, min(ref.hi, spec.hi))
-            if spec.le and name in ranges:
-                ref = params[spec.le]
-                params[spec.le] = ref.narrowed(max(ref.lo, spec.lo), ref.hi)
-        fam = replace(fam, params=params, horizon_override=horizon, model=chosen_model,
-                      fixed_values={**fam.fixed_values, **{k: v[0] for k, v in ranges.items()}})
-        fam._check_nonempty()
-        return fam
+            for ref, op in ((spec.ge, ">="), (spec.le, "<=")):
+                if ref is None or not (name in given or ref in given):
+                    continue
+                why = _keep_bound(params, name, ref, op, given)
+                if why:
+                    errors.append(why)
+        if errors:
+            raise FamilyError("\n".join(dict.fromkeys(errors)))
+        return replace(self, params=params, horizon_override=horizon, model=chosen_model,
+                       fixed_values={**self.fixed_values, **{k: v[0] for k, v in
+                                                             ranges.items()}})
+
+    def sized(self, which: str) -> Family:
+        """The family drawing from its ``which`` ranges: ``"default"`` (itself) or
+        ``"paper"`` (each parameter's drawn range at the papers' sizes, ``paper``; fixed
+        parameters stay fixed)."""
+        if which == "default":
+            return self
+        if which != "paper":
+            raise FamilyError(f"--sizes: {which!r} is not one of ['default', 'paper']")
+        params = {}
+        for name, spec in self.params.items():
+            if spec.kind == "choice" or spec.paper is None or name in self.fixed_values:
+                params[name] = spec
+                continue
+            lo, hi = spec.paper
+            params[name] = replace(spec, lo=lo, hi=hi, paper=None,
+                                   log=spec.log_at("paper"))
+        return replace(self, params=params)
 
     def _check_nonempty(self) -> None:
         for name, spec in self.params.items():
-            if spec.kind == "choice":
-                continue
-            if spec.lo > spec.hi:
-                raise FamilyError(f"--param: the values leave no valid {name!r} in family "
-                                  f"{self.name!r} (range [{spec.lo}, {spec.hi}])")
-            for ref, op in ((spec.ge, ">="), (spec.le, "<=")):
-                if ref is None:
-                    continue
-                r = self.params[ref]
-                ok = spec.hi >= r.lo if op == ">=" else spec.lo <= r.hi
-                if not ok:
-                    raise FamilyError(f"--param: {name} must be {op} {ref}; the fixed values "
-                                      f"leave no valid pair in family {self.name!r}")
+            if spec.kind != "choice" and spec.lo > spec.hi:
+                raise FamilyError(f"{self.name}: the drawn range of {name!r} is empty "
+                                  f"([{spec.lo}, {spec.hi}])")
 
     def size_params(self) -> tuple[str, ...]:
         """The integer parameters a shrinker reduces (every int but the seed)."""
@@ -587,11 +710,74 @@ class Family:
         for name, spec in self.params.items():
             default = spec.default_text or ("" if spec.default is None or callable(spec.default)
                                              else f"{spec.default}")
-            lines.append(f"    {name:<8} {spec.kind:<6} {spec.describe_range():<26} "
-                         f"default {default or '-':<16} {spec.meaning}")
+            lines.append(f"    {name:<8} {spec.kind:<6} {spec.meaning}; default "
+                         f"{default or '-'}")
+            lines.append(f"    {'':<15} {spec.describe_range()}")
         if self.model:
             lines.append("    model: " + ", ".join(f"{k}={v}" for k, v in self.model.items()))
         return "\n".join(lines)
+
+
+def _parse_horizon(raw) -> float:
+    try:
+        horizon = float(raw)
+    except (TypeError, ValueError):
+        horizon = math.nan
+    if not (math.isfinite(horizon) and horizon > 0):
+        raise FamilyError(f"--param horizon: expected a positive time, got {raw!r}")
+    return horizon
+
+
+def _keep_bound(params: dict, name: str, ref: str, op: str, given: Mapping) -> str | None:
+    """Keep ``name op ref`` (d >= n) once one of them is fixed (``given``): narrow the other
+    one's drawn range to what the bound allows, moving it to the nearest allowed values when
+    the bound excludes all of it; the message when the fixed values break the bound, or the
+    other one's allowed range cannot meet it (None when they can)."""
+    ge = op == ">="
+    if name in given and ref in given:
+        a, b = given[name], given[ref]
+        if (a < b) if ge else (a > b):
+            return (f"--param {name}={a}: {name} must be {op} {ref}, and {ref}={b} is fixed "
+                    "too")
+        return None
+    fixed_one, free = (ref, name) if ref in given else (name, ref)
+    value = given[fixed_one]
+    spec = params[free]
+    # the free one must be >= value when it is the larger side, <= value otherwise
+    larger = (free == name) == ge
+    lo, hi = spec.lo, spec.hi
+    if larger:
+        lo, hi = max(lo, value), max(hi, value)
+    else:
+        lo, hi = min(lo, value), min(hi, value)
+    if spec.kind == "int":
+        lo, hi = (int(math.ceil(lo)), int(math.ceil(hi))) if larger else (int(lo), int(hi))
+    if not (spec.within(lo) and spec.within(hi)):
+        side = "at most" if larger else "at least"
+        end = spec.limits[1] if larger else spec.limits[0]
+        return (f"--param {fixed_one}={value}: {name} must be {op} {ref}, and {free} is "
+                f"{side} {end} (its allowed range {spec.allowed_text()})")
+    params[free] = replace(spec, lo=lo, hi=hi, paper=None)
+    return None
+
+
+def _check_ranges(owner: str, key: str, spec, earlier: list[str]) -> None:
+    """A declared parameter's drawn ranges lie inside its allowed range, and its bounds
+    name earlier parameters (refused where the family is made otherwise)."""
+    if spec.kind == "choice":
+        return
+    for ref in (spec.ge, spec.le):
+        if ref is not None and ref not in earlier:
+            raise fields.fail(owner, f"params[{key!r}]", "a bound (ge/le) naming an earlier "
+                              "parameter", ref)
+    for which in ("default", "paper"):
+        lo, hi = spec.range(which)
+        if not (lo <= hi and spec.within(lo) and spec.within(hi)):
+            raise fields.fail(owner, f"params[{key!r}]", f"a {which} drawn range inside the "
+                              f"allowed range {spec.allowed_text()}", (lo, hi))
+        if spec.kind == "float" and spec.log and lo <= 0:
+            raise fields.fail(owner, f"params[{key!r}]", "a range drawn on a log scale above "
+                              "0", (lo, hi))
 
 
 def run_costs() -> dict:
@@ -621,12 +807,19 @@ def cost_lines(name: str, costs: dict | None = None) -> list[str]:
         busy = (" (other jobs beside it: the times are upper bounds)"
                 if high > m.get("cores", 1) else "")
         load = f", load average {low:g}-{high:g}{busy}"
-    lines = [f"    one run (exact flow and its companion to the horizon; measured "
+    unit = "CPU seconds of one core" if "unit" in m else "seconds"
+    lines = [f"    one run (exact flow and its companion to the horizon, {unit}; measured "
              f"{m.get('date', '?')}, {m.get('cores', '?')} cores, one thread{load}):"]
+
     for row in rows:
         where = " ".join(f"{k}={v}" for k, v in row["params"].items())
         lines.append(f"      {where:<44} {row['seconds']:>8.1f} s  ({row['events']} events, "
                      f"horizon {row['horizon']:g})")
+    from verify.run_cost import model_for
+
+    model = model_for(name, costs)
+    if model is not None:  # what --max-cost compares with (verify.run_cost)
+        lines.append(f"    cost model (--max-cost): {model.describe()}")
     return lines
 
 

@@ -204,7 +204,20 @@ def block_text(run: dict) -> str:
     if run.get("claims"):
         lines += ["<details><summary>The whole verdict table of that run</summary>", "",
                   markdown_table(run["claims"]).rstrip(), "", "</details>", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + sizes_section())
+
+
+def sizes_section() -> list[str]:
+    """The block's sizes table (`verify.sizes.markdown`): at which sizes each group of claims
+    is checked per profile, beside the paper's, with the cost of one run."""
+    from verify import sizes
+
+    return ["### At which sizes the claims are checked", "",
+            "Each group of checks and its claims (the packs' sizes tables, `verify.sizes`): the "
+            "paper's experimental size, the sizes of the `full` and `paper` profiles "
+            "(`pytest verify --verify-profile paper`), how many times the full profile's "
+            "the paper profile's is, the cost of one run, and why the paper profile stops "
+            "below the paper's size where it does.", "", sizes.markdown().rstrip(), ""]
 
 
 def block_span(text: str) -> tuple[int, int]:
@@ -243,4 +256,7 @@ def page_disagreements(page_path: str | Path, run: dict) -> list[str]:
         out.append(f"counts: the run says {run_summary(run)!r}")
     if markdown(run["findings"], run["profile"]).rstrip() not in block:
         out.append("findings: the run's texts differ from the page's")
+    if "\n".join(sizes_section()).rstrip() not in block:
+        out.append("sizes: the page's sizes table is not the packs' (rewrite it with "
+                   "`gfverify findings VERDICTS --page docs/findings.md`)")
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,23 +21,41 @@ from hypothesis import settings
 
 from verify import findings as findings_mod
 from verify import mutants as mutants_mod
-from verify.profiles import get_profile, register_hypothesis_profiles
+from verify.profiles import PROFILES, get_profile, register_hypothesis_profiles, set_active
 from verify.table import VerdictLog, format_table, markdown_table
 
 _WORKER_KEY = "gfverify_rows"
+DEFAULT_STORE = ".gfverify-store"  # the paper profile's run store, in pytest's rootdir
 
 
 # -- pytest hooks ------------------------------------------------------------------------------
 def pytest_addoption(parser):
     group = parser.getgroup("gfverify", "gfverify verification suite")
-    group.addoption("--verify-profile", default="quick", choices=("quick", "full"),
-                    help="instance counts and sizes of the verification suite (default quick)")
+    group.addoption("--verify-profile", default="quick", choices=tuple(PROFILES),
+                    help="instance counts and sizes of the verification suite (default quick; "
+                         "paper: the papers' experimental sizes where affordable, "
+                         "`verify.profiles`)")
+    group.addoption("--verify-store", default=None, metavar="DIR",
+                    help="keep every run in DIR as it finishes and read runs kept there: a "
+                         "stopped run resumes (default with --verify-profile paper: "
+                         f"{DEFAULT_STORE} in the rootdir; none otherwise)")
+    group.addoption("--scheduler", default=None, metavar="ADDRESS", dest="verify_scheduler",
+                    help="run the suite's simulations as tasks on this Dask scheduler, e.g. "
+                         "tcp://host:8786 (pip install 'gfverify[dask]')")
+    group.addoption("--dask-local", default=None, metavar="N", dest="verify_dask_local",
+                    type=_workers_option,
+                    help="run the suite's simulations as tasks on a local Dask cluster of N "
+                         "worker processes (not with pytest-xdist's -n: use --scheduler)")
     group.addoption("--verify-json", default=None, metavar="PATH",
                     help="write the verdict table as JSON to PATH")
     group.addoption("--verify-packs", default=None, metavar="WHICH",
                     help="the packs whose tests and mutants run: all (default: built-in and "
                          "installed), builtin, or a comma list of pack names (any case) or "
                          "installed packs' entry-point names: those packs only")
+    group.addoption("--verify-against", default=None, metavar="PATH",
+                    help="a verdicts.json of another profile's run (`--verify-json`): every "
+                         "claim decided differently there and here is a finding with both "
+                         "instances (`verify.sizes.verdict_changes`)")
     group.addoption("--verify-md", default=None, metavar="PATH",
                     help="write the verdict table as Markdown to PATH")
     group.addoption("--verify-certify", default=None, nargs="?", const=2, type=int,
@@ -93,7 +112,9 @@ def pytest_configure(config):
     name = config.getoption("--verify-profile")
     settings.load_profile(f"gfverify-{name}")
     config._gfverify_profile = get_profile(name)
-    config._gfverify_log = VerdictLog()
+    set_active(name)  # before collection: test modules pick their strategies by it
+    config._gfverify_log = VerdictLog(profile=name)
+    _configure_runs(config, name)
     certify = config.getoption("--verify-certify")
     if certify is not None:
         if certify < 1:
@@ -125,6 +146,104 @@ def verify_profile(request):
     return request.config._gfverify_profile
 
 
+def _workers_option(text: str) -> int:
+    from verify.sweep.dask_executor import workers_option
+
+    try:
+        return workers_option(text)
+    except Exception as exc:  # argparse's type error, said as pytest's usage error
+        raise pytest.UsageError(f"--dask-local: {exc}") from None
+
+
+def _store_dir(config, profile: str) -> str | None:
+    given = config.getoption("--verify-store")
+    if given is not None:
+        return given
+    if profile == "paper":
+        return str(Path(str(config.rootpath)) / DEFAULT_STORE)
+    return None
+
+
+def _configure_runs(config, profile: str) -> None:
+    """The session's runner (`verify.runs`): its store (``--verify-store``, by default
+    `DEFAULT_STORE` for the paper profile) and executor (``--scheduler``/``--dask-local``).
+    A SIGTERM ends the session as Ctrl-C does (what finished is kept; workers closed)."""
+    store = _store_dir(config, profile)
+    scheduler = config.getoption("verify_scheduler")
+    local = config.getoption("verify_dask_local")
+    config._gfverify_runs = None
+    if store is None and scheduler is None and local is None:
+        return
+    if local is not None and getattr(config.option, "numprocesses", None):
+        raise pytest.UsageError("--dask-local: not with pytest-xdist's -n (each worker would "
+                                "start a cluster); start one (`dask scheduler`) and pass "
+                                "--scheduler ADDRESS")
+    import contextlib
+    import signal
+
+    from verify import runs
+    from verify.sweep.dask_executor import executor_for
+
+    stack = contextlib.ExitStack()
+    try:
+        ex = executor_for(scheduler, local)
+        stack.enter_context(ex)
+        runner = runs.Runner(runs.RunStore(store) if store is not None else None,
+                             None if getattr(ex, "name", "") == "local" else ex, track=True)
+    except Exception as exc:
+        stack.close()
+        raise pytest.UsageError(str(exc)) from None
+    previous_runner = runs.set_current(runner)
+    previous_signal = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+    config._gfverify_runs = (runner, stack, previous_runner, previous_signal,
+                             getattr(ex, "name", "here"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """What one run of a test's cost: the CPU seconds of the largest run the test asked the
+    session's runner for (`verify.runs.Runner.cpu`, kept in the store with each run), added
+    to every claim the test recorded a verdict for (the table's ``run_cpu``)."""
+    held = getattr(item.config, "_gfverify_runs", None)
+    log = getattr(item.config, "_gfverify_log", None)
+    if not held or log is None:
+        yield
+        return
+    runner = held[0]
+    before = {cid: len(rows) for cid, rows in log.rows.items()}
+    runner.requested.clear()
+    yield
+    cost = runner.cost_of(runner.requested)
+    if cost is not None:
+        for cid, rows in log.rows.items():
+            if len(rows) > before.get(cid, 0):
+                log.costs[cid] = max(log.costs.get(cid, 0.0), cost)
+
+
+def _interrupt(signum, frame) -> None:  # SIGTERM as Ctrl-C: pytest stops and cleans up
+    raise KeyboardInterrupt
+
+
+def pytest_unconfigure(config):
+    held = getattr(config, "_gfverify_runs", None)
+    if not held:
+        return
+    import signal
+
+    from verify import runs
+
+    runner, stack, previous_runner, previous_signal, _ = held
+    config._gfverify_runs = None
+    try:
+        stack.close()  # cancels unfinished tasks, closes the client and cluster
+    finally:
+        runs.set_current(previous_runner)
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous_signal)
+
+
 def pytest_sessionfinish(session):
     config = session.config
     if hasattr(config, "workeroutput"):  # xdist worker: ship rows to the controller
@@ -143,9 +262,23 @@ def pytest_terminal_summary(terminalreporter, config):
         return
     log: VerdictLog = config._gfverify_log
     table = log.table()
+    against = config.getoption("--verify-against")
+    if against and table:  # verdicts that change with the size of the instances
+        from verify.findings import load_run
+        from verify.sizes import verdict_changes
+
+        other = load_run(against)
+        for found in verdict_changes(other, {"profile": log.profile, "claims": table}):
+            log.findings.append(found.to_dict())
     if not table and not log.mutants and not log.findings:
         return
     terminalreporter.section("gfverify verdicts")
+    held = getattr(config, "_gfverify_runs", None)
+    if held:
+        runner, *_, where = held
+        kept = f", kept in {runner.store.root}" if runner.store is not None else ""
+        terminalreporter.write_line(f"runs: {runner.loaded} read from the store, "
+                                    f"{runner.computed} computed ({where}){kept}")
     for line in format_table(table):
         terminalreporter.write_line(line)
     score = mutants_mod.score(log.mutants,

@@ -12,7 +12,11 @@ from verify.errors import InputError
 
 @dataclass(frozen=True)
 class Profile:
-    """How many instances and how large: the ``quick`` or ``full`` profile (`PROFILES`).
+    """How many instances and how large: the ``quick``, ``full`` or ``paper`` profile
+    (`PROFILES`). The ``paper`` profile checks each claim at its paper's experimental sizes
+    where one run costs at most about an hour of one core, else at the largest affordable
+    size below (each pack's sizes table says which and why, `verify.sizes`); it is not run
+    by CI (its runs take hours: ``pytest verify --verify-profile paper --dask-local 2``).
 
     ``pytest verify --verify-profile NAME`` selects it (the ``verify_profile`` fixture of
     a pack's tests is it) and ``gfverify report --profile NAME`` runs the report's
@@ -22,7 +26,7 @@ class Profile:
     Attributes
     ----------
     name
-        ``"quick"`` or ``"full"``.
+        ``"quick"``, ``"full"`` or ``"paper"``.
     examples
         Random instances per claim and family (hypothesis's ``max_examples``).
     max_n
@@ -48,7 +52,26 @@ PROFILES = {
                      tighten_refine=1),
     "full": Profile("full", examples=200, max_n=8, saved_times=8001, tighten_budget=12,
                     tighten_refine=4),
+    # the papers' experimental sizes where one run costs at most about an hour of one core
+    # (each pack's sizes table, `verify.sizes`): fewer, larger instances, fewer saved times
+    "paper": Profile("paper", examples=10, max_n=8, saved_times=2001, tighten_budget=3,
+                     tighten_refine=1),
 }
+
+
+_ACTIVE = ["quick"]
+
+
+def active() -> str:
+    """The profile of this process's verification session (``pytest verify
+    --verify-profile NAME`` sets it before the tests are collected, so that a test module
+    can choose its hypothesis strategies by it); ``"quick"`` outside a session."""
+    return _ACTIVE[0]
+
+
+def set_active(name: str) -> None:
+    """Make ``name`` the session's profile (`active`); an unknown name is an InputError."""
+    _ACTIVE[0] = get_profile(name).name
 
 
 def pin_hypothesis_draws() -> None:

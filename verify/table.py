@@ -42,12 +42,21 @@ class VerdictLog:
     findings
         One dict per recorded finding (`verify.findings.Finding.to_dict`), in recording
         order.
+    profile
+        The verification profile the verdicts were obtained at ("" when unknown): under
+        ``paper`` each table row says at which sizes (`verify.sizes.row_size`).
+    costs
+        Claim id -> the CPU seconds of the largest run a test recording it asked for (the
+        pytest plugin measures it through its runner, `verify.runs`); the table's
+        ``run_cpu``.
     """
 
     rows: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
     kinds: dict[str, str] = field(default_factory=dict)
     mutants: list[dict] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)
+    profile: str = ""
+    costs: dict[str, float] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # short: hypothesis prints the fixtures of a failing example
         return (f"VerdictLog({sum(map(len, self.rows.values()))} verdicts on "
@@ -124,11 +133,13 @@ class VerdictLog:
         self.kinds.update(payload["kinds"])
         self.mutants.extend(payload["mutants"])
         self.findings.extend(payload.get("findings", []))
+        for cid, cost in payload.get("costs", {}).items():
+            self.costs[cid] = max(self.costs.get(cid, 0.0), cost)
 
     def payload(self) -> dict:
         """The log as plain JSON data (rows, kinds, mutants, findings), for `merge`."""
         return {"rows": dict(self.rows), "kinds": self.kinds, "mutants": self.mutants,
-                "findings": self.findings}
+                "findings": self.findings, "costs": self.costs}
 
     def table(self) -> list[dict]:
         """One row per claim and kind of data (our simulations; published data)."""
@@ -161,7 +172,19 @@ class VerdictLog:
             "figure": worst.get("figure") if worst else None,
             **_fit(fitted),
             **_certified(rows),
+            **self._sizes(cid),
+            **({"run_cpu": self.costs[cid]} if cid in self.costs else {}),
         }
+
+    def _sizes(self, cid: str) -> dict:
+        """The row's sizes under the paper profile (`verify.sizes.row_size`): {"size",
+        "size_reason"}; nothing for the other profiles."""
+        if self.profile != "paper":
+            return {}
+        from verify.sizes import row_size
+
+        got = row_size(cid, self.profile)
+        return {"size": got["size"], "size_reason": got["reason"]}
 
 
 def _row(v: Verdict) -> dict:
@@ -305,16 +328,30 @@ def _certifies(table: list[dict]) -> bool:
     return any(r.get("certified") for r in table)
 
 
-def _cells(r: dict, certified: bool, where=str, fits: bool = False) -> list[str]:
-    """One row's cells in the table's column order (`VERDICT_HEADER`, then the fit column of
-    limit checks and the certified column, where the table has them)."""
+def _sized(table: list[dict]) -> bool:
+    """Whether the table has a size column (the paper profile's rows say their sizes)."""
+    return any("size" in r for r in table)
+
+
+def _cells(r: dict, certified: bool, where=str, fits: bool = False,
+           sized: bool = False) -> list[str]:
+    """One row's cells in the table's column order (`VERDICT_HEADER`, with the fit column of
+    limit checks before where, then certified, then size under the paper profile, where the
+    table has them)."""
     cells = [r["claim"], r["kind"], _data_cell(r), str(r["instances"]), str(r["HOLDS"]),
              str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
              r["verdict"], _margin_cell(r)]
     if fits:
         cells.append(fit_cell(r))
     cells.append(where(r["where"]))
-    return cells + [certified_cell(r)] if certified else cells
+    cells = cells + [certified_cell(r)] if certified else cells
+    return cells + [_size_cell(r)] if sized else cells
+
+
+def _size_cell(r: dict) -> str:
+    """The sizes a row's verdicts were obtained at, and why below the paper's (if so)."""
+    size = r.get("size") or "not declared"
+    return f"{size} (below the paper's: {r['size_reason']})" if r.get("size_reason") else size
 
 
 def _notes(table: list[dict]) -> list[str]:
@@ -327,21 +364,21 @@ def _notes(table: list[dict]) -> list[str]:
 
 
 def format_table(table: list[dict]) -> list[str]:
-    certified, fits = _certifies(table), _fits(table)
+    certified, fits, sized = _certifies(table), _fits(table), _sized(table)
     head = ("claim", "kind", "data", "inst", "HOLDS", "VIOL", "INAPP", "INCONC", "verdict",
             "worst margin") + ((FIT_HEADER,) if fits else ()) + (
-        "where",) + (("certified",) if certified else ())
-    lines = [head] + [tuple(_cells(r, certified, fits=fits)) for r in table]
+        "where",) + (("certified",) if certified else ()) + (("size",) if sized else ())
+    lines = [head] + [tuple(_cells(r, certified, fits=fits, sized=sized)) for r in table]
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
             for row in lines]
 
 
 def markdown_table(table: list[dict]) -> str:
-    certified = _certifies(table)
+    certified, fits, sized = _certifies(table), _fits(table), _sized(table)
     header = verdict_header(table)
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    rows += ["| " + " | ".join(_cells(r, certified, _code_cell, _fits(table))) + " |"
+    rows += ["| " + " | ".join(_cells(r, certified, _code_cell, fits, sized)) + " |"
              for r in table]
     notes = [f"- {n}" for n in _notes(table)]
     if notes:
@@ -382,10 +419,10 @@ VERDICT_HEADER = ["claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "IN
 
 def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
     """Rows of the verdict table (as `verify.table.markdown_table`, with the fit column of
-    limit checks and a certified column where some row has them: `verdict_header`) and the
-    notes on instances that were not decided."""
-    certified = _certifies(table)
-    return [_cells(r, certified, fits=_fits(table)) for r in table], _notes(table)
+    limit checks, a certified column and the paper profile's size column where some row has
+    them: `verdict_header`) and the notes on instances that were not decided."""
+    certified, fits, sized = _certifies(table), _fits(table), _sized(table)
+    return [_cells(r, certified, fits=fits, sized=sized) for r in table], _notes(table)
 
 
 FIT_HEADER = "fit exponent [95% band]"
@@ -393,9 +430,10 @@ FIT_HEADER = "fit exponent [95% band]"
 
 def verdict_header(table: list[dict]) -> list[str]:
     """The report's verdict table columns for ``table`` (`VERDICT_HEADER`, the fitted
-    exponent and band of limit checks when some row is one, and certified when some row was
-    certified)."""
+    exponent and band of limit checks when some row is one, certified when some row was
+    certified, and size under the paper profile)."""
     header = list(VERDICT_HEADER)
     if _fits(table):
         header.insert(header.index("where"), FIT_HEADER)
-    return header + (["certified"] if _certifies(table) else [])
+    return (header + (["certified"] if _certifies(table) else [])
+            + (["size"] if _sized(table) else []))

@@ -17,9 +17,11 @@ eta_min).
 from __future__ import annotations
 
 from numerics import Problem
+from papers.bf25 import claims as _claims
 from papers.bf25 import data
 from papers.bf25.evidence import horizon
 from verify.families import ChoiceParam, Family, FloatParam, IntParam, seed_param
+from verify.sizes import Sizes
 
 _HORIZON_TEXT = "3 ln(1/LamEff)/D_max + 40/(2 |beta*| eta_min(X^T X/n))"
 
@@ -30,7 +32,7 @@ def _horizon(problem: Problem, params: dict) -> float:
 
 def _width(default: int) -> IntParam:
     return IntParam(10, 60, "width m (Theorem 2 holds for every m; the paper ran 200,000)",
-                    default=default, limits=(1, None))
+                    default=default, limits=(1, None), paper=(60, 20000))
 
 
 SECTION5 = Family(
@@ -82,3 +84,28 @@ TIGHTEN = {
     "BF25-L4": {"family": "bf25-section5", "param": None},
     "BF25-F1c": {"family": "bf25-section5", "param": None},
 }
+
+# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+SIZES = (
+    Sizes(key="BF25 three-point flows",
+          claims=tuple(c.id for c in _claims.CLAIMS if c.checkable
+                       and c.kind.name != "PROBABILITY"),
+          paper="E-BF25-1: three points with a hidden bias, m up to 200,000", paper_scale=200000,
+          scale="m",
+          at={"quick": {"m": 40, "m_a3": 20, "section5": (0, 1), "assumption3": (0, 1)},
+              "full": {"m": 40, "m_a3": 20, "section5": (0, 1, 2, 3),
+                       "assumption3": (0, 1, 2, 3, 4, 5)},
+              "paper": {"m": 2000, "m_a3": 400, "section5": (0, 1), "assumption3": (0, 1)}},
+          shown={"quick": "section 5 m = 40 (2 seeds), Assumption 3 m = 20 (2 seeds)",
+                 "full": "section 5 m = 40 (4 seeds), Assumption 3 m = 20 (6 seeds)",
+                 "paper": "section 5 m = 2,000 (2 seeds), Assumption 3 m = 400 (2 seeds)"},
+          reason="one run at the paper's m = 200,000 costs about 2 h of one core "
+                 "(bf25-section5's cost model, fitted to m = 1,095 and 20,000: 3 s and 243 s "
+                 "measured; events and products both grow with m), above the profile's hour; "
+                 "m = 2,000 is 50 times the full profile's"),
+    Sizes(key="BF25 empty-I probability", claims=("BF25-F2e",),
+          paper="none: a probability over Eq. (3)'s draw at m = 3", scale="count",
+          at={"quick": {"count": 1500}, "full": {"count": 6000}, "paper": {"count": 6000}},
+          shown={"quick": "1,500 draws, m = 3", "full": "6,000 draws, m = 3",
+                 "paper": "6,000 draws, m = 3"}),
+)

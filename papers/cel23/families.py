@@ -11,26 +11,32 @@ The horizon is `papers.cel23.evidence.horizon`.
 from __future__ import annotations
 
 from numerics import Problem
+from papers.cel23 import claims as _claims
 from papers.cel23 import data
 from papers.cel23.evidence import horizon
 from verify.families import ChoiceParam, Family, FloatParam, IntParam, seed_param
+from verify.sizes import Sizes
 
-_HORIZON_TEXT = "2 ln(1/lam)/|gamma_[n]| + 12/eta_d"
+_HORIZON_TEXT = ("min(2 ln(1/lam)/|gamma_[n]| + 12/eta_d, 2e5) (2e5: the paper's runs, 2e7 steps "
+                 "of 0.01)")
 
 
 def _horizon(problem: Problem, params: dict) -> float:
     return horizon(problem)
 
 
-def _family(name: str, description: str, d_hi: int, d_default: int, rejection: str) -> Family:
+def _family(name: str, description: str, d_hi: int, d_default: int, rejection: str,
+            d_paper: tuple[int, int]) -> Family:
     """One of CEL23's families: section 8's data with ``rejection``, its initialisation."""
     return Family(
         name=name,
         setting="CEL23",
         description=description,
         params={
-            "d": IntParam(2, d_hi, "input dimension (= n)", default=d_default, limits=(2, None)),
-            "m": IntParam(2, 12, "width (the paper's m)", default=6, limits=(1, None)),
+            "d": IntParam(2, d_hi, "input dimension (= n; the paper: 4 to 1,024)",
+                          default=d_default, limits=(2, None), paper=d_paper),
+            "m": IntParam(2, 12, "width (the paper's m: 200)", default=6, limits=(1, None),
+                          paper=(12, 200)),
             "lam": FloatParam(1e-12, 1e-2, "initialisation scale", default=4.0**-7,
                               limits=(0.0, 1.0)),
             "scheme": ChoiceParam(data.SCHEMES, "section 8's data scheme", default="centred"),
@@ -47,11 +53,12 @@ CORRELATED = _family(
     "cel23-correlated",
     "CEL23 section 8 data redrawn until every angle(v*, x_i) < pi/4 (its theorems' setting), "
     "labels relu(<v*, x>), z_j ~ N(0, I/(dm)), s_j = +-1, w_j = lam z_j, a_j = s_j |w_j|; "
-    "standard network, mean square loss", 4, 3, "pi/4")
+    "standard network, mean square loss", 4, 3, "pi/4", (3, 8))
 EXPERIMENTS = _family(
     "cel23-experiments",
     "CEL23 section 8's experimental data (angles to v* below pi/2 only: its pi/4 hypothesis "
-    "fails for most draws), its initialisation; standard network, square loss", 16, 4, "pi/2")
+    "fails for most draws), its initialisation; standard network, square loss", 16, 4, "pi/2",
+    (4, 64))
 
 FAMILIES = (CORRELATED, EXPERIMENTS)
 GENERATORS = {"cel23": data.correlated}
@@ -75,3 +82,18 @@ TIGHTEN = {
                                                            "CEL23-T6b")},
     "CEL23-L28": {**_TIGHT_AT, "loss_floor": _FLOOR, "part": 4, "param": None},
 }
+
+# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+_E1 = "E-CEL23-1: m = 200, d = n = 4-1,024 (section 8's pi/2 data)"
+SIZES = (
+    Sizes(key="CEL23 pi/4 flows", claims=tuple(c.id for c in _claims.CLAIMS if c.checkable),
+          paper=_E1, paper_scale=200, scale="m",
+          at={"quick": {"m": 6, "d": 3, "seeds": (1, 2)},
+              "full": {"m": 6, "d": 3, "seeds": (1, 2, 3, 4)},
+              "paper": {"m": 200, "d": 3, "seeds": (1, 2)}},
+          shown={"quick": "d = n = 3, m = 6 (2 seeds)", "full": "d = n = 3, m = 6 (4 seeds)",
+                 "paper": "d = n = 3, m = 200 (2 seeds)"},
+          reason="d = n = 3: the theorems need every angle(v*, x_i) < pi/4, which section 8's "
+                 "draws meet with a vanishing share as d grows (the paper's experiments use "
+                 "pi/2 data, outside the theorems); the width is the paper's"),
+)

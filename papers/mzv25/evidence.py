@@ -14,7 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from numerics import ExactFlow, Problem, Trajectory, simulate
+from numerics import ExactFlow, Problem, Trajectory
+from verify import runs
 
 EARLY_END = 20.0  # the linear part of the grid: alignment and separation (t ~ 1)
 LATEST = 1e12  # the largest horizon the exact flow resolves on these instances
@@ -35,7 +36,7 @@ def log_times(t_end: float, early: int, late: int, early_end: float = EARLY_END,
 
 @lru_cache(maxsize=64)
 def _run(problem: Problem, times: tuple, rtol: float, coords: str) -> Trajectory:
-    return simulate(problem, ExactFlow(rtol=rtol, coordinates=coords), np.asarray(times))
+    return runs.simulate(problem, ExactFlow(rtol=rtol, coordinates=coords), np.asarray(times))
 
 
 def binary_run(problem: Problem, t_end: float = 1e9, early: int = 401, late: int = 400,

@@ -27,8 +27,10 @@ import math
 import numpy as np
 
 from numerics import Problem, ProblemError
+from papers.mzv25 import claims as _claims
 from papers.mzv25 import multiclass as mc
 from verify.families import SMALL_SCALE, ChoiceParam, Family, FloatParam, IntParam, seed_param
+from verify.sizes import Sizes
 
 HORIZON = 1e4
 MAX_REDRAWS = 200
@@ -138,11 +140,14 @@ BINARY = Family(
     "labels +-1, unit shapes times eps with v_j(0) = +-eps alternating, redrawn until A3 "
     "holds; standard network, exponential or 2 log(1 + e^-yf) sum loss",
     params={
-        "n_plus": IntParam(1, 8, "points of class +", default=4, limits=(1, None)),
-        "n_minus": IntParam(1, 8, "points of class -", default=6, limits=(1, None)),
-        "d": IntParam(2, 6, "input dimension (MZV25's D)", default=4, limits=(2, None)),
+        "n_plus": IntParam(1, 8, "points of class +", default=4, limits=(1, None),
+                           paper=(4, 50)),
+        "n_minus": IntParam(1, 8, "points of class -", default=6, limits=(1, None),
+                            paper=(4, 50)),
+        "d": IntParam(2, 6, "input dimension (MZV25's D)", default=4, limits=(2, None),
+                      paper=(4, 50)),
         "h": IntParam(2, 12, "width (MZV25's h; the vocabulary's p)", default=8,
-                      limits=(2, None)),
+                      limits=(2, None), paper=(8, 100)),
         "mu_s": FloatParam(0.05, 0.9, "lower bound on mu_s", default=0.2, limits=(0.0, 1.0)),
         "mu_d": FloatParam(0.05, 0.9, "lower bound on mu_d", default=0.2, limits=(0.0, 1.0)),
         "eps": FloatParam(1e-6, 1e-2, "initialisation scale", default=1e-3,
@@ -252,16 +257,18 @@ K_CLASS = Family(
     "until A4 holds (neuron by neuron past 200 whole redraws), times "
     "eps (A2), summed softmax cross-entropy on the vector output",
     params={
-        "K": IntParam(3, 5, "classes", default=3, limits=(3, None)),
-        "n_per_class": IntParam(2, 5, "points per class", default=3, limits=(1, None)),
-        "d": IntParam(3, 6, "input dimension (>= K)", default=4, limits=(3, None)),
-        "h": IntParam(3, 10, "width (>= K)", default=6, limits=(3, None)),
+        "K": IntParam(3, 5, "classes", default=3, limits=(3, None), paper=(3, 10)),
+        "n_per_class": IntParam(2, 5, "points per class", default=3, limits=(1, None),
+                                paper=(3, 20)),
+        "d": IntParam(3, 6, "input dimension (>= K)", default=4, limits=(3, None),
+                      paper=(10, 30)),
+        "h": IntParam(3, 10, "width (>= K)", default=6, limits=(3, None), paper=(10, 60)),
         "sigma": FloatParam(0.01, 0.05, "cluster spread (A5 needs about sigma <= 0.02 at K = 4)",
                             default=0.02, limits=(0.0, None)),
         "eps": FloatParam(1e-6, 1e-2, "initialisation scale", default=1e-3,
                           limits=SMALL_SCALE),
         "tilt": FloatParam(0.0, 1.0, "share of the shapes turned onto another class's edge",
-                           default=0.5, log=False, limits=(0.0, 1.0)),
+                           default=0.5, log=False, limits=(0.0, 1.0), open_low=False),
         "seed": seed_param(),
     },
     build=k_class,
@@ -278,3 +285,25 @@ GENERATORS = {"mzv25-binary": binary, "mzv25-kclass": k_class}
 # h = 6, eps = 1e-100, log-norm coordinates); its family is S001's ``separable``.
 TIGHTEN = {"MZV25-F13": {"family": "separable", "params": {
     "n": 4, "h": 6, "d": 3, "mu": 0.95, "eps": 1e-100, "loss": "exponential", "seed": 27}}}
+
+# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+_K_CLAIMS = ("MZV25-A4", "MZV25-A5", "MZV25-P1", "MZV25-P3", "MZV25-L2", "MZV25-L5")
+_NONE = ("none larger in the theory's setting: the binary theory on caps (the paper's MNIST "
+         "runs are outside its assumptions)")
+SIZES = (
+    Sizes(key="MZV25 binary caps", claims=tuple(
+        c.id for c in _claims.CLAIMS if c.checkable and c.id not in _K_CLAIMS),
+          paper=_NONE, scale="h",
+          at={"quick": {"h": 8, "large": False}, "full": {"h": 8, "large": False},
+              "paper": {"h": 80, "large": True}},
+          shown={"quick": "caps n = 10-12, d <= 6, h = 6-8 (5 cases)",
+                 "full": "caps n = 10-12, d <= 6, h = 6-8 (10 cases)",
+                 "paper": "the full cases and caps n = 100, d = 20, h = 80"}),
+    Sizes(key="MZV25 K classes", claims=_K_CLAIMS,
+          paper=_NONE, scale="K",
+          at={"quick": {"K": 5, "large": False}, "full": {"K": 5, "large": False},
+              "paper": {"K": 8, "large": True}},
+          shown={"quick": "K = 3-5, h = 2K, d = K + 1 (3 cases)",
+                 "full": "K = 3-5, h = 2K, d = K + 1 (7 cases)",
+                 "paper": "the full cases and K = 8, h = 16, d = 9"}),
+)

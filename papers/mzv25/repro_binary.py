@@ -37,7 +37,8 @@ from verify.report.doc import Bullets, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
 
 EXPERIMENT = "E-MZV25-1"
-SETTINGS = {"quick": {"t_end": 1e9, "late": 400}, "full": {"t_end": 1e12, "late": 800}}
+SETTINGS = {"quick": {"t_end": 1e9, "late": 400}, "full": {"t_end": 1e12, "late": 800},
+            "paper": {"t_end": 1e12, "late": 800}}
 READ_AT = (1.0, 10.0, 1e3, 1e6, 1e9, 1e12)
 TWO_D = {"n_plus": 3, "n_minus": 3, "d": 2, "h": 6, "mu_s": 0.3, "mu_d": 0.3, "eps": 1e-3}
 TWO_D_SEED = 2

@@ -60,6 +60,12 @@ PROFILES = {
                      cf_exponents=(2, 2.5, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 32, 40, 48,
                                    64, 80, 100),
                      curve_ns=(1e2, 1e4, 1e8, FIGURE_N, 1e60)),
+    # the paper's own setting is analytic (n = 1.7e18); the simulated n go 10x further
+    "paper": Settings(sim_ns=(32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 10240),
+                      sim_points=2001, companion_points=101,
+                      cf_exponents=(2, 2.5, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 32, 40, 48,
+                                    64, 80, 100),
+                      curve_ns=(1e2, 1e4, 1e8, FIGURE_N, 1e60)),
 }
 
 

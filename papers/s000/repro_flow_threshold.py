@@ -40,7 +40,7 @@ SIGNIFICANCE = 0.05
 
 def flow_config(profile: str):
     config = load_config(CONFIG)
-    if profile != "full":
+    if profile not in ("full", "paper"):  # full and paper: the whole published config
         config.grids = [dict(g, n=[n for n in g["n"] if n in QUICK["n"]])
                         for g in config.grids if g["d"][0] in QUICK["d"]]
         config.seeds = config.seeds[:QUICK["seeds"]]

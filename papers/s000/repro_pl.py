@@ -54,7 +54,7 @@ STEP_FACTORS = (2, 4)  # the kernel rate's step error: limits of GD at lr / 2 an
 
 def sweep_config(profile: str):
     config = load_config(CONFIG)
-    if profile != "full":
+    if profile not in ("full", "paper"):  # full and paper: the whole published config
         config.grids = [dict(g, n=_range(QUICK["n"])) for g in config.grids]
         config.seeds = list(range(QUICK["seeds"]))
         config.name = "exp2-quick"
@@ -184,7 +184,7 @@ def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
     sandwich = [bool(np.all(runs[n]["mu_low"] <= runs[n]["rate_end"])
                      and np.all(runs[n]["rate_end"] <= runs[n]["mu_upp"])) for n in runs]
     ns = sorted(runs)
-    sub_seeds = tuple(range(2 if profile != "full" else 5))
+    sub_seeds = tuple(range(5 if profile in ("full", "paper") else 2))
     err = (step_error(config, (ns[0], ns[-1]), sub_seeds, store, progress=show_progress)
            if ns else {})
     fig = out / "e000_4_pl.png"

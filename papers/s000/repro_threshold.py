@@ -37,7 +37,8 @@ THEORY_THRESHOLDS = {10: 29, 20: 74, 30: 146, 40: 263, 50: 417, 60: 611, 70: 821
 def sweep_config(profile: str, d_values=None):
     """The exp1_1 sweep, restricted to ``d_values`` (default: all for full, QUICK_D for quick)."""
     config = load_config(CONFIG)
-    keep = d_values if d_values is not None else (None if profile == "full" else QUICK_D)
+    keep = d_values if d_values is not None else (
+        None if profile in ("full", "paper") else QUICK_D)  # full, paper: the whole grid
     if keep is not None:
         config.grids = [g for g in config.grids if g["d"][0] in keep]
         config.name = f"exp1_1-d{'-'.join(str(d) for d in keep)}"

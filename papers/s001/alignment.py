@@ -61,6 +61,10 @@ SETTINGS = {
                       e001_3_iterations=8000),
     "full": Settings(grid_n=(4, 8, 16, 32, 64), grid_mu=(0.05, 0.1, 0.2, 0.4, 0.8),
                      grid_seeds=8, grid_width=20, toy_seeds=20, digits_per_class=None),
+    # E-001-1's h = 50 and 15,000 iterations on every 0/1 digit at hand (scikit-learn's 8x8
+    # set: MNIST is not shipped); the t_1 grid to n = 128
+    "paper": Settings(grid_n=(4, 8, 16, 32, 64, 128), grid_mu=(0.05, 0.1, 0.2, 0.4, 0.8),
+                      grid_seeds=4, grid_width=20, toy_seeds=20, digits_per_class=None),
 }
 
 

@@ -19,8 +19,9 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from numerics import ExactFlow, Problem, Trajectory, generators, simulate
+from numerics import ExactFlow, Problem, Trajectory, generators
 from theory.claim import Claim
+from verify import runs
 from verify.measures import instance_values
 
 # seeds of mu = 0.95, n = 4, h = 6 data for which (28) holds at eps = 1e-100
@@ -44,7 +45,7 @@ def theorem_problem(seed: int, loss: str = "exponential", eps: float = THEOREM_E
 def _run(problem: Problem, horizon: float, points: int, extra: tuple, coords: str,
          rtol: float) -> Trajectory:
     grid = np.union1d(np.linspace(0.0, horizon, points), np.asarray(extra, dtype=float))
-    return simulate(problem, ExactFlow(rtol=rtol, coordinates=coords), t_eval=grid)
+    return runs.simulate(problem, ExactFlow(rtol=rtol, coordinates=coords), grid)
 
 
 def trajectory(problem: Problem, horizon: float, points: int, extra=(), coords="auto",
@@ -59,14 +60,17 @@ def trajectory(problem: Problem, horizon: float, points: int, extra=(), coords="
 def _problem_cache(kind: str, seed: int, loss: str, eps: float, extra: tuple) -> Problem:
     if kind == "theorem":
         return theorem_problem(seed, loss, eps)
-    if kind == "separable":
-        n, mu = extra
-        return generators.separable(n=n, d=3, p=8, seed=seed, mu=mu, eps=eps, loss=loss)
+    if kind == "separable":  # extra: (n, mu) or (n, mu, h)
+        n, mu, *h = extra
+        return generators.separable(n=n, d=3, p=h[0] if h else 8, seed=seed, mu=mu, eps=eps,
+                                    loss=loss)
     if kind == "toy":
         (angle,) = extra
         return generators.two_point_separable(angle, p=10, seed=seed, eps=eps, loss=loss)
-    if kind == "digits":
-        return generators.digits((0, 1), p=10, seed=seed, eps=eps, n_per_class=10, loss=loss)
+    if kind == "digits":  # extra: () or (images per class, h)
+        per_class, h = extra or (10, 10)
+        return generators.digits((0, 1), p=h, seed=seed, eps=eps, n_per_class=per_class,
+                                 loss=loss)
     raise ValueError(f"kind: unknown instance kind {kind!r}")
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from numerics import Problem, generators
 from papers.s002.evidence import s002_horizon
 from verify.families import SMALL_SCALE, Family, FloatParam, IntParam, seed_param
+from verify.sizes import Sizes
 
 
 def _s002_horizon(problem: Problem, params: dict) -> float:
@@ -25,7 +26,7 @@ TWO_POINT = Family(
     description="S002 section 5: x1=(-0.5,1), y1=-1; x2=(2,1), y2=+1; standard network, square "
     "loss, balanced init at scale lam",
     params={
-        "p": IntParam(10, 200, "width", default=60),
+        "p": IntParam(10, 200, "width (the paper's m = 60)", default=60, paper=(60, 2000)),
         "lam": FloatParam(1e-20, 1e-4, "initialisation scale", limits=SMALL_SCALE,
                           default=lambda v: 1e-6 / math.sqrt(v["p"]), default_text="1e-6/sqrt(p)"),
         "seed": seed_param(),
@@ -44,10 +45,10 @@ ORTHOGONAL = Family(
     params={
         # n stays small: above 5, S002's lam* surrogate and key-neuron assumptions fail on
         # most draws (INAPPLICABLE), so larger draws cost time and decide nothing
-        "n": IntParam(2, 5, "samples", default=4, limits=(2, None)),
-        "p": IntParam(30, 60, "width", default=60),
+        "n": IntParam(2, 5, "samples", default=4, limits=(2, None), paper=(2, 8)),
+        "p": IntParam(30, 60, "width", default=60, paper=(60, 600)),
         "d": IntParam(2, 8, "input dimension", default=lambda v: v["n"], default_text="n",
-                      ge="n"),
+                      ge="n", limits=(2, None), paper=(2, 64)),
         "lam": FloatParam(1e-20, 1e-6, "initialisation scale", default=1e-12,
                           limits=SMALL_SCALE),
         "seed": seed_param(),
@@ -60,7 +61,12 @@ ORTHOGONAL = Family(
 FAMILIES = (TWO_POINT, ORTHOGONAL)
 
 
-def orthonormal(max_n: int | None = None) -> st.SearchStrategy[Problem]:
+def orthonormal(max_n: int | None = None, profile: str | None = None
+                ) -> st.SearchStrategy[Problem]:
+    """Orthonormal instances: at ``profile``'s sizes (`SIZES`), else the family's drawn
+    ranges (n at most ``max_n``)."""
+    if profile is not None:
+        return orthonormal_sizes(profile).strategy()
     fam = ORTHOGONAL if max_n is None else ORTHOGONAL.narrowed(n=(2, max_n))
     return fam.strategy()
 
@@ -74,3 +80,53 @@ def orthonormal(max_n: int | None = None) -> st.SearchStrategy[Problem]:
 # keeps falling towards its limit as the loss does.
 TIGHTEN = {"S002-L5": {"family": "orthogonal", "params": {"p": 40, "lam": 1e-8},
                        "claim_params": {"eps": "1/40"}, "loss_floor": 1e-8}}
+
+# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+_CLAIMS = ("S002-L1", "S002-T1", "S002-L3", "S002-D1", "S002-A1", "S002-A2", "S002-L2",
+           "S002-F2", "S002-F3", "S002-L4", "S002-P1", "S002-L5", "S002-F4")
+_NONE_LARGER = ("the paper's one experiment is this two-point example at m = 60; its theorems "
+                "are for any n and m")
+
+
+def _family_sizes(p_hi: int) -> dict:
+    return {"n": (2, 5), "p": (30, p_hi), "d": (2, 8)}
+
+
+SIZES = (
+    Sizes(key="S002 two-point example", claims=_CLAIMS,
+          paper="two points, m = 60 (section 5, E-002-1)", paper_scale=60, scale="p",
+          at={prof: {"p": 60} for prof in ("quick", "full", "paper")},
+          shown={prof: "two points, m = 60" for prof in ("quick", "full", "paper")}),
+    Sizes(key="S002 orthonormal draws", claims=_CLAIMS,
+          paper="none larger: " + _NONE_LARGER, scale="p",
+          at={"quick": _family_sizes(60), "full": _family_sizes(60),
+              "paper": {"n": (2, 5), "p": (60, 200), "d": (2, 8)}},
+          shown={"quick": "n = 2-5, m = 30-60, d <= 8 (20 draws)",
+                 "full": "n = 2-5, m = 30-60, d <= 8 (200 draws)",
+                 "paper": "n = 2-5, m = 60-200, d <= 8 (10 draws)"},
+          run=lambda prof: _orthonormal_run(prof)),
+    Sizes(key="S002 key-neuron sample", claims=("S002-A3",),
+          paper="none: a probability over initialisations (CF-6), any m", scale="count",
+          at={"quick": {"count": 1500}, "full": {"count": 6000}, "paper": {"count": 6000}},
+          shown={"quick": "1,500 initialisations, m = 5", "full": "6,000 initialisations, m = 5",
+                 "paper": "6,000 initialisations, m = 5"}),
+)
+
+
+def orthonormal_sizes(profile: str):
+    """The orthonormal family drawn at ``profile``'s sizes (`SIZES`)."""
+    ranges = SIZES[1].at_profile(profile)
+    return ORTHOGONAL.narrowed(**{k: ranges[k] for k in ("n", "p", "d")})
+
+
+def _orthonormal_run(profile: str):
+    from numerics import ExactFlow
+    from papers.s002.evidence import s002_horizon
+    from verify.evidence import exact_times
+    from verify.profiles import get_profile
+
+    ranges = SIZES[1].at_profile(profile)
+    problem = generators.orthonormal(n=ranges["n"][1], d=ranges["d"][1], p=ranges["p"][1],
+                                     lam=1e-20, seed=0)
+    return (problem, ExactFlow(rtol=1e-10),
+            exact_times(s002_horizon(problem), get_profile(profile).saved_times))

@@ -133,3 +133,35 @@ def test_the_api_reference_written_out_is_current():
     checking = fresh[API_MARKDOWN / "checking.md"]
     assert "```{eval-rst}" not in checking and ".. autofunction::" not in checking
     assert "### `verify.Verdict`" in checking and "**Attributes**" in checking
+
+
+def _findings_rows() -> dict[str, list[str]]:
+    """Claim -> the cells of its row in the findings page's verdict table (the last
+    regenerated `pytest verify` run)."""
+    rows = {}
+    for line in findings.page_block(DOCS / "findings.md").splitlines():
+        cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 11 and cells[0] != "claim":
+            rows[cells[0]] = cells
+    return rows
+
+
+def test_getting_started_quotes_rows_of_the_findings_page_run():
+    """The rows of `pytest verify`'s table that Getting started shows, and its mutant
+    count, are those of the run the findings page was generated from (they were typed in
+    from an older run: 70/70 mutants beside the page's 103/103)."""
+    text = (DOCS / "getting-started.md").read_text()
+    shown = re.search(r"\n```\nclaim +kind.*?\n(.*?)\n```\n", text, flags=re.S).group(1)
+    rows, quoted = _findings_rows(), 0
+    for line in shown.splitlines():
+        if line.startswith("mutants caught"):
+            assert line in findings.page_block(DOCS / "findings.md"), line
+            continue
+        if line == "...":
+            continue
+        cells = re.split(r" {2,}", line.strip())
+        row = rows.get(cells[0])
+        assert row is not None, f"{cells[0]}: not in the findings page's table"
+        assert cells == row, f"{cells[0]}: shows {cells}, the findings page's run {row}"
+        quoted += 1
+    assert quoted == 5

@@ -6,6 +6,7 @@ tests/verify/test_recorded_cli.py, on the same machinery.)"""
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -33,12 +34,23 @@ def test_the_page_shows_what_its_examples_print(page, tmp_path):
 
 
 def test_every_output_block_of_a_page_is_generated():
-    """A shell transcript (``$ gfverify ...`` with its output) outside a generated block
-    would be typed in by hand: every page of the README and the guides has none."""
+    """A shell transcript (``$ gfverify ...``, ``$ python ...`` with its output) or a
+    Python block followed by what it printed, outside a generated block, would be typed in
+    by hand: every page of the README and the guides has none."""
     for page in PAGES.PAGES:
         text = (ROOT / page).read_text()
         outside = PAGES.outside_examples(text)
-        assert "\n$ gfverify" not in outside and "\n$ pytest" not in outside, page
+        typed = [line for line in outside.splitlines() if line.startswith("$ ")]
+        assert not typed, (page, typed)
+        assert not re.search(r"```python\n.*?```\n\s*```text\n", outside, flags=re.S), page
+
+
+def test_every_guide_is_checked():
+    """Each guide (docs/guides/) is one of the pages `examples/pages.py` checks, or "Your
+    own runs" (examples/own_run/page.py): a guide added with examples joins them (the
+    certificates guide's transcripts were typed in by hand until it did)."""
+    guides = {str(p.relative_to(ROOT)) for p in (ROOT / "docs" / "guides").glob("*.md")}
+    assert guides - set(PAGES.PAGES) == {"docs/guides/own-runs.md"}
 
 
 def test_masking_hides_times_only():

@@ -119,6 +119,9 @@ def check(out: Path, findings_page: Path) -> None:
                         "`gfverify findings VERDICTS_JSON --page docs/findings.md`")
     # every reproduction section, headed by its experiment ID, with its figures
     md = (out / "index.md").read_text()
+    # the first screen (the summary) says at which sizes the verdicts were obtained
+    first = md[md.index("**Summary.**"):][:1500]
+    assert "Verdicts obtained at the `quick` profile's sizes:" in first, first
     for exp in EXPERIMENTS:
         assert f"Reproduction {exp}" in md or f"{exp}:" in md, exp
     e2 = data["reproduction"]["E-000-2"]

@@ -271,3 +271,24 @@ def test_an_event_that_holds_at_the_start_happens_at_zero_with_no_grid_error():
     assert verdict.observed == 0.0 and verdict.error == 0.0
     tight = check(dataclasses.replace(claim, statement=sp.Le(t_conv, sp.Rational(1, 1000))), tr)
     assert tight.outcome is Outcome.HOLDS and tight.margin == 1e-3, str(tight)
+
+
+def test_an_instant_claim_on_a_run_built_in_python_is_decided():
+    """Issue 52: S002-L2 (at t = t_1) on a run simulated from Python, the claim's time
+    (printed to 4 digits) added to ``t_eval``, stayed "no saved time inside the claim's
+    window": a saved time within the run's tolerance of it counts as it, and otherwise the
+    margin is interpolated between the two saved times around it, with its change between
+    them counted in the error."""
+    from verify.check_run import instance_scalar
+
+    problem = generators.orthonormal(n=4, d=4, p=60, lam=1e-12, seed=0)
+    l2 = theory.get("S002-L2")
+    grid = np.linspace(0, 50, 51)
+    at = instance_scalar(l2, simulate(problem, ExactFlow(), grid), l2.window[0])
+    for t_eval, interpolated in ((np.sort(np.append(grid, at)), False),
+                                 (np.sort(np.append(grid, float(f"{at:.4g}"))), True)):
+        verdict = check(l2, simulate(problem, ExactFlow(), t_eval))
+        assert verdict.outcome in (Outcome.HOLDS, Outcome.VIOLATED), verdict.reason
+        assert "no saved time" not in verdict.reason
+        assert ("interpolated between the saved times" in verdict.reason) == interpolated
+        assert verdict.where.t == pytest.approx(at)

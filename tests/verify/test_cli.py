@@ -29,6 +29,9 @@ def test_report_writes_index_figure_and_json(tmp_path, capsys):
     assert "two_point_loss.png" in index and (out / "two_point_loss.png").stat().st_size > 10_000
     assert "e002_1_gd_loss.png" in index and (out / "e002_1_gd_loss.png").stat().st_size > 10_000
     assert "Not run (`--no-suite`)" in index
+    # the first screen says at which sizes the verdicts were obtained (the summary box)
+    summary = index[index.index("**Summary.**"):][:1500]
+    assert "Verdicts obtained at the `quick` profile's sizes:" in summary, summary[:600]
     data = json.loads((out / "verdicts.json").read_text())
     foundation = data["reproduction"]["S002 foundation"]
     assert {row["claim"] for row in foundation["claims"]} == {"S002-L1", "S002-T1", "S002-L3"}

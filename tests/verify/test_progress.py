@@ -108,3 +108,34 @@ def test_the_report_clock_scales_recorded_times_by_the_pace(monkeypatch):
     assert clock.pace() == 700 / 1100
     assert abs(clock.remaining() - (10 + 50) * 700 / 1100) < 1e-9  # tightness long done
     assert eta.Clock(["x"], "quick", times={}).remaining() == eta.UNKNOWN_SECTION
+
+
+def test_a_section_past_its_recorded_time_raises_the_pace(monkeypatch):
+    """A quick report whose first sections were read back from a store (seconds against
+    minutes recorded: pace 0.25) said "about 7 min left" for 25 minutes while the next
+    section ran: a running section past its recorded time at the current pace now counts
+    in the pace as if it ended now, so the estimate grows with it."""
+    from verify.report import eta
+
+    now = [0.0]
+    monkeypatch.setattr(eta.time, "monotonic", lambda: now[0])
+    times = {"a": 400.0, "b": 100.0, "c": 200.0, "writing": 0.0}
+    clock = eta.Clock(["a", "b", "c"], "quick", times=times, beside=())
+    clock.begin(0)
+    now[0] = 4.0
+    clock.end("a")  # read back from a store: 4 s against 400 s, pace at its floor 0.25
+    clock.begin(1)
+    assert clock.pace() == 0.25 and clock.remaining() == 0.25 * 300
+    now[0] = 4.0 + 20.0  # 20 s into b: below its 25 s at that pace, nothing moves
+    assert clock.pace() == 0.25
+    now[0] = 4.0 + 1000.0  # b has run ten times its recorded time
+    assert clock.pace() == (4.0 + 1000.0) / (400 + 100)
+    assert clock.remaining() == clock.pace() * 200  # c at the raised pace
+    assert "pace 2x the recorded run" in clock.line()
+    before = clock.remaining()
+    now[0] += 100.0
+    assert clock.remaining() > before  # grows while b keeps running
+    lone = eta.Clock(["x"], "quick", times={"x": 10.0}, beside=())
+    lone.begin(0)
+    now[0] += 30.0  # no section finished: the running one alone sets the pace
+    assert lone.pace() == 3.0 and "pace 3x" in lone.line()

@@ -145,3 +145,26 @@ def test_a_tightness_table_finished_before_a_stop_is_kept(tmp_path, monkeypatch)
     again = resume_mod.SavedProgress(tmp_path, resume_mod.Request(
         "quick", 0, None, (FIRST,), "", resume_mod.code_fingerprint((FIRST,)), 0))
     assert "pid" in again.sections["tightness"][1]
+
+
+def test_the_report_records_the_commit_its_run_started_from(tmp_path, monkeypatch,
+                                                             no_tightness):
+    """A report records what produced it: the commit of the code it loaded when it
+    started, not the checkout's when its pages are written (a 77-minute report whose
+    checkout moved on meanwhile recorded the later commit beside the earlier code's tables)."""
+    checkout = {"commit": "commit-at-start"}
+    monkeypatch.setattr(W.front, "source_commit", lambda: checkout["commit"])
+    section = W._section_module(SECOND)
+    real_run = section.run
+
+    def run_while_the_checkout_moves(*args, **kwargs):
+        checkout["commit"] = "commit-at-the-end"  # a commit lands while the report runs
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(section, "run", run_while_the_checkout_moves)
+    result = W.write_report(tmp_path, suite=False, reproductions=(SECOND,),
+                            show_progress=False, parallel=False)
+    data = json.loads(result.verdicts_json.read_text())
+    assert data["provenance"]["commit"] == "commit-at-start"
+    page = result.html.read_text()
+    assert "commit-at-start" in page and "commit-at-the-end" not in page

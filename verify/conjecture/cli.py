@@ -95,6 +95,12 @@ def register(subparsers) -> None:
     con.add_argument("--reps", type=int, default=None,
                      help="repetitions (seeds) per size for --scaling (default 3)")
     con.add_argument("--jobs", type=int, default=1, help="processes for --scaling")
+    from verify.sweep.dask_executor import add_options
+
+    add_options(con, "the search's runs (those its first phase draws all at once)")
+    con.add_argument("--run-store", default=None, metavar="DIR",
+                     help="keep every run in DIR as it finishes and read runs kept there: a "
+                          "stopped search resumes without re-running them")
     con.set_defaults(run=_conjecture_command, mode=None)
 
     fam = subparsers.add_parser("families", help="list the instance families and parameters")
@@ -165,6 +171,30 @@ def add_run_options(parser) -> None:
                              "error (with --scaling: of a run whose F(oo) is not known to "
                              "1%%): rtol 1e-12, then 1e-13, then (N = 3) the high-precision "
                              "flow where it applies (default 2; 0: none)")
+    parser.add_argument("--sizes", default="default", choices=("default", "paper"),
+                        help="the family's drawn ranges: default, or paper (up to its "
+                             "papers' experimental sizes; `gfverify families` prints both)")
+    parser.add_argument("--max-cost", default=None, metavar="DURATION",
+                        help="the largest estimated cost of one exact-flow run, by the "
+                             "family's cost model (`gfverify families`): 600, 90s, 30min, 2h "
+                             "(default 1h); a draw above it is replaced, a fixed instance "
+                             "above it refused")
+
+
+def run_option_kwargs(args) -> dict:
+    """The keyword arguments of `add_run_options`'s options that a search takes when given
+    (``escalate``, ``sizes``, ``max_cost``)."""
+    from verify.run_cost import CostError, parse_duration
+
+    out = {"sizes": args.sizes}
+    if args.escalate is not None:
+        out["escalate"] = args.escalate
+    if args.max_cost is not None:
+        try:
+            out["max_cost"] = parse_duration(args.max_cost)
+        except CostError as exc:
+            raise UsageError(str(exc)) from None
+    return out
 
 
 def parse_params(items: list[str], option: str = "--param") -> dict[str, str]:
@@ -257,17 +287,19 @@ def _conjecture_command(args) -> int:
             kwargs["shrink_budget"] = args.shrink_budget
         if args.min_decided is not None:
             kwargs["min_decided"] = args.min_decided
-        if args.escalate is not None:
-            kwargs["escalate"] = args.escalate
+        kwargs.update(run_option_kwargs(args))
         if args.loss_floor is not None:
             kwargs["loss_floor"] = args.loss_floor
         if args.assume:
             kwargs["assume"] = tuple(args.assume)
-        result = conjecture(
-            args.expr, args.family, params=params, mode=mode, at_t=at_t,
-            budget=20 if args.budget is None else args.budget, seed=args.seed,
-            method=args.method, lr=args.lr, t_max=args.t_max,
-            plot=plot_path(args, "conjecture.png"), **kwargs)
+        from verify.runs import configured
+
+        plot = plot_path(args, "conjecture.png")
+        with configured(args.run_store, args.scheduler, args.dask_local):
+            result = conjecture(
+                args.expr, args.family, params=params, mode=mode, at_t=at_t,
+                budget=20 if args.budget is None else args.budget, seed=args.seed,
+                method=args.method, lr=args.lr, t_max=args.t_max, plot=plot, **kwargs)
     except (ConjectureError, FamilyError) as exc:
         raise UsageError(str(exc)) from None
     print(result.report(), flush=True)
@@ -291,6 +323,9 @@ def _on_runs(args) -> int:
         ("--shrink-budget", args.shrink_budget), ("--min-decided", args.min_decided),
         ("--lr", args.lr), ("--t-max", args.t_max), ("--points", args.points),
         ("--escalate", args.escalate), ("--n", args.n), ("--reps", args.reps),
+        ("--max-cost", args.max_cost), ("--sizes", None if args.sizes == "default" else 1),
+        ("--dask-local", args.dask_local), ("--scheduler", args.scheduler),
+        ("--run-store", args.run_store),
         ("--where", args.where)) if value not in (None, [])]
     if args.method != "flow":
         given.append("--method")
@@ -358,6 +393,9 @@ def _scaling(args, params) -> int:
         kwargs["escalate"] = args.escalate
     if args.jobs < 1:
         raise UsageError(f"--jobs: at least 1, got {args.jobs}")
+    if args.sizes != "default":
+        raise UsageError("--sizes: not used with --scaling (its sizes are --n)")
+    kwargs.update({k: v for k, v in run_option_kwargs(args).items() if k == "max_cost"})
     result = scaling_conjecture(
         args.scaling, args.family, params=params, seed=args.seed, method=args.method,
         lr=args.lr, t_max=args.t_max, jobs=args.jobs,

@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import sympy as sp
 
-from numerics import ExactFlow, Problem, ProblemError, Trajectory, simulate
+from numerics import ExactFlow, Problem, ProblemError, Trajectory
 from theory.claim import Claim, Kind
 from verify import families as fam_mod
-from verify import limits
+from verify import limits, run_cost, runs
 from verify.check import evaluate, relation_margins
 from verify.check_run import above_loss_floor, inapplicable_instance
 from verify.conjecture.statement import (
@@ -32,6 +32,7 @@ from verify.conjecture.when import AtTime, Window
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.escalation import MAX_BUDGET as MAX_ESCALATION
 from verify.escalation import check_escalating
+from verify.run_cost import DEFAULT_MAX_COST
 from verify.verdict import CheckError, Outcome, Verdict, Where
 
 
@@ -58,6 +59,9 @@ class MethodSpec:
     escalate
         How many more accurate re-runs an instance undecided by its numerical error gets
         before it counts as undecided (`verify.escalation`; 0: none).
+    max_cost
+        The largest estimated cost (seconds, by the family's cost model,
+        `verify.run_cost`) of one exact-flow run a search starts (``--max-cost``).
     """
 
     name: str = "flow"
@@ -65,6 +69,7 @@ class MethodSpec:
     coordinates: str = "auto"  # the exact flow's (from the family: `Family.coordinates`)
     # re-runs of an instance undecided by its numerical error (`verify.escalation`)
     escalate: int = ESCALATION_BUDGET
+    max_cost: float = DEFAULT_MAX_COST
 
     def __post_init__(self) -> None:
         if (isinstance(self.escalate, bool) or not isinstance(self.escalate, int)
@@ -77,6 +82,9 @@ class MethodSpec:
             raise ConjectureError(f"--lr: must be a positive number, got {self.lr!r}")
         if self.lr is not None and self.name != "gd":
             raise ConjectureError("--lr: only used with --method gd (the exact flow has no step)")
+        if (isinstance(self.max_cost, bool) or not isinstance(self.max_cost, int | float)
+                or not self.max_cost > 0):  # (inf: no limit)
+            raise ConjectureError(f"--max-cost: a duration > 0, got {self.max_cost!r}")
 
     @property
     def step(self) -> float:
@@ -121,6 +129,8 @@ class MethodSpec:
         result prints); empty for the exact flow with the default escalation."""
         more = ([] if self.escalate == ESCALATION_BUDGET
                 else ["--escalate", str(self.escalate)])
+        if self.max_cost != DEFAULT_MAX_COST:
+            more += ["--max-cost", f"{self.max_cost:g}"]
         if self.name == "flow":
             return more
         return ["--method", "gd", "--lr", repr(self.step)] + more
@@ -130,6 +140,12 @@ _RUNS: dict[tuple, Trajectory] = {}
 _RUN_CACHE_SIZE = 256
 
 
+def instance_times(horizon: float, method: MethodSpec, points: int,
+                   extra_times) -> np.ndarray:
+    """The saved times of `run_instance`'s run."""
+    return method.times(horizon, points, [x for x in extra_times if x <= horizon])
+
+
 def run_instance(problem: Problem, horizon: float, method: MethodSpec, points: int,
                  extra_times: list[float]) -> Trajectory:
     """Simulate ``problem`` to ``horizon`` (memoised by content, horizon and method)."""
@@ -137,9 +153,53 @@ def run_instance(problem: Problem, horizon: float, method: MethodSpec, points: i
     if key not in _RUNS:
         if len(_RUNS) >= _RUN_CACHE_SIZE:
             _RUNS.pop(next(iter(_RUNS)))
-        t_eval = method.times(horizon, points, [x for x in extra_times if x <= horizon])
-        _RUNS[key] = simulate(problem, method.method(), t_eval=t_eval)
+        _RUNS[key] = runs.simulate(problem, method.method(),
+                                   instance_times(horizon, method, points, extra_times))
     return _RUNS[key]
+
+
+def store_runs(planned: Mapping[tuple, runs.RunSpec]) -> int:
+    """Run the planned runs (memo key -> `verify.runs.RunSpec`) not memoised yet, all at once
+    through the current runner (parallel tasks on its executor), into `run_instance`'s
+    memo; how many were run."""
+    todo = [(k, s) for k, s in planned.items() if k not in _RUNS]
+    made = runs.current().run_all([s for _, s in todo])
+    for (key, _), tr in zip(todo, made, strict=True):
+        if len(_RUNS) >= _RUN_CACHE_SIZE:
+            _RUNS.pop(next(iter(_RUNS)))
+        _RUNS[key] = tr
+    return len(todo)
+
+
+def plan_family_instance(family: fam_mod.Family, problem: Problem, params: Mapping,
+                         method: MethodSpec, points: int, extra: list[float],
+                         at_t: float | None = None) -> tuple[tuple, runs.RunSpec]:
+    """The run `run_family_instance` would make (its memo key and `verify.runs.RunSpec`),
+    checked against the limits (a CostError above --max-cost), not simulated."""
+    horizon = _horizon_within_limits(family, problem, params, method, at_t)
+    method = method.for_family(family)
+    if at_t is not None:
+        extra = sorted({*extra, at_t})
+    key = (problem.content_hash, float(horizon), method, points, tuple(extra))
+    return key, runs.RunSpec(problem, method.method(),
+                             instance_times(horizon, method, points, extra))
+
+
+def _horizon_within_limits(family, problem, params, method: MethodSpec, at_t) -> float:
+    horizon = family.horizon(problem, dict(params))
+    if at_t is not None:
+        horizon = max(horizon, at_t)
+    method = method.for_family(family)
+    try:  # the horizon actually run (family rule, --t-max or --at-t): its GD steps, or the
+        # exact flow's estimated cost (the family's cost model, `verify.run_cost`)
+        if method.name == "gd":
+            limits.at_most("horizon / --lr (gradient-descent steps)",
+                           horizon / method.step, "gd_steps")
+        else:
+            run_cost.refuse_above(family.name, params, horizon, method.max_cost)
+    except limits.LimitError as exc:
+        raise ConjectureError(str(exc)) from None
+    return horizon
 
 
 def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mapping,
@@ -147,18 +207,10 @@ def run_family_instance(family: fam_mod.Family, problem: Problem, params: Mappin
                         at_t: float | None = None) -> tuple[Trajectory, float]:
     """Simulate one family instance to its horizon (the family's rule, --t-max, or at
     least ``at_t``), within the limits; returns the run and the horizon."""
-    horizon = family.horizon(problem, dict(params))
+    horizon = _horizon_within_limits(family, problem, params, method, at_t)
     method = method.for_family(family)
     if at_t is not None:
-        horizon = max(horizon, at_t)
         extra = sorted({*extra, at_t})
-    try:  # the horizon actually run (family rule, --t-max or --at-t) and its GD steps
-        limits.at_most("horizon (--t-max, --at-t or the family's)", horizon, "horizon")
-        if method.name == "gd":
-            limits.at_most("horizon / --lr (gradient-descent steps)",
-                           horizon / method.step, "gd_steps")
-    except limits.LimitError as exc:
-        raise ConjectureError(str(exc)) from None
     return run_instance(problem, horizon, method, points, extra), horizon
 
 
@@ -282,6 +334,12 @@ class InstanceChecker:
             except ProblemError as exc:
                 self.cache[key] = None
                 self.unbuildable.append((dict(params), str(exc)))
+            except run_cost.CostError as exc:  # drawn above --max-cost: another draw; the
+                # sizes and horizon the user fixed cost that much on any draw: bad input
+                if set(self.family.size_params()) <= self.pinned:
+                    raise ConjectureError(str(exc)) from None
+                self.cache[key] = None
+                self.unbuildable.append((dict(params), str(exc)))
             except _Excluded as exc:
                 self.cache[key] = None
                 self.excluded.append((dict(params), str(exc)))
@@ -299,6 +357,36 @@ class InstanceChecker:
 
     def trajectory(self, inst: Instance) -> Trajectory:
         return self.trajectories[self.key(inst.params)]
+
+    def plan(self, params: Mapping):
+        """The run `_check` would make of ``params``, not made: (memo key, `verify.runs.RunSpec`);
+        None for a draw the search rejects (unbuildable, excluded by --assume, above
+        --max-cost); True for one it keeps with no run to plan ahead (undefined there, a
+        time that depends on a run, a bad input the search will report)."""
+        params = dict(params)
+        try:
+            limits.problem_size(params)
+            problem = self.family.make(params)
+            self._assumed(problem)
+            self.statement.require_defined(problem)
+        except (ProblemError, _Excluded):
+            return None
+        except (limits.LimitError, UndefinedHere):
+            return True
+        at_t = self.at_t if self.mode in ("at_t", "window") else None
+        if isinstance(at_t, AtTime | Window):
+            return True
+        extra = list(self.statement.fixed_times())
+        if self.mode == "window":
+            extra.append(at_t[0])
+            at_t = at_t[1] if math.isfinite(at_t[1]) else None
+        try:
+            return plan_family_instance(self.family, problem, params, self.method,
+                                        self.points, sorted(set(extra)), at_t)
+        except run_cost.CostError:
+            return True if set(self.family.size_params()) <= self.pinned else None
+        except ConjectureError:
+            return True
 
     def _check(self, params: dict) -> Instance:
         try:
@@ -393,11 +481,6 @@ class InstanceChecker:
         if option == "--window" and values[1] < values[0]:
             return 0.0, (Outcome.INAPPLICABLE, f"--window {when.text} is [{values[0]:.4g}, "
                          f"{values[1]:.4g}] on this instance: it ends before it starts")
-        try:
-            for v in finite_ends:
-                limits.at_most(f"{option} (on this instance)", v, "horizon")
-        except (TypeError, ValueError) as exc:
-            raise ConjectureError(str(exc)) from None
         snapped = tuple(self.method.snap(v) if self.method.name == "gd" and math.isfinite(v)
                         else v for v in values)
         return (snapped if option == "--window" else snapped[0]), ()

@@ -52,7 +52,7 @@ from numerics import Trajectory
 from theory import symbols as S
 from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
 from verify import families as fam_mod
-from verify import limits
+from verify import limits, run_cost
 from verify.check import CheckError, evaluate
 from verify.conjecture import ConjectureError, MethodSpec, run_instance
 from verify.conjecture.statement import FLOW_RTOL
@@ -178,6 +178,11 @@ def _point(family: fam_mod.Family, params: dict, quantity: sp.Basic, method: Met
     horizon = family.horizon(problem, params)
     reason = ""
     for _ in range(MAX_EXTENSIONS + 1):
+        if method.name == "flow":
+            try:  # the family's cost model (`verify.run_cost`), within --max-cost
+                run_cost.refuse_above(family.name, params, horizon, method.max_cost)
+            except run_cost.CostError as exc:
+                return Point(n, params, horizon=horizon, reason=f"not run: {exc}")
         tr = run_instance(problem, horizon, method.for_family(family), points, [])
         if not tr.status.ok or not tr.finite:
             return Point(n, params, horizon=horizon,
@@ -395,7 +400,8 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
                        method: str = "flow", lr: float | None = None,
                        t_max: float | None = None, points: int = DEFAULT_POINTS,
                        jobs: int = 1, plot: str | Path | None = None,
-                       escalate: int = DEFAULT_BUDGET) -> ScalingResult:
+                       escalate: int = DEFAULT_BUDGET,
+                       max_cost: float = run_cost.DEFAULT_MAX_COST) -> ScalingResult:
     """Fit the exponent of ``text`` (``"PL(oo) ~ n**alpha"``) over ``ns`` on ``family``.
 
     Every parameter but n and the seed is at its default (``gfverify families``) unless
@@ -422,13 +428,9 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
         limits.at_most("--n", max(ns), "size")
         limits.at_most("--n/--reps (runs)", len(ns) * reps, "budget")
         limits.at_most("--points", points, "points")
-        if t_max is not None:
-            limits.at_most("--t-max", t_max, "horizon")
-        elif (params or {}).get("horizon") is not None:
-            limits.at_most("--param horizon", _time(params["horizon"]), "horizon")
     except limits.LimitError as exc:
         raise ConjectureError(str(exc)) from None
-    spec = MethodSpec(method, lr)
+    spec = MethodSpec(method, lr, max_cost=max_cost)
     spec.method()
     fam = fam_mod.get(family) if isinstance(family, str) else family
     if "n" not in fam.params:
@@ -449,6 +451,13 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
             except (fam_mod.FamilyError, limits.LimitError) as exc:
                 raise ConjectureError(str(exc)) from None
             jobs_args.append((fam.name, fixed, values, text, spec, points, escalate))
+    if spec.name == "flow" and narrowed.horizon_override is not None and jobs_args:
+        cheapest = min(jobs_args, key=lambda a: a[2]["n"])[2]  # a horizon no run affords
+        try:
+            run_cost.refuse_above(fam.name, cheapest, narrowed.horizon_override, max_cost)
+        except run_cost.CostError as exc:
+            option = "--t-max" if t_max is not None else "--param horizon"
+            raise ConjectureError(f"{option} {narrowed.horizon_override:g}: {exc}") from None
     if jobs > 1:
         from verify.pool import worker_pool
 

@@ -44,13 +44,14 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
 from verify import families as fam_mod
-from verify import limits
+from verify import limits, run_cost, runs
 from verify.conjecture.instance import (
     Instance,
     InstanceChecker,
     MethodSpec,
     first_positive,
     run_instance,
+    store_runs,
 )
 from verify.conjecture.result import ConjectureResult, replay_call, replay_command
 from verify.conjecture.statement import (
@@ -72,6 +73,7 @@ from verify.conjecture.when import AtTime, Window, parse_at_time, parse_window
 from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.expressions import ExpressionError
 from verify.profiles import pinned_hypothesis_draws
+from verify.run_cost import DEFAULT_MAX_COST
 from verify.verdict import Outcome
 
 
@@ -122,6 +124,42 @@ def _search(checker: InstanceChecker, budget: int,
     return tried, None
 
 
+def smallest_params(family: fam_mod.Family) -> dict:
+    """The family's smallest drawn sizes (each size parameter at the low end of its drawn
+    range, bounds between them respected): the cheapest instance a search may draw."""
+    values: dict = {}
+    for name, spec in family.params.items():
+        if spec.kind == "int" and name in family.size_params():
+            values[name] = spec.bounds(values)[0]
+    return values
+
+
+def _prefetch(checker: InstanceChecker, budget: int, seed: int) -> int:
+    """Run, all at once as tasks of the current runner's executor, the instances `_search`'s
+    first (generate) phase will draw: the same hypothesis seed and settings, each draw
+    built and planned (`InstanceChecker.plan`) but not simulated; the runs land in
+    `run_instance`'s memo, where the search then finds them. Draws whose run depends on
+    an earlier run (an event time) are left to the search. Returns how many were run."""
+    planned: dict = {}
+
+    @settings(max_examples=budget, database=None, deadline=None, derandomize=False,
+              phases=(Phase.generate,), verbosity=Verbosity.quiet,
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(checker.family.params_strategy())
+    def probe(params):
+        plan = checker.plan(params)
+        if plan is None:
+            reject()
+        if plan is not True:
+            planned.setdefault(plan[0], plan[1])
+
+    try:
+        hypothesis_seed(seed)(probe)()
+    except Unsatisfiable:
+        return 0  # the search says why
+    return store_runs(planned)
+
+
 def _candidates(lo: int, cur: int) -> list[int]:
     picks = {lo, lo + 1, lo + (cur - lo) // 4, (lo + cur) // 2, cur - 1}
     return sorted(v for v in picks if lo <= v < cur)
@@ -159,6 +197,24 @@ def _shrink(checker: InstanceChecker, found: Instance, budget: int) -> tuple[Ins
 
 
 # -- the entry point -----------------------------------------------------------------------------
+def refuse_unaffordable_horizon(fam, spec, t_max, at_t, max_cost: float,
+                                error=ConjectureError) -> None:
+    """A horizon no instance of ``fam`` affords (``--t-max``, ``--param horizon`` or
+    ``--at-t``, on the exact flow) refused before any run, as ``error``: the cost model's
+    estimate at the cheapest instance the search may draw is above ``max_cost``."""
+    if spec.name != "flow":
+        return
+    given = [(opt, v) for opt, v in (("--t-max" if t_max is not None
+                                      else "--param horizon", fam.horizon_override),
+                                     ("--at-t", at_t if isinstance(at_t, int | float)
+                                      else None)) if v is not None]
+    for option, value in given:
+        try:
+            run_cost.refuse_above(fam.name, smallest_params(fam), float(value), max_cost)
+        except run_cost.CostError as exc:
+            raise error(f"{option} {float(value):g}: {exc}") from None
+
+
 def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = None,
                mode: str = "for_all_t", at_t: float | str | None = None,
                budget: int = DEFAULT_BUDGET, seed: int = 0, method: str = "flow",
@@ -166,7 +222,8 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                points: int = DEFAULT_POINTS, shrink_budget: int = DEFAULT_SHRINK_BUDGET,
                plot: str | Path | None = None, min_decided: float = 1.0,
                escalate: int = ESCALATION_BUDGET,
-               loss_floor: float | None = None, assume=()) -> ConjectureResult:
+               loss_floor: float | None = None, assume=(), sizes: str = "default",
+               max_cost: float = DEFAULT_MAX_COST) -> ConjectureResult:
     """Search ``family`` for a counterexample to a statement; shrink the one found.
 
     ``expr_or_callable``: a statement in the vocabulary (``"L(t) <= L(0)*exp(-t/n)"``) or
@@ -188,6 +245,15 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     ``assume``: conditions on the instance (``"mu >= 0.1"``, ``"OffDiagGram == 0"``); a
     drawn instance that fails one is excluded before it is simulated (the search draws
     another) and counted in the result, never a counterexample.
+    ``sizes``: the family's drawn ranges, ``"default"`` or ``"paper"`` (its papers'
+    experimental sizes, `verify.families.Family.sized`). ``max_cost``: the largest
+    estimated cost in seconds of one exact-flow run (`verify.run_cost`); a draw above it
+    is replaced by another, a fixed instance above it refused.
+
+    Runs go through the current runner (`verify.runs`): with an executor (``--dask-local
+    N``, ``--scheduler ADDRESS``) the instances the search's first phase draws are run
+    first, all at once as parallel tasks (`_prefetch`), then searched exactly as without
+    one: the same instances, the same verdicts.
 
     Long on purpose: it validates every argument before any simulation (one clear error
     per bad input) and then runs search, shrink and the result in order.
@@ -217,7 +283,7 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
                                   f"and 1 (a level of L(t)/L(0))")
         if mode != "for_all_t":
             raise ConjectureError("--loss-floor: only with --for-all-t (it ends the window)")
-    spec = MethodSpec(method, lr, escalate=escalate)
+    spec = MethodSpec(method, lr, escalate=escalate, max_cost=max_cost)
     spec.method()  # fail early if the method is unavailable
     if spec.name == "gd" and isinstance(at_t, float | int):
         at_t = spec.snap(at_t)  # (an instance-dependent time is snapped on each instance)
@@ -227,15 +293,19 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
         raise ConjectureError(f"conjecture: {exc}") from None
     assumptions = parse_assumptions(assume)
     fam = fam_mod.get(family) if isinstance(family, str) else family
+    fam = fam.sized(sizes)
     fixed = dict(params or {})
     if t_max is not None:
         fixed["horizon"] = t_max
     fam = fam.fixed(**fixed) if fixed else fam
+    refuse_unaffordable_horizon(fam, spec, t_max, at_t, max_cost)
     checker = InstanceChecker(statement, fam, mode, at_t, spec, points,
                               pinned=frozenset(k for k in fixed if k != "horizon"),
                               loss_floor=loss_floor, assumptions=assumptions)
     with callable_quantities(statement.func):
         with pinned_hypothesis_draws():  # same seed, same instances, whatever is loaded
+            if runs.current().executor is not None:
+                _prefetch(checker, budget, seed)
             tried, found = _search(checker, budget, seed)
         first = found
         trials = 0

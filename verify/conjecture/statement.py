@@ -82,10 +82,6 @@ def _check_counts(counts: dict, t_max, horizon, error) -> None:
     try:
         for name, (value, _) in counts.items():
             limits.at_most(name, value, "points" if name == "--points" else "budget")
-        given = t_max if t_max is not None else horizon
-        if given is not None:  # named as the user gave it
-            limits.at_most("--t-max" if t_max is not None else "--param horizon",
-                           float(given), "horizon")
     except (TypeError, ValueError) as exc:
         raise error(str(exc)) from None
 

@@ -9,8 +9,9 @@ current section's recorded time less what it has run (never below 0), the sectio
 it, and writing the pages; the suite and the tightness table run beside the sections, so
 the estimate is the longest of the three chains. It moves only when a section ends (the
 pace is re-measured) and counts down in between, so it does not swing with every batch of
-a bar. A section no record knows (an installed pack's) counts as ``UNKNOWN_SECTION``
-seconds.
+a bar, except that a section running past its recorded time at that pace raises the pace
+as it goes (counted as if it ended now). A section no record knows (an installed pack's)
+counts as ``UNKNOWN_SECTION`` seconds.
 """
 
 from __future__ import annotations
@@ -98,12 +99,29 @@ class Clock:
         else:
             self.done.setdefault(name, float("nan"))
 
-    def pace(self) -> float:
+    def pace(self, now: float | None = None) -> float:
         """This run's time over the recorded time, on the sections it has run (1 before
-        any): how much slower (or faster) this machine is going than the recorded run."""
+        any): how much slower (or faster) this machine is going than the recorded run.
+
+        The running section counts too once it has run longer than its recorded time at
+        the finished sections' pace, as if it ended now (its time is at least that): a
+        section read back from a store in seconds does not hold the estimate down while
+        the next one runs for many times its recorded time."""
         measured = [(s, t) for s, t in self.done.items() if t == t and self.times.get(s)]
         spent = sum(t for _, t in measured)
         planned = sum(self.times[s] for s, _ in measured)
+        pace = self._bounded(spent, planned)
+        running = self.sections[self.current] if self.current is not None else None
+        if running is not None and running not in self.done and self.times.get(running):
+            now = time.monotonic() if now is None else now
+            elapsed = now - self.section_start
+            if elapsed > self.times[running] * pace:
+                pace = max(pace, self._bounded(spent + elapsed,
+                                               planned + self.times[running]))
+        return pace
+
+    @staticmethod
+    def _bounded(spent: float, planned: float) -> float:
         if planned <= 0:
             return 1.0
         return min(max(spent / planned, _PACE_RANGE[0]), _PACE_RANGE[1])
@@ -111,7 +129,7 @@ class Clock:
     def remaining(self, now: float | None = None) -> float:
         """Seconds the report has left, as estimated (see the module docstring)."""
         now = time.monotonic() if now is None else now
-        pace = self.pace()
+        pace = self.pace(now)
         ahead = 0.0
         for k, name in enumerate(self.sections):
             if name in self.done or (self.current is not None and k < self.current):
@@ -129,8 +147,11 @@ class Clock:
         """``section k of N; report: about M min left (pace P x the recorded run)``."""
         where = (f"section {self.current + 1} of {len(self.sections)}"
                  if self.current is not None else f"after the {len(self.sections)} sections")
-        pace = f"pace {self.pace():.2g}x the recorded run" if self.done else "recorded times"
-        return f"{where}; report: about {_minutes(self.remaining())} left ({pace})"
+        now = time.monotonic()
+        measured = self.pace(now)
+        pace = (f"pace {measured:.2g}x the recorded run" if self.done or measured != 1.0
+                else "recorded times")
+        return f"{where}; report: about {_minutes(self.remaining(now))} left ({pace})"
 
 
 __all__ = ["Clock", "TIMES", "UNKNOWN_SECTION", "record", "recorded_times"]

@@ -79,10 +79,14 @@ def summary(suite_result: dict | None, reproductions, run: dict) -> list:
     prov = (f"gfverify {run['version']}, commit {run['commit']}, profile "
             f"<code>{run['profile']}</code>, seed {run['seed']}, {when}, "
             f"{run['wall']:.0f} s")
+    from verify.sizes import profile_line
+
+    sizes = profile_line(run["profile"])  # at which sizes the verdicts were obtained
     parts = ['<section class="summary" id="summary">', "<h2>Summary</h2>",
-             f"<p>{prov}</p>"]
+             f"<p>{prov}</p>", f"<p>{inline_html(sizes)}</p>"]
     md = [f"**Summary.** gfverify {run['version']}, commit {run['commit']}, profile "
-          f"`{run['profile']}`, seed {run['seed']}, {when}, {run['wall']:.0f} s."]
+          f"`{run['profile']}`, seed {run['seed']}, {when}, {run['wall']:.0f} s.", "", sizes,
+          ""]
     if suite_result is None:
         parts.append("<p>The verification suite was not run (<code>--no-suite</code>): no "
                      "claim was checked.</p>")
@@ -206,9 +210,13 @@ def provenance(run: dict, env: dict, suite_result, reproductions) -> list:
                      "versions: " + ", ".join(f"{k} {v}" for k, v in env.items())])]
 
 
-def run_facts(profile: str, seed: int, wall: float, env: dict) -> dict:
+def run_facts(profile: str, seed: int, wall: float, env: dict,
+              commit: str | None = None) -> dict:
+    """The run's facts the pages show; ``commit``: the one the run started from (default:
+    the checkout's now)."""
     return {"profile": profile, "seed": seed, "wall": wall,
-            "version": env.get("gfverify", "?"), "commit": source_commit()}
+            "version": env.get("gfverify", "?"),
+            "commit": source_commit() if commit is None else commit}
 
 
 __all__ = ["CONTENTS", "GLOSSARY", "claim_outcomes", "glossary", "pack_counts", "provenance",

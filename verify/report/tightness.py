@@ -161,7 +161,9 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
                         params=s.get("params"), t_max=s.get("t_max"),
                         loss_floor=s.get("loss_floor"), claim_params=s.get("claim_params"),
                         budget=budget, refine_budget=prof.tighten_refine,
-                        results=store, seed=0)
+                        results=store, seed=0,
+                        # the paper profile draws at the papers' sizes (`Family.sized`)
+                        sizes="paper" if prof.name == "paper" else "default")
                 except InputError as exc:  # e.g. a constant that cannot be isolated
                     return ([label, "", s.get("family", ""), "", "not tightened", "", "",
                              str(exc)], {"refused": str(exc)})

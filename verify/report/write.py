@@ -90,7 +90,7 @@ class SuiteRun:
     keeps it at once: an interrupted report still has it)."""
 
     def __init__(self, profile: str, show_progress: bool = True, on_done=None,
-                 certify: int = 0) -> None:
+                 certify: int = 0, runs_args: tuple[str, ...] = ()) -> None:
         from theory import packs
 
         verify_dir = Path(__file__).resolve().parents[1]  # the verify package
@@ -104,6 +104,7 @@ class SuiteRun:
                     f"--verify-json={self.vjson}"]
         if certify:
             self.cmd.insert(-1, f"--verify-certify={int(certify)}")
+        self.cmd[-1:-1] = list(runs_args)  # the report's run store and cluster (verify.runs)
         if show_progress:
             say("running the verification suite (pytest verify) in the background ...")
         # one BLAS and torch thread: the suite shares the machine with the report's sections
@@ -264,7 +265,8 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
                  suite: bool = True, store: str | os.PathLike | None = None,
                  reproductions: tuple[str, ...] | None = None,
                  latex: bool = False, fresh: bool = False, certify: int = 0,
-                 parallel: bool | None = None) -> ReportResult:
+                 parallel: bool | None = None, scheduler: str | None = None,
+                 dask_local: int | None = None) -> ReportResult:
     """Write the report; ``instances`` overrides the profile's number of random instances;
     ``suite=False`` skips the verification suite (the report then says so). Sweeps of the
     reproductions are stored in ``store`` (default ``out_dir/store``) and read back from
@@ -282,7 +284,12 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
 
     ``parallel`` (default: when the machine has two cores or more): the tightness table runs
     in a worker process beside the sections (`verify.pool.Background`), the suite in its
-    own; otherwise after them in this process."""
+    own; otherwise after them in this process.
+
+    ``scheduler`` (``--scheduler ADDRESS``) or ``dask_local`` (``--dask-local N``): the
+    sections' runs and the suite's are tasks of that Dask cluster (a local one is started
+    here and the suite joins it), and every run is kept in ``store``/runs as it finishes
+    (`verify.runs`): a stopped report resumes without re-running them."""
     from theory import packs
     from verify.report.resume import Request, SavedProgress, code_fingerprint
 
@@ -328,10 +335,15 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     saved = SavedProgress(out, request, fresh=fresh)
     if saved.resumed and show_progress:
         say(f"report: resuming in {out}: reusing {saved.describe()} from an earlier run")
-    suite_run = (SuiteRun(profile, show_progress, on_done=saved.save_suite, certify=certify)
-                 if suite and saved.suite is None else None)
     store = Path(store) if store is not None else out / "store"
-    state = {"part": "starting"}
+    runs_context = _runs_context(store, scheduler, dask_local)
+    runner, runs_args = runs_context.__enter__()
+    suite_run = (SuiteRun(profile, show_progress, on_done=saved.save_suite, certify=certify,
+                          runs_args=runs_args)
+                 if suite and saved.suite is None else None)
+    # the commit of the code this run loaded (its sections were imported above and the
+    # suite starts now), not the checkout's when the pages are written, which may be later
+    state = {"part": "starting", "commit": front.source_commit()}
     if parallel is None:
         parallel = (os.cpu_count() or 1) >= 2
     tight_run = None
@@ -364,11 +376,31 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
             tight_run.terminate()
         if suite_run is not None and not suite_run.finished:
             suite_run.kill()
+        runs_context.__exit__(None, None, None)
         if isinstance(exc, KeyboardInterrupt):
             raise ReportInterrupted(_keep_partial(out, profile, seed, saved)) from None
         raise
+    runs_context.__exit__(None, None, None)
     saved.finish()
     return result
+
+
+@contextlib.contextmanager
+def _runs_context(store: Path, scheduler: str | None, dask_local: int | None):
+    """The report's runner (`verify.runs`) and the pytest options that give the suite the
+    same store and cluster: none without ``scheduler``/``dask_local`` (the runs are then
+    made as before, here and in the suite's process)."""
+    if scheduler is None and dask_local is None:
+        yield None, ()
+        return
+    from verify import runs
+    from verify.sweep.dask_executor import executor_for
+
+    with executor_for(scheduler, dask_local) as ex:
+        address = ex.scheduler_address()  # a local cluster starts now: the suite joins it
+        runner = runs.Runner(runs.RunStore(store / "runs"), ex)
+        with runs.using(runner):
+            yield runner, (f"--verify-store={store / 'runs'}", f"--scheduler={address}")
 
 
 def _keep_partial(out: Path, profile: str, seed: int, saved) -> str:
@@ -454,7 +486,7 @@ def _write_report(out, profile, seed, show_progress, instances, start, suite_run
     wall = time.perf_counter() - start
     env = environment()
 
-    run = front.run_facts(profile, seed, wall, env)
+    run = front.run_facts(profile, seed, wall, env, state.get("commit"))
     blocks = _blocks(run, suite_result, env, others, (tight_blocks, tight_data))
     catalogue = _catalogue_blocks(suite_result, claim_figs, tight_data.get("claims", {}))
     index = out / "index.md"

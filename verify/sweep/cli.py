@@ -10,13 +10,13 @@ Exit codes: 0 done, 2 bad input (the message names the key), 130 interrupted
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import math
 import sys
 
 from verify.cli import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from verify.sweep.dask_executor import add_options
 
 
 def register(subparsers) -> None:
@@ -29,12 +29,7 @@ def register(subparsers) -> None:
                     "(papers/s000/protocols/), ecel23_1 (papers/cel23/protocols/)")
     sw.add_argument("--results", required=True, metavar="DIR", help="store directory")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
-    where = sw.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                       help="run the batches on a Dask cluster, e.g. tcp://host:8786 "
-                       "(needs pip install 'gfverify[dask]')")
-    where.add_argument("--dask-local", metavar="N", type=_workers, default=None,
-                       help="run the batches on a local Dask cluster of N worker processes")
+    add_options(sw, "the batches")
     sw.set_defaults(run=_sweep_command)
 
     res = subparsers.add_parser("results", help="print the rows stored by `gfverify sweep`")
@@ -43,25 +38,10 @@ def register(subparsers) -> None:
     res.set_defaults(run=_results_command)
 
 
-def _workers(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of workers >= 1, got {text!r}")
-    return n
-
-
 def _executor(args):
-    if args.scheduler is None and args.dask_local is None:
-        from verify.sweep import LocalExecutor
+    from verify.sweep.dask_executor import executor_for
 
-        return LocalExecutor()
-    from verify.sweep.dask_executor import DaskExecutor, require_dask
-
-    require_dask()  # before anything is written
-    return DaskExecutor(address=args.scheduler, local_workers=args.dask_local)
+    return executor_for(args.scheduler, args.dask_local)
 
 
 def _sweep_command(args) -> int:

@@ -25,9 +25,11 @@ client reaches (also those that join later), sets the thresholds back up.
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import logging
 import sys
+import threading
 
 from verify.cli import UsageError
 from verify.errors import InputError
@@ -133,7 +135,8 @@ class DaskExecutor:
         self.local_workers = local_workers
         self.client = None
         self.cluster = None
-        self._futures: list = []
+        self._futures: set = set()  # every map's unfinished futures (maps may overlap)
+        self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -170,26 +173,46 @@ class DaskExecutor:
         self._close()
         return None
 
+    def scheduler_address(self) -> str:
+        """The scheduler's address (a local cluster is started now if it was not), for other
+        processes to join the same cluster (``--scheduler ADDRESS``)."""
+        with self._lock:
+            if self.client is None:
+                self._start()
+        return self.client.scheduler.address
+
     def map_unordered(self, fn, items):
-        """Submit fn(item) for every item; yield the results as they finish."""
+        """Submit fn(item) for every item; yield the results as they finish. Several maps
+        may run at once (from several threads: a verification's runs prefetched beside
+        the tests that read them); leaving one cancels its own unfinished tasks."""
         items = list(items)
         if not items:
             return
-        if self.client is None:
-            self._start()
+        with self._lock:
+            if self.client is None:
+                self._start()
         distributed = require_dask()
-        # pure=False: a batch is a task of its own even if an identical one was submitted
-        self._futures = [self.client.submit(fn, item, pure=False) for item in items]
+        # each item's data goes to the workers first (scattered, not inside the task graph:
+        # a run's problem can be tens of MB); pure=False: a batch is a task of its own even
+        # if an identical one was submitted
+        data = self.client.scatter(items, hash=False)
+        mine = [self.client.submit(fn, item, pure=False) for item in data]
+        with self._lock:
+            self._futures.update(mine)
         try:
-            for future in distributed.as_completed(self._futures):
+            for future in distributed.as_completed(mine):
                 result = future.result()
                 future.release()
+                with self._lock:
+                    self._futures.discard(future)
                 yield result
         finally:
-            self._cancel()
+            self._cancel(mine)
 
-    def _cancel(self) -> None:
-        futures, self._futures = self._futures, []
+    def _cancel(self, futures=None) -> None:
+        with self._lock:
+            futures = list(self._futures if futures is None else futures)
+            self._futures.difference_update(futures)
         pending = [f for f in futures if not f.done()]
         if pending and self.client is not None:
             try:
@@ -207,3 +230,36 @@ class DaskExecutor:
         finally:
             if cluster is not None:
                 cluster.close()
+
+
+def workers_option(text: str) -> int:
+    """``--dask-local N``: a number of worker processes >= 1 (argparse type)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of workers >= 1, got {text!r}")
+    return n
+
+
+def add_options(parser, what: str = "the runs") -> None:
+    """``--scheduler ADDRESS`` and ``--dask-local N`` (one of them) on ``parser``."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help=f"run {what} on a Dask cluster, e.g. tcp://host:8786 (needs pip "
+                            "install 'gfverify[dask]')")
+    where.add_argument("--dask-local", metavar="N", type=workers_option, default=None,
+                       help=f"run {what} on a local Dask cluster of N worker processes")
+
+
+def executor_for(scheduler: str | None = None, local_workers: int | None = None):
+    """The executor ``--scheduler``/``--dask-local`` ask for: a `DaskExecutor`, or the
+    sweeps' `verify.sweep.LocalExecutor` (this process) when neither is given. A context
+    manager, not yet entered; dask is required (and checked) only for a Dask one."""
+    if scheduler is None and local_workers is None:
+        from verify.sweep.run import LocalExecutor
+
+        return LocalExecutor()
+    require_dask()  # before anything is written
+    return DaskExecutor(address=scheduler, local_workers=local_workers)

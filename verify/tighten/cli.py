@@ -21,6 +21,7 @@ from verify.conjecture.cli import (
     output_file,
     parse_params,
     plot_path,
+    run_option_kwargs,
 )
 
 _EPILOG = """\
@@ -140,8 +141,7 @@ def _tighten_command(args) -> int:
                   loss_floor=args.loss_floor, assume=tuple(args.assume))
     if args.points is not None:
         kwargs["points"] = args.points
-    if args.escalate is not None:
-        kwargs["escalate"] = args.escalate
+    kwargs.update(run_option_kwargs(args))
     try:
         if is_claim:
             if args.free is not None:
@@ -188,6 +188,7 @@ def _on_runs(args, family_params, names, mode) -> int:
         ("--family", args.family), ("--data", args.data), ("--results", args.results),
         ("--json", args.json), ("--refine-budget", args.refine_budget), ("--lr", args.lr),
         ("--t-max", args.t_max), ("--points", args.points), ("--escalate", args.escalate),
+        ("--max-cost", args.max_cost), ("--sizes", None if args.sizes == "default" else 1),
         ("--loss-floor", args.loss_floor), ("--param", family_params),
         ("--assume", args.assume)) if value not in (None, [], {})]
     if given:

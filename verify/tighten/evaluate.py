@@ -34,6 +34,7 @@ from verify.conjecture.instance import MethodSpec, run_family_instance
 from verify.conjecture.statement import Statement, UndefinedHere
 from verify.escalation import escalate
 from verify.progress import Progress
+from verify.run_cost import CostError
 from verify.tighten.extreme import DECIDED, INAPPLICABLE, UNDECIDED, Extreme, instance_extreme
 from verify.tighten.result import Searched
 from verify.tighten.statement import Tightenable, TightenError
@@ -141,6 +142,11 @@ class Evaluator:
         try:
             problem, tr, horizon = self._measure(params)
         except ProblemError as exc:
+            self.unbuildable.append((dict(params), str(exc)))
+            return None
+        except CostError as exc:  # drawn above --max-cost: another draw (fixed: bad input)
+            if set(self.family.size_params()) <= set(self.family.fixed_values):
+                raise TightenError(str(exc)) from None
             self.unbuildable.append((dict(params), str(exc)))
             return None
         searched = self._record(params, problem, tr, horizon)

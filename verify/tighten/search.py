@@ -40,6 +40,7 @@ from verify import families as fam_mod
 from verify.check import check
 from verify.check_run import inapplicable_instance, relaxed_note
 from verify.conjecture.instance import MethodSpec, first_positive
+from verify.conjecture.search import refuse_unaffordable_horizon
 from verify.conjecture.statement import (
     DEFAULT_POINTS,
     ConjectureError,
@@ -50,6 +51,7 @@ from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
 from verify.profiles import pinned_hypothesis_draws
 from verify.progress import Progress
 from verify.run_context import RunContext
+from verify.run_cost import DEFAULT_MAX_COST
 from verify.tighten.evaluate import Evaluator, RunsEvaluator
 from verify.tighten.extreme import (
     DECIDED,
@@ -203,7 +205,8 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
          at_t: float | None, budget: int, seed: int, method: str, lr: float | None,
          t_max: float | None, points: int, refine_budget: int | None, results,
          plot, progress: bool, loss_floor: float | None = None,
-         escalate: int = ESCALATION_BUDGET, assume=()) -> TightenResult:
+         escalate: int = ESCALATION_BUDGET, assume=(), sizes: str = "default",
+         max_cost: float = DEFAULT_MAX_COST) -> TightenResult:
     refine_budget = max(2, budget // 4) if refine_budget is None else refine_budget
     try:
         assumptions = parse_assumptions(assume)
@@ -220,15 +223,20 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
     check_search_options(mode, at_t, {"--budget": (budget, 1), "--points": (points, 2),
                                       "--refine-budget": (refine_budget, 0)}, t_max,
                          horizon=(params or {}).get("horizon"), error=TightenError)
-    spec = MethodSpec(method, lr, escalate=escalate)
+    try:
+        spec = MethodSpec(method, lr, escalate=escalate, max_cost=max_cost)
+    except ConjectureError as exc:
+        raise TightenError(str(exc)) from None
     spec.method()
     if spec.name == "gd" and at_t is not None:
         at_t = spec.snap(at_t)  # a saved time of gradient descent
     fam = fam_mod.get(family) if isinstance(family, str) else family
+    fam = fam.sized(sizes)
     fixed = dict(params or {})
     if t_max is not None:
         fixed["horizon"] = t_max
     fam = fam.fixed(**fixed) if fixed else fam
+    refuse_unaffordable_horizon(fam, spec, t_max, at_t, max_cost, error=TightenError)
     pinned = {k for k in fixed if k != "horizon"}
     description = {"statement": tight.text, "how": tight.how, "free": tight.free.name,
                    "parts": [p.text() for p in tight.parts], "family": fam.name,
@@ -242,6 +250,8 @@ def _run(tight: Tightenable, family, *, params: Mapping[str, Any] | None, mode: 
         description["claim_params"] = dict(tight.parameters)
     if assumptions:
         description["assume"] = [a.text for a in assumptions]
+    if sizes != "default":
+        description["sizes"] = sizes
     store = (Store(results, query_hash(description), description)
              if results is not None else None)
     start = time.perf_counter()
@@ -279,7 +289,8 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
             points: int = DEFAULT_POINTS, refine_budget: int | None = None,
             results: str | Path | None = None, plot: str | Path | None = None,
             progress: bool = False, loss_floor: float | None = None,
-            escalate: int = ESCALATION_BUDGET, assume=()) -> TightenResult:
+            escalate: int = ESCALATION_BUDGET, assume=(), sizes: str = "default",
+            max_cost: float = DEFAULT_MAX_COST) -> TightenResult:
     """The sharpest value of the free constant ``free`` in ``expr`` over ``family``.
 
     ``mode``: ``"for_all_t"`` (every saved time from t = 0: the extreme over time, the
@@ -297,7 +308,8 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
     return _run(tight, family, params=params, mode=mode, at_t=at_t, budget=budget, seed=seed,
                 method=method, lr=lr, t_max=t_max, points=points,
                 refine_budget=refine_budget, results=results, plot=plot, progress=progress,
-                loss_floor=loss_floor, escalate=escalate, assume=assume)
+                loss_floor=loss_floor, escalate=escalate, assume=assume, sizes=sizes,
+                max_cost=max_cost)
 
 
 def tighten_given_runs(tight: Tightenable, runs: Mapping, *, mode: str = "for_all_t",

@@ -31,7 +31,7 @@ from numerics.model import reinitialise
 from papers.bf25 import claims as C
 from papers.bf25 import data
 from papers.bf25.evidence import bf25_trajectory
-from papers.bf25.families import ASSUMPTION3, SECTION5
+from papers.bf25.families import ASSUMPTION3, SECTION5, SIZES
 from papers.bf25.measures import LIMIT_OF, limit_estimate, live_positive
 from theory.symbols import L, NormSumDrift, Xmax, eps, t
 from verify import Outcome, check
@@ -39,24 +39,23 @@ from verify.evidence import Sample, claim_time
 from verify.findings import Finding
 from verify.measures import instance_values
 
-QUICK = {"section5": (0, 1), "assumption3": (0, 1)}
-FULL = {"section5": (0, 1, 2, 3), "assumption3": (0, 1, 2, 3, 4, 5)}
 A3_PARAMS = {"m": 20, "eta": 0.15, "lam": 1e-5}
 EPS_TENTH = sp.Rational(1, 10)
+FLOWS, EMPTY_I = SIZES  # papers/bf25/families.py: the sizes per profile
 
 
 def _seeds(profile, which: str) -> tuple[int, ...]:
-    return (FULL if profile.name == "full" else QUICK)[which]
+    return tuple(FLOWS.at_profile(profile.name)[which])
 
 
-def _section5(seed: int, init: str = "balanced"):
-    problem = SECTION5.make({"m": 40, "lam": data.PAPER_LAM, "seed": seed})
+def _section5(seed: int, init: str = "balanced", m: int = 40):
+    problem = SECTION5.make({"m": m, "lam": data.PAPER_LAM, "seed": seed})
     return problem if init == "balanced" else reinitialise(problem, init, seed)
 
 
-def _assumption3(seed: int, init: str = "balanced"):
+def _assumption3(seed: int, init: str = "balanced", m: int = 20):
     coords = "box" if seed % 2 else "bias"  # both readings of Assumption 3
-    problem = ASSUMPTION3.make({**A3_PARAMS, "coords": coords, "seed": seed})
+    problem = ASSUMPTION3.make({**A3_PARAMS, "m": m, "coords": coords, "seed": seed})
     return problem if init == "balanced" else reinitialise(problem, init, seed)
 
 
@@ -68,8 +67,9 @@ def _run(problem):
 
 
 def _instances(profile, init: str = "balanced"):
-    return ([_section5(s, init) for s in _seeds(profile, "section5")]
-            + [_assumption3(s, init) for s in _seeds(profile, "assumption3")])
+    at = FLOWS.at_profile(profile.name)
+    return ([_section5(s, init, at["m"]) for s in _seeds(profile, "section5")]
+            + [_assumption3(s, init, at["m_a3"]) for s in _seeds(profile, "assumption3")])
 
 
 def _evidence(claim, tr):
@@ -144,7 +144,7 @@ def test_instances_are_where_the_pack_says():
 def test_no_live_positive_probability(verdicts, verify_profile):
     """P(I empty) = ((1 + q)/2)^m on the section 5 data with m = 3 (a Monte Carlo sample of
     Eq. (3)'s draw; q = 0.378 there)."""
-    count = 1500 if verify_profile.name == "quick" else 6000
+    count = EMPTY_I.at_profile(verify_profile.name)["count"]
     sample = Sample([data.section5(m=3, seed=s) for s in range(count)],
                     description=f"{count} draws of Eq. (3), m = 3, section 5 data")
     verdict = verdicts.record(check(C.NO_LIVE_POSITIVE, sample), C.NO_LIVE_POSITIVE.kind.value)

@@ -25,6 +25,7 @@ import sympy as sp
 from papers.cel23 import claims as C
 from papers.cel23.data import correlated
 from papers.cel23.evidence import cel23_trajectory, limit_trajectory
+from papers.cel23.families import SIZES
 from papers.cel23.measures import structure
 from theory.claim import Kind
 from theory.symbols import PL, L, t
@@ -48,11 +49,15 @@ PAPER_LAM_PREMISE_FAILS = (C.PHASE_ORDER, C.TEACHER_CONE)
 
 
 def _seeds(profile) -> tuple[int, ...]:
-    return FULL_SEEDS if profile.name == "full" else QUICK_SEEDS
+    return tuple(SIZES[0].at_profile(profile.name)["seeds"])
 
 
-def _run(lam: float, seed: int, rtol: float = 1e-10):
-    problem = correlated(d=3, m=6, lam=lam, scheme="centred", rejection="pi/4", seed=seed)
+def _run(lam: float, seed: int, rtol: float = 1e-10, profile=None):
+    """The run of seed ``seed`` at ``lam`` (at ``profile``'s d and m: SIZES; d = 3, m = 6
+    without one)."""
+    at = SIZES[0].at_profile(profile.name) if profile is not None else {"d": 3, "m": 6}
+    problem = correlated(d=at["d"], m=at["m"], lam=lam, scheme="centred", rejection="pi/4",
+                         seed=seed)
     t1 = claim_time(C.AT_T1, problem, C.T1)  # L5 is stated at the instant T1
     return cel23_trajectory(problem, rtol=rtol, extra_times=(t1,))
 
@@ -72,14 +77,16 @@ CROSSINGS_RTOL = 1e-13
 RELAXED_FINDING = "CEL23-relaxed"
 
 
-def _relaxed_finding(claim, verdict, lam: float, seed: int, verdicts) -> None:
+def _relaxed_finding(claim, verdict, lam: float, seed: int, verdicts, profile) -> None:
     _relaxed(verdict)
-    at = f" at t = {verdict.where.t:.4g}" if verdict.where.t is not None else ""
+    at = SIZES[0].at_profile(profile.name)
+    when = f" at t = {verdict.where.t:.4g}" if verdict.where.t is not None else ""
     verdicts.finding(Finding(
         RELAXED_FINDING, "Outside Assumption 2 (which no float64 lam meets), some of CEL23's "
         "lemmas fail on runs of the pi/4 family",
-        f"{claim.id} at lam = {lam:.3g} on cel23-correlated d=3 m=6 seed={seed}: VIOLATED, "
-        f"margin {verdict.margin:.3g} (error {verdict.error:.2g}){at}.",
+        f"{claim.id} at lam = {lam:.3g} on cel23-correlated d={at['d']} m={at['m']} "
+        f"seed={seed}: VIOLATED, margin {verdict.margin:.3g} (error {verdict.error:.2g})"
+        f"{when}.",
         claims=(claim.id.split("[")[0],),
         evidence={"claim": claim.id, "lam": lam, "seed": seed, "margin": verdict.margin,
                   "t": verdict.where.t}), kind=claim.kind.value)
@@ -125,13 +132,13 @@ def _p18_inside_assumption_2(seed: int) -> float:
 def test_small_lam(claim, verdicts, verify_profile):
     for seed in _seeds(verify_profile):
         rtol = CROSSINGS_RTOL if claim is C.CROSSINGS else 1e-10
-        verdict = _check(claim, _run(SMALL_LAM, seed, rtol))
+        verdict = _check(claim, _run(SMALL_LAM, seed, rtol, verify_profile))
         if _needs_a2(claim):
             _relaxed(verdict)
         if verdict.outcome is Outcome.VIOLATED and claim in (C.PHASE_ORDER, C.BEFORE_T2):
             if claim is C.PHASE_ORDER:  # inside Assumption 2 it holds, by arithmetic
                 assert _p18_inside_assumption_2(seed) > 0, f"seed {seed}"
-            _relaxed_finding(claim, verdict, SMALL_LAM, seed, verdicts)
+            _relaxed_finding(claim, verdict, SMALL_LAM, seed, verdicts, verify_profile)
             continue
         verdicts.record(verdict, claim.kind.value)
         # CrossingExcess's bound lam^(3/4) ~ 1e-22 is below the event times' accuracy
@@ -152,9 +159,9 @@ def test_p18_holds_inside_assumption_2():
 def test_paper_lam(claim, verdicts, verify_profile):
     row = claim.at_setting("lam 4^-7")
     for seed in _seeds(verify_profile):
-        verdict = _check(row, _run(PAPER_LAM, seed))
+        verdict = _check(row, _run(PAPER_LAM, seed, profile=verify_profile))
         if verdict.outcome is Outcome.VIOLATED and claim is C.NEGATIVES:
-            _relaxed_finding(row, verdict, PAPER_LAM, seed, verdicts)
+            _relaxed_finding(row, verdict, PAPER_LAM, seed, verdicts, verify_profile)
             continue
         verdicts.record(verdict, claim.kind.value)
         assert verdict.outcome is Outcome.HOLDS, f"seed {seed}: {verdict}"

@@ -47,6 +47,7 @@ from verify import Outcome, check, event_time
 from verify.evidence import Grid, claim_time
 from verify.findings import Finding
 from verify.measures import measure
+from verify.profiles import per_profile
 from verify.verdict import combine
 
 CLAIMS = {c.id: c for c in theory.claims(paper="MZV25")}
@@ -88,8 +89,14 @@ FULL = {
 }
 
 
+# the paper profile: the full cases and one larger (papers/mzv25/families.py SIZES)
+PAPER = {**FULL, "caps n=100 d=20 h=80": lambda: fam.binary(n_plus=40, n_minus=60, d=20, h=80,
+                                                            seed=0)}
+
+
 def cases(profile) -> dict:
-    return FULL if profile.name == "full" else QUICK
+    return per_profile({"quick": QUICK, "full": FULL, "paper": PAPER}, profile.name,
+                       "MZV25 binary cases")
 
 
 def run(case: str, profile):
@@ -182,7 +189,8 @@ def s001_theorem_run(seed: int = 27):
 
 def test_s001_separation_time(verdicts, verify_profile):
     claim = CLAIMS["MZV25-F13"]
-    seeds = (27, 36) if verify_profile.name == "full" else (27,)
+    seeds = per_profile({"quick": (27,), "full": (27, 36), "paper": (27, 36)},
+                        verify_profile.name, "S001 theorem seeds")
     verdict = check(claim, [s001_theorem_run(s) for s in seeds])
     _decided(_record(verdicts, verdict, claim))
     # at eps = 1e-3 (28) fails: INAPPLICABLE, never silently passed
@@ -355,13 +363,15 @@ def test_lemma_6_is_false_as_printed(verdicts):
 # -- the K-class case on exact flows of the vector output ---------------------------------------
 K_QUICK = {f"K={K} seed {s}": (K, s) for K, s in ((3, 0), (4, 0), (5, 0))}
 K_FULL = {**K_QUICK, **{f"K={K} seed {s}": (K, s) for K, s in ((3, 1), (4, 1), (3, 2), (5, 1))}}
+K_PAPER = {**K_FULL, "K=8 seed 0": (8, 0)}
 
 
 def k_runs(profile) -> list:
     """``mzv25-kclass`` instances (h = 2K, d = K + 1, a share 0.5 of the shapes turned onto
     another class's edge, A1-A5 hold), each integrated once to t = 1e6 with a fine grid on
     [0, 2] (separation comes at t ~ 0.05)."""
-    cases = K_FULL if profile.name == "full" else K_QUICK
+    cases = per_profile({"quick": K_QUICK, "full": K_FULL, "paper": K_PAPER}, profile.name,
+                        "MZV25 K-class cases")
     return [ev.binary_run(fam.k_class(K=K, d=K + 1, h=2 * K, seed=s), t_end=1e6, early_end=2.0)
             for K, s in cases.values()]
 

@@ -41,7 +41,7 @@ from numerics.generators import published_width
 from numerics.inits import asymmetric_init
 from papers.s000 import measures as m0
 from papers.s000 import other_activations, reference
-from papers.s000.families import PL_FLOOR
+from papers.s000.families import PL_FLOOR, SIZES
 from theory.claim import Kind
 from theory.symbols import (
     PL,
@@ -67,8 +67,10 @@ from theory.symbols import (
     t_conv,
 )
 from verify import Outcome, check
+from verify import runs as run_service
 from verify.evidence import Sample, ScalingData
 from verify.findings import Finding
+from verify.profiles import active
 from verify.verdict import Verdict, combine
 
 C = {cid: theory.get(cid) for cid in (
@@ -95,19 +97,51 @@ def _mutant(verdicts, verdict, label):
 
 
 # -- shared instances and memoised runs ------------------------------------------------------
+# the sizes table's groups (papers/s000/families.py SIZES): what each profile runs
+_SIZES = {g.key: g for g in SIZES}
+ORTH, MAP = _SIZES["S000 orthogonal protocol flows"], _SIZES[
+    "S000 parametrisation map and conservation"]
+WEAK, L2_SIZES = _SIZES["S000 weakly interacting flows"], _SIZES[
+    "S000 good-initialisation samples"]
+F7_SIZES = _SIZES["S000 other activations (E-000-1's protocol at p = 4)"]
+RATES, GROUPS = _SIZES["S000 orthogonal rates"], _SIZES["S000 group initialisation (closed form)"]
+F4_SIZES, _C1 = _SIZES["S000 discrete time"], _SIZES["S000 Gershgorin surrogate"]
+CF2 = _SIZES["S000 descent at the published step (finding CF-2)"]
+E000_1 = _SIZES["S000 E-000-1's own instance (paper profile)"]
+
+
 @cache
 def orth(n_: int, seed: int) -> Problem:
     return generators.orthogonal_scaled(n=n_, d=2 * n_, p=published_width(n_), seed=seed,
                                         repo_orth=True)
 
 
-@cache
+_FLOWS: dict[tuple, object] = {}
+
+
+def flows(jobs) -> list:
+    """Exact flows of ``(problem, horizon, points, rtol)`` jobs, memoised; those not yet
+    run go to the session's runner at once (`verify.runs`: parallel tasks on a cluster,
+    kept in its store)."""
+    jobs = [(pr, float(h), int(k), float(r)) for pr, h, k, r in jobs]
+    todo = list(dict.fromkeys(j for j in jobs if j not in _FLOWS))
+    made = run_service.simulate_all((pr, ExactFlow(rtol=r), np.linspace(0, h, k))
+                             for pr, h, k, r in todo)
+    _FLOWS.update(zip(todo, made, strict=True))
+    return [_FLOWS[j] for j in jobs]
+
+
 def flow(problem: Problem, horizon: float, points: int = 801, rtol: float = 1e-10):
-    return simulate(problem, ExactFlow(rtol=rtol), t_eval=np.linspace(0, horizon, points))
+    return flows([(problem, horizon, points, rtol)])[0]
 
 
-def orth_run(n_: int, seed: int):
-    return flow(orth(n_, seed), 6.0 * n_)
+def orth_run(n_: int, seed: int, points: int = 801):
+    return flow(orth(n_, seed), 6.0 * n_, points)
+
+
+def orth_runs(pairs, points: int = 801, rtol: float = 1e-10) -> list:
+    """The orthogonal runs (n, seed), made at once."""
+    return flows([(orth(k, s), 6.0 * k, points, rtol) for k, s in pairs])
 
 
 @cache
@@ -115,9 +149,9 @@ def weak_instances(profile_name: str = "quick") -> tuple[Problem, ...]:
     """Non-orthogonal data with gamma <= 1/2: sphere data at d = 50 n^2 (S000-C1's regime;
     the span coordinates make the flow's cost independent of d) with R's width, and
     equicorrelated data. The flow slides on them (numerics.sliding)."""
-    sizes, seeds = ((3, 4), range(3)) if profile_name == "quick" else ((3, 4, 5, 6), range(5))
-    sphere = tuple(generators.sphere(n=k, d=50 * k * k, p=published_width(k), seed=s)
-                   for k in sizes for s in seeds)
+    at = WEAK.at_profile(profile_name)
+    sphere = tuple(generators.sphere(n=k, d=at["d_factor"] * k * k, p=published_width(k),
+                                     seed=s) for k in at["n"] for s in range(at["seeds"]))
     return (*sphere, generators.correlated(n=4, d=6, p=14, seed=2, rho=0.12))
 
 
@@ -132,12 +166,14 @@ def weak_runs(profile=None):
     saved times: at d = 50 n^2 a saved state is p x d numbers, and 801 of them for the
     full profile's 20 runs (with companions) held about 4 GB in the memoised runs."""
     name = "quick" if profile is None else profile.name
-    return [flow(pr, 6.0 * pr.n, 201) for pr in weak_instances(name)]
+    points = WEAK.at_profile(name)["points"]
+    return flows([(pr, 6.0 * pr.n, points, 1e-10) for pr in weak_instances(name)])
 
 
 def quick_orth_runs(profile):
-    seeds = range(3) if profile.name == "quick" else range(10)
-    return [orth_run(k, s) for k in (4, 8) for s in seeds] + [orth_run(16, 0)]
+    """The orthogonal protocol's flows at the profile's sizes (ORTH)."""
+    at = ORTH.at_profile(profile.name)
+    return orth_runs(at["runs"], at["points"])
 
 
 # -- S000-D2, P1: conventions and identities (D1 is a definition, not a check) ----------------
@@ -152,9 +188,11 @@ def test_d2_mutant_without_kappa(verdicts):
     _mutant(verdicts, check(mutant, orth_run(4, 0)), "D2 without kappa")
 
 
-def test_p1_parametrisation_map(verdicts):
+def test_p1_parametrisation_map(verdicts, verify_profile):
     claim = C["S000-P1"]
-    v = _record(verdicts, check(_windowed(claim), [orth_run(4, 0), orth_run(8, 1)]), claim)
+    points = ORTH.at_profile(verify_profile.name)["points"]
+    v = _record(verdicts, check(_windowed(claim), orth_runs(
+        MAP.at_profile(verify_profile.name)["p1"], points)), claim)
     assert v.outcome is Outcome.HOLDS, str(v)
 
 
@@ -174,6 +212,40 @@ def test_assumptions(cid, verdicts, verify_profile):
     v = _record(verdicts, check(claim, quick_orth_runs(verify_profile)
                                 + weak_runs(verify_profile)), claim)
     assert v.outcome is Outcome.HOLDS, str(v)
+
+
+if active() == "paper":  # collected under the paper profile only (E-000-1's own instance)
+    def test_e000_1_instance_is_outside_weak_interaction(verdicts, verify_profile):
+        """E-000-1's own data (sphere, d = 100, n = 1,300, R's width p = 36) by the exact
+        flow: A1, A2 and the conservation L1 hold, but the data are not weakly interacting
+        (S000-A3 fails: a finding, against its HOLDS on the weakly interacting draws), so
+        T1 and L3 say nothing there (INAPPLICABLE)."""
+        at = E000_1.at_profile(verify_profile.name)
+        problem = generators.sphere(n=at["n"], d=at["d"], p=at["p"], seed=0)
+        tr = flow(problem, 6.0 * problem.n, at["points"])
+        for cid in ("S000-A1", "S000-A2", "S000-L1"):
+            v = _record(verdicts, check(C[cid], tr), C[cid])
+            assert v.outcome is Outcome.HOLDS, str(v)
+        a3 = check(C["S000-A3"], tr)
+        assert a3.outcome is Outcome.VIOLATED, str(a3)
+        weak = check(C["S000-A3"], weak_runs(verify_profile))
+        verdicts.finding(Finding(
+            "E-000-1-outside-A3", "E-000-1's own data are not weakly interacting: S000-A3 "
+            "fails at the paper's experimental size",
+            f"Sphere data at E-000-1's d = {problem.d}, n = {problem.n}, p = {problem.p} "
+            f"[{problem.content_hash}] (exact flow to t = {6.0 * problem.n:g}): S000-A3 "
+            f"VIOLATED, margin {a3.margin:.3g} at {a3.where}; on the weakly interacting "
+            f"draws (n <= {max(WEAK.at_profile(verify_profile.name)['n'])}, d = "
+            f"{WEAK.at_profile(verify_profile.name)['d_factor']} n^2) it is {weak.outcome.value}"
+            f" (worst margin {weak.margin:.3g} at {weak.where}). A1, A2 and L1 hold there; "
+            "Theorem 1's PL bound says nothing on these data.",
+            claims=("S000-A3", "S000-T1"),
+            evidence={"instance": problem.content_hash, "margin": a3.margin,
+                      "small_outcome": weak.outcome.value, "small_margin": weak.margin}),
+            verdict=a3, kind=C["S000-A3"].kind.value)
+        for cid in ("S000-T1", "S000-L3"):
+            v = verdicts.record(_above_floor(C[cid], [tr]), C[cid].kind.value)
+            assert v.outcome is Outcome.INAPPLICABLE, str(v)
 
 
 def _at_zero(problem):
@@ -200,7 +272,7 @@ def test_assumption_mutants(verdicts):
 # -- S000-L1: conservation --------------------------------------------------------------------
 def test_l1_invariance(verdicts, verify_profile):
     claim = C["S000-L1"]  # a statement about the flow: exact-flow runs only (GD: see below)
-    runs = [flow(orth(k, s), 6.0 * k, 401, 1e-12) for k in (4, 8) for s in range(3)]
+    runs = orth_runs(MAP.at_profile(verify_profile.name)["l1"], 401, 1e-12)
     sliding = weak_runs(verify_profile)  # flows through sliding modes conserve it too
     assert any(tr.sliding.any() for tr in sliding)
     v = _record(verdicts, check(claim, runs + sliding), claim)
@@ -212,9 +284,10 @@ def test_l1_mutant_sum_of_squares(verdicts):
     _mutant(verdicts, check(mutant, orth_run(4, 0)), "L1 a^2 + |w|^2")
 
 
-def test_cf2_gradient_descent_at_repo_step_erodes_a1(verdicts):
-    """Finding CF-2: GD at R's step lowers c_j = a_j^2 - |w_j|^2, which the flow conserves."""
-    problem = generators.sphere(n=50, d=200, p=18, seed=0)
+def test_cf2_gradient_descent_at_repo_step_erodes_a1(verdicts, verify_profile):
+    """Finding CF-2: GD at R's step lowers c_j = a_j^2 - |w_j|^2, which the flow conserves
+    (at E-000-1's own sizes under the paper profile)."""
+    problem = generators.sphere(**CF2.at_profile(verify_profile.name), seed=0)
     steps = 4000
     tr = simulate(problem, GradientDescent(lr=1.0, error_check=None),
                   np.arange(0, steps + 1, 10.0))
@@ -241,8 +314,8 @@ def test_cf2_gradient_descent_at_repo_step_erodes_a1(verdicts):
 
 # -- S000-F7: other activations (the rebuttal) --------------------------------------------------
 def _f7_samples(activation, profile):
-    seeds = 20 if profile.name == "quick" else 40
-    return [other_activations.sample(n_, seeds, activation) for n_ in other_activations.SIZES]
+    at = F7_SIZES.at_profile(profile.name)
+    return [other_activations.sample(n_, at["seeds"], activation) for n_ in at["n"]]
 
 
 def test_f7_leaky_relu_needs_no_more_width_as_n_grows(verdicts, verify_profile):
@@ -288,11 +361,10 @@ def _init_sample(X, y, p_, reps, seed0=0):
 
 
 @cache
-def l2_sample(kind: str, reps: int):
+def l2_sample(kind: str, reps: int, n_: int = 20, p_: int = 15):
     rng = np.random.default_rng(7)
-    n_, p_ = 20, 15
     if kind == "orth":
-        X = np.eye(40)[:n_] * rng.uniform(1, 2, size=n_)[:, None]
+        X = np.eye(2 * n_)[:n_] * rng.uniform(1, 2, size=n_)[:, None]
     else:
         G = rng.standard_normal((n_, 100))
         X = G / np.linalg.norm(G, axis=1, keepdims=True) * rng.uniform(1, 2, size=n_)[:, None]
@@ -305,14 +377,15 @@ def cf6_probability(n_plus: int, n_minus: int, p_: int) -> float:
                * (1 - 2.0 ** -(p_ - k)) ** n_minus for k in range(p_ + 1))
 
 
-def _reps(profile):
-    return 3000 if profile.name == "quick" else 20000
+def _l2(kind, profile):
+    at = L2_SIZES.at_profile(profile.name)
+    return l2_sample(kind, at["reps"], at["n"], at["p"])
 
 
 @pytest.mark.parametrize("kind", ["orth", "sphere"])
 def test_l2_union_bound(kind, verdicts, verify_profile):
     claim = C["S000-L2"]
-    v = _record(verdicts, check(claim, l2_sample(kind, _reps(verify_profile))), claim)
+    v = _record(verdicts, check(claim, _l2(kind, verify_profile)), claim)
     assert v.outcome is Outcome.HOLDS, str(v)
 
 
@@ -326,7 +399,7 @@ def _cf6_claim(sample, p_shift=0):
 
 def test_l2_exact_probability_orthogonal(verdicts, verify_profile):
     """CF-6: on orthogonal data P(good) is known exactly."""
-    sample = l2_sample("orth", _reps(verify_profile))
+    sample = _l2("orth", verify_profile)
     v = check(_cf6_claim(sample), sample)
     v = dataclasses.replace(v, claim_id="S000-L2")
     _record(verdicts, v, C["S000-L2"])
@@ -334,7 +407,7 @@ def test_l2_exact_probability_orthogonal(verdicts, verify_profile):
 
 
 def test_l2_mutants(verdicts, verify_profile):
-    sample = l2_sample("orth", _reps(verify_profile))
+    sample = _l2("orth", verify_profile)
     halved = C["S000-L2"].variant("bound/2", statement=sp.Le(
         1 - PGoodInit, n * sp.Rational(3, 4) ** p / 2))
     _mutant(verdicts, check(halved, sample), "L2 bound halved")
@@ -397,11 +470,12 @@ def _side(claim, which):
 
 
 @cache
-def orth_rates(sizes: tuple, seeds: int) -> ScalingData:
+def orth_rates(sizes: tuple, seeds: int, points: int = 801) -> ScalingData:
     xs, ys = [], []
+    orth_runs([(k, s) for k in sizes for s in range(seeds)], points)  # at once
     for k in sizes:
         for s in range(seeds):
-            mu = m0.mu_inf(orth_run(k, s))
+            mu = m0.mu_inf(orth_run(k, s, points))
             if np.isfinite(mu):
                 xs.append(k)
                 ys.append(mu)
@@ -410,7 +484,8 @@ def orth_rates(sizes: tuple, seeds: int) -> ScalingData:
 
 
 def _orth_sizes(profile):
-    return ((4, 6, 8, 12, 16), 3) if profile.name == "quick" else ((4, 8, 16, 24, 32), 8)
+    at = RATES.at_profile(profile.name)
+    return tuple(at["n"]), at["seeds"], at["points"]
 
 
 def _r_exp2() -> dict[str, ScalingData]:
@@ -497,10 +572,11 @@ def group_run(sizes: tuple, seed: int):
 P3_SIZES = ((2, 6, 6), (3, 8, 9), (2, 5, 7, 7))
 
 
-def test_p3_group_rate(verdicts):
+def test_p3_group_rate(verdicts, verify_profile):
     claim = C["S000-P3"]
+    factor = GROUPS.at_profile(verify_profile.name)["factor"]
     for k, sizes in enumerate(P3_SIZES):
-        tr = group_run(sizes, k)
+        tr = group_run(tuple(factor * g for g in sizes), k)
         v = _record(verdicts, check(claim, m0.mu_inf_estimate(tr)), claim)
         assert v.outcome is Outcome.HOLDS, str(v)
 
@@ -550,20 +626,21 @@ def test_t2_widths_match_simulation_and_scale(verdicts):
 
 
 # -- S000-F2: plateaus ~ log(1/lam) ------------------------------------------------------------
-def test_f2_plateau(verdicts):
+def test_f2_plateau(verdicts, verify_profile):
     claim = C["S000-F2"]
+    n_ = 8 * GROUPS.at_profile(verify_profile.name)["factor"]
     xs, ys = [], []
     for lam_ in (1e-40, 1e-50, 1e-60, 1e-70, 1e-80):
         for seed in range(3):
-            pr = generators.group(n=8, groups=2, seed=seed, scale=lam_, aligned=True)
+            pr = generators.group(n=n_, groups=2, seed=seed, scale=lam_, aligned=True)
             Ymin = m0.INSTANCE["MinGroupNormY"](pr)
-            horizon = 8 / Ymin * math.log(8 / lam_**2) * 1.2
+            horizon = n_ / Ymin * math.log(n_ / lam_**2) * 1.2
             tr = simulate(pr, ClosedForm(companion_digits=None), np.linspace(0, horizon, 4001))
             k = int(np.flatnonzero(tr.loss <= tr.loss[0] / 2)[0])
             xs.append(lam_)
             ys.append(float(tr.t[k]))
     data = ScalingData("lam", xs, ys, "t_conv",
-                       description="CF-7 aligned groups, n = 8, 2 groups, 3 seeds")
+                       description=f"CF-7 aligned groups, n = {n_}, 2 groups, 3 seeds")
     v = _record(verdicts, check(claim, data), claim)
     assert v.outcome is Outcome.HOLDS, str(v)
     mutant = claim.variant("lam^-1/4", statement=sp.Eq(t_conv, K * sp.log(1 / lam)
@@ -575,7 +652,7 @@ def test_f2_plateau(verdicts):
 @cache
 def c1_data(profile_name: str) -> ScalingData:
     rng = np.random.default_rng(11)
-    sizes = (16, 24, 32, 48, 64) if profile_name == "quick" else (16, 32, 64, 96, 128)
+    sizes = _C1.at_profile(profile_name)["n"]
     xs, ys = [], []
     for k in sizes:
         for _ in range(2):
@@ -659,28 +736,29 @@ def test_f1_mutant(verdicts):
 
 # -- S000-F4: GD follows the flow up to O(eta) --------------------------------------------------
 @cache
-def f4_data() -> ScalingData:
+def f4_data(n_: int = 4) -> ScalingData:
     times = np.linspace(0, 12, 61)
     xs, ys = [], []
     for seed in range(1):
-        pr = orth(4, seed)
+        pr = orth(n_, seed)
         gf = simulate(pr, ExactFlow(rtol=1e-11), t_eval=times)
         for lr in (0.02, 0.01, 0.005, 0.0025):
             gd = simulate(pr, GradientDescent(lr=lr, error_check=None), t_eval=times)
             xs.append(lr)
             ys.append(m0.gd_pl_gap(gd, gf))
-    return ScalingData("eta", xs, ys, "GDPLGap", description="orthogonal n = 4, t <= 12")
+    return ScalingData("eta", xs, ys, "GDPLGap", description=f"orthogonal n = {n_}, t <= 12")
 
 
-def test_f4_discrete_time(verdicts):
+def test_f4_discrete_time(verdicts, verify_profile):
     claim = C["S000-F4"]
+    data = f4_data(F4_SIZES.at_profile(verify_profile.name)["n"])
     # "up to O(eta)" as eta -> 0: the gap's exponent is at least 1 (an O(eta^2) term may
     # tilt a deterministic fit just above 1)
     at_least = dataclasses.replace(claim, statement=sp.Ge(GDPLGap, K * eta))
-    v = _record(verdicts, check(at_least, f4_data()), claim)
+    v = _record(verdicts, check(at_least, data), claim)
     assert v.outcome is Outcome.HOLDS, str(v)
     mutant = claim.variant("eta^1.25", statement=sp.Eq(GDPLGap, K * eta ** sp.Rational(5, 4)))
-    _mutant(verdicts, check(mutant, f4_data()), "F4 exponent 5/4")
+    _mutant(verdicts, check(mutant, data), "F4 exponent 5/4")
 
 
 # -- S000-F8: rate falls with n, grows with the data norm ----------------------------------------
@@ -689,16 +767,18 @@ def test_f8_trends(verdicts, verify_profile):
     claim = C["S000-F8"]
     grows = claim.variant("s", statement=sp.Ge(MuInf, K * DataScale ** sp.Rational(1, 100)))
     falls = claim.variant("n", statement=sp.Le(MuInf, K * n ** sp.Rational(-1, 100)))
+    n_ = RATES.at_profile(verify_profile.name)["scale_n"]
     xs, ys = [], []
     for s in (0.5, 1.0, 2.0, 4.0):
         for seed in range(2):
-            base = orth(4, seed)
+            base = orth(n_, seed)
             pr = Problem(X=s * base.X, y=base.y, W0=base.W0, a0=base.a0,
                          parametrization="mean_field", meta={"seed": seed, "scale": s})
-            mu = m0.mu_inf(flow(pr, 6.0 * 4 * max(1.0, 1 / s**2)))
+            mu = m0.mu_inf(flow(pr, 6.0 * n_ * max(1.0, 1 / s**2)))
             xs.append(s)
             ys.append(mu)
-    by_scale = ScalingData("DataScale", xs, ys, "MuInf", description="orthogonal n = 4, x -> s x")
+    by_scale = ScalingData("DataScale", xs, ys, "MuInf",
+                           description=f"orthogonal n = {n_}, x -> s x")
     v1 = check(grows, by_scale)
     v2 = check(falls, orth_rates(*_orth_sizes(verify_profile)))
     for v in (v1, v2):

@@ -32,6 +32,7 @@ from numerics import LeakyReLU, Problem, generators, with_model
 from papers.s001 import e001_3
 from papers.s001 import evidence as ev
 from papers.s001.alignment import settings_for
+from papers.s001.families import SIZES
 from theory.symbols import (
     K,
     LPlus,
@@ -63,6 +64,9 @@ from verify.measures import instance_values
 from verify.verdict import combine
 
 C = {c.id: c for c in theory.claims(paper="S001")}
+_SIZES = {g.key: g for g in SIZES}  # papers/s001/families.py: what each profile runs
+EARLY, ALONG = _SIZES["S001 early phase"], _SIZES["S001 along runs"]
+ALIGN, INIT = _SIZES["S001 alignment time"], _SIZES["S001 random initialisation"]
 CHECKABLE = sorted(cid for cid, c in C.items() if c.checkable)
 
 
@@ -84,7 +88,8 @@ def _decided(verdict):
 # -- instances and their runs (memoised in papers.s001.evidence) ------------------------------
 def theorem_cases(profile):
     cases = [(loss, seed) for loss, seeds in ev.THEOREM_SEEDS.items() for seed in seeds]
-    return cases if profile.name == "full" else cases[:1] + cases[-1:]
+    # every seed where (28) holds for full and paper (its size cannot grow: SIZES' reason)
+    return cases if profile.name in ("full", "paper") else cases[:1] + cases[-1:]
 
 
 THEOREM_HORIZON = 600.0  # t_2 ~ 230 at eps = 1e-100: the 1/t phase is seen for ~2 t_2
@@ -108,11 +113,22 @@ EARLY_CASES = {
 EARLY_EPS = 1e-5
 
 
-def early_run(case, horizon_factor=1.0, points=2001, activation=None):
-    """The early-phase run of ``case``; with an ``activation`` (a leaky ReLU for S001-L3)
-    the same instance on that network, in the span or cartesian coordinates (the log-norm
-    ones are the ReLU network's)."""
+def _sized(kind: str, extra: tuple, at) -> tuple:
+    """A case's size arguments at a profile's sizes (``at``): the separable data's n and h,
+    the digits' images per class and h."""
+    if kind == "separable" and at is not None and at.get("sep_n", 6) != 6:
+        return (at["sep_n"], extra[1], at["sep_h"])
+    if kind == "digits" and at is not None and at.get("digits_per_class", 10) != 10:
+        return (at["digits_per_class"], at["digits_h"])
+    return extra
+
+
+def early_run(case, horizon_factor=1.0, points=2001, activation=None, profile=None):
+    """The early-phase run of ``case`` (at ``profile``'s sizes, EARLY); with an
+    ``activation`` (a leaky ReLU for S001-L3) the same instance on that network, in the
+    span or cartesian coordinates (the log-norm ones are the ReLU network's)."""
     kind, seed, loss, extra = EARLY_CASES[case]
+    extra = _sized(kind, extra, EARLY.at_profile(profile.name) if profile else None)
     pr = ev.problem(kind, seed, loss, EARLY_EPS, extra)
     coords = "lognorm"
     if activation is not None:
@@ -133,6 +149,8 @@ TINY_HORIZON = 400.0
 
 def tiny_run(case, profile):
     kind, seed, loss, extra = TINY_CASES[case]
+    at = ALONG.at_profile(profile.name)
+    extra = _sized(kind, extra, {"sep_n": at["n"], "sep_h": at["h"]})
     pr = ev.problem(kind, seed, loss, ev.THEOREM_EPS, extra)
     return ev.trajectory(pr, TINY_HORIZON, profile.saved_times, coords="lognorm")
 
@@ -180,10 +198,10 @@ def test_loss_derivative_lemma(verdicts):
 
 # -- early phase [0, T]: Lemmas 1, 3, 4, 10 ----------------------------------------------------
 @pytest.mark.parametrize("cid", ["S001-L3", "S001-L4", "S001-L1", "S001-L10"])
-def test_early_phase(cid, verdicts):
+def test_early_phase(cid, verdicts, verify_profile):
     claim = C[cid]
-    verdict = _record(verdicts, check(claim, [early_run(case) for case in EARLY_CASES]),
-                      claim)
+    verdict = _record(verdicts, check(claim, [early_run(case, profile=verify_profile)
+                                              for case in EARLY_CASES]), claim)
     _decided(verdict)
 
 
@@ -191,10 +209,11 @@ LEAKY_SLOPES = (0.1, 0.5, 0.9)
 
 
 @pytest.mark.parametrize("slope", LEAKY_SLOPES)
-def test_early_norm_control_with_leaky_relu(slope, verdicts):
+def test_early_norm_control_with_leaky_relu(slope, verdicts, verify_profile):
     """S001-L3 is stated for alpha-leaky ReLU: one row per slope, on the same instances."""
     claim = C["S001-L3"].on_model(f"leaky {slope:g}")
-    runs = [early_run(case, activation=LeakyReLU(slope)) for case in EARLY_CASES]
+    runs = [early_run(case, activation=LeakyReLU(slope), profile=verify_profile)
+            for case in EARLY_CASES]
     assert all(r.problem.activation == LeakyReLU(slope) for r in runs)
     verdict = _record(verdicts, check(claim, runs), claim)
     _decided(verdict)
@@ -302,31 +321,35 @@ def test_theorem_inapplicable_where_28_fails(verdicts, verify_profile):
 
 
 # -- F5: probability over the initialisation ---------------------------------------------------
-def f5_sample(count=400, eps=1e-6) -> Sample:
-    """Gaussian W_0 ~ N(0, 1/D) with the signs of v fixed (|V_+| = |V_-| = 2), one dataset."""
-    base = generators.separable(n=12, d=5, p=4, seed=0, mu=0.02, eps=eps)
-    signs = np.array([1.0, 1.0, -1.0, -1.0])
+def f5_sample(count=400, eps=1e-6, n_=12, d_=5, h=4) -> Sample:
+    """Gaussian W_0 ~ N(0, 1/D) with the signs of v fixed (|V_+| = |V_-| = h/2), one
+    dataset."""
+    base = generators.separable(n=n_, d=d_, p=h, seed=0, mu=0.02, eps=eps)
+    signs = np.where(np.arange(h) < h // 2, 1.0, -1.0)
     rng = np.random.default_rng(2024)
     problems = []
     for k in range(count):
-        W0 = eps * rng.standard_normal((4, base.d)) / np.sqrt(base.d)
+        W0 = eps * rng.standard_normal((h, base.d)) / np.sqrt(base.d)
         problems.append(Problem(X=base.X, y=base.y, W0=W0, a0=signs * np.linalg.norm(W0, axis=1),
                                 parametrization="standard", loss="exponential",
                                 init_scale=eps, meta={"seed": k, "generator": "f5"}))
-    return Sample(problems, description="mu=0.02 n=12 (8 + 4), h=4, 400 draws of W_0")
+    return Sample(problems, description=f"mu=0.02 n={n_}, d={d_}, h={h}, {count} draws of W_0")
 
 
-def test_random_init_probability(verdicts):
+def test_random_init_probability(verdicts, verify_profile):
     claim = C["S001-F5"]
-    verdict = _record(verdicts, check(claim, f5_sample()), claim)
+    at = INIT.at_profile(verify_profile.name)
+    verdict = _record(verdicts, check(claim, f5_sample(n_=at["n"], d_=at["d"], h=at["h"])),
+                      claim)
     assert verdict.outcome is Outcome.HOLDS, str(verdict)
 
 
 # -- F7: alignment time against n (scaling) ----------------------------------------------------
 def f7_data(profile) -> ScalingData:
-    seeds = range(16 if profile.name == "full" else 10)
+    at = ALIGN.at_profile(profile.name)
+    seeds = range(at["seeds"])
     xs, ys, zeta2 = [], [], []
-    for size in (4, 8, 16):
+    for size in at["n"]:
         for seed in seeds:
             pr = generators.separable(n=size, d=3, p=8, seed=seed, mu=0.5, eps=ev.THEOREM_EPS)
             tr = ev.trajectory(pr, 20.0, 2001, coords="lognorm")

@@ -55,6 +55,7 @@ from verify import Outcome, check
 from verify.evidence import Sample, claim_time
 from verify.findings import Finding
 from verify.measures import instance_values
+from verify.profiles import active
 from verify.report.verdict_table import relation_cell
 from verify.verdict import Verdict, Where
 
@@ -170,7 +171,7 @@ def _family_test(claim, condition=None, pinned=PINNED, limit_lam=None):
 
     @seed(FAMILY_SEED)
     @_pinned(pinned)
-    @given(problem=families.orthonormal())
+    @given(problem=families.orthonormal(profile=active()))
     def test(problem, verdicts, verify_profile):
         why = condition(problem) if condition is not None else None
         if why:
@@ -340,7 +341,8 @@ def key_neuron_sample(count: int, width: int, seed_: int = 0) -> Sample:
 
 @pytest.fixture(scope="module")
 def key_sample(verify_profile):
-    return key_neuron_sample(1500 if verify_profile.name == "quick" else 6000, width=5)
+    return key_neuron_sample(families.SIZES[2].at_profile(verify_profile.name)["count"],
+                             width=5)
 
 
 def test_key_neuron_probability(key_sample, verdicts):

@@ -317,6 +317,43 @@ def test_family_parameters_are_typed_and_validated():
     assert fam.fixed(horizon="12").horizon(problem) == 12.0
 
 
+def test_families_prints_what_param_accepts_beside_what_a_search_draws(capsys):
+    """`gfverify families` printed only the search range (orthogonal's lam [1e-20, 1e-6], p
+    [30, 60]) while --param accepted lam=1e-3 and refused p=0 as outside [1, inf]: each
+    numeric parameter's line now gives both, and they are the ones parse applies."""
+    assert main(["families"]) == 0
+    out = capsys.readouterr().out
+    block = out[out.index("orthogonal, orthonormal  ["):].split("\n\n")[0]
+    lines = {}
+    for line in block.splitlines():
+        words = line.split()
+        if line.startswith("    ") and words and words[0] in ("n", "p", "d", "lam", "seed"):
+            name = words[0]
+        elif "allowed" in line and "drawn" in line:
+            lines[name] = line
+    fam = families.get("orthogonal")
+    for name in ("n", "p", "d", "lam", "seed"):
+        assert f"allowed {fam.params[name].allowed_text()}" in lines[name], lines[name]
+    assert "(0, 0.5]" in lines["lam"] and "[1, inf)" in lines["p"]
+    fam.fixed(lam="1e-3", p="1")  # inside what the listing says --param allows
+    with pytest.raises(families.FamilyError, match=re.escape("allowed range [1, inf)")):
+        fam.fixed(p="0")
+
+
+def test_a_bound_between_parameters_is_named_after_the_typed_value():
+    """``--param n=9`` on orthogonal (d drawn from [2, 8], d >= n) read "d must be >= n": a
+    fixed n now moves the drawn range of d bound to it, and a pair that cannot hold names
+    both values."""
+    fam = families.get("orthogonal")
+    fixed = fam.fixed(n="9")
+    drawn = [fixed.sample_params(np.random.default_rng(seed)) for seed in range(5)]
+    assert all(p["n"] == 9 and p["d"] >= 9 for p in drawn), drawn
+    with pytest.raises(families.FamilyError, match=r"--param d=1: outside the allowed range"):
+        fam.fixed(d="1")
+    with pytest.raises(families.FamilyError, match=r"--param d=3: d must be >= n, and n=4"):
+        fam.fixed(n="4", d="3")
+
+
 def test_gd_method_runs_or_says_why():
     try:
         result = conjecture(TRUE, "two-point", params={"lam": 1e-2}, budget=1, method="gd",

@@ -1,6 +1,6 @@
 """The pack's report section: the four claims on flows of the pack's family.
 
-The quick profile runs 4 instances, the full one 16 (seeds 0, 1, ...), each to the
+The quick profile runs 4 instances, the full and paper ones 16 (seeds 0, 1, ...), each to the
 family's horizon with gfverify's exact flow (and its companion run); the table gives,
 per claim, the verdict over the instances and the worst margin with its error.
 """
@@ -11,16 +11,17 @@ from pathlib import Path
 from gf_identities.claims import CLAIMS
 from gf_identities.families import flow
 from verify import check
+from verify.profiles import per_profile
 from verify.report.doc import Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
 
-INSTANCES = {"quick": 4, "full": 16}
+INSTANCES = {"quick": 4, "full": 16, "paper": 16}
 
 
 def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True,
         store: Path | None = None) -> Reproduction:
     start = time.perf_counter()
-    runs = [flow(seed=seed + k) for k in range(INSTANCES.get(profile, 4))]
+    runs = [flow(seed=seed + k) for k in range(per_profile(INSTANCES, profile, "instances"))]
     rows, data = [], {}
     for claim in CLAIMS:
         v = check(claim, runs)

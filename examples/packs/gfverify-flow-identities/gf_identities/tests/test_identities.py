@@ -10,6 +10,7 @@ from gf_identities.claims import CLAIMS, PathEnergy
 from gf_identities.families import flow
 from theory.symbols import L, ParamDrift, kappa, t
 from verify import Outcome, check
+from verify.profiles import per_profile
 
 BY_ID = {c.id: c for c in CLAIMS}
 
@@ -19,10 +20,17 @@ def run(seed: int, n: int = 6, d: int = 4, p: int = 8, scale: float = 0.5):
     return flow(n=n, d=d, p=p, scale=scale, seed=seed)
 
 
+# (n, d, p, scale) and seeds per profile (every profile: `per_profile` refuses a table
+# without one); the paper profile 10 times the sizes
+SIZES = {"quick": [(6, 4, 8, 0.5), (10, 3, 12, 0.2)],
+         "full": [(6, 4, 8, 0.5), (10, 3, 12, 0.2)],
+         "paper": [(60, 40, 80, 0.5), (100, 30, 120, 0.2)]}
+SEEDS = {"quick": 3, "full": 12, "paper": 3}
+
+
 def runs(profile):
-    seeds = range(3) if profile.name == "quick" else range(12)
-    sizes = [(6, 4, 8, 0.5), (10, 3, 12, 0.2)]
-    return [run(s, *size) for s in seeds for size in sizes]
+    seeds = range(per_profile(SEEDS, profile.name, "seeds"))
+    return [run(s, *size) for s in seeds for size in per_profile(SIZES, profile.name, "sizes")]
 
 
 @pytest.mark.parametrize("cid", sorted(BY_ID))
