@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from theory.claim import Claim
+from theory import limits
+from theory.claim import Claim, Kind
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
@@ -65,6 +66,8 @@ def _claim_lines(c: Claim) -> list[str]:
                      + (f" ({_text(c.parameter_notes)})" if c.parameter_notes else ""))
     if c.checkable:
         lines.append(f"- **checked by**: {_text(c.measures)}")
+        if c.kind is Kind.LIMIT:
+            lines.append(f"- **checked as a limit**: {_text(limits.describe(c))}")
     else:
         lines.append(f"- **not checked**: {_text(c.not_checkable_reason)}")
     lines += [f"- **flag**: {_text(flag)}" for flag in c.flags]

@@ -60,6 +60,12 @@ class Kind(enum.Enum):
     PROBABILITY
         A frequency over random instances (`verify.evidence.Sample`), with exact binomial
         intervals.
+    LIMIT
+        A limit or a rate without a constant, decided by a fit along a sequence
+        (`verify.check_limit`, `theory.limits`): ``Eq(Limit(Q, lam, 0), Q*)`` (Q at instances
+        with lam decreasing), ``Limit(F(t), t, oo)`` (a run's limit point, or its saves), the
+        two nested (lam -> 0 of t -> infinity), or ``Q <= C x**a`` with C a fitted parameter
+        (Q = O(x^a) as x -> 0: the fitted exponent against a).
     QUALITATIVE
         Listed with its formula, not checked (``checkable=False`` with the reason).
     """
@@ -71,6 +77,7 @@ class Kind(enum.Enum):
     IDENTITY = "closed-form identity"
     SCALING = "scaling law"
     PROBABILITY = "probability bound"
+    LIMIT = "limit"
     QUALITATIVE = "qualitative"
 
 
@@ -359,6 +366,10 @@ class Claim:
                              f"of {sorted(CONVENTIONS)}.")
         if self.kind is Kind.EVENT_TIME and (self.event is None or self.event_time is None):
             raise ValueError(f"{self.id}: an EVENT_TIME claim needs event and event_time.")
+        if self.kind is Kind.LIMIT:
+            from theory.limits import limit_forms
+
+            limit_forms(self)  # every relation a limit or a rate: a RecordError otherwise
         for name, values, allowed in (("activations", self.activations, ACTIVATION_KINDS),
                                       ("layers", self.layers, LAYERS)):
             values = fields.strings(owner, name, values)
@@ -486,6 +497,8 @@ class Claim:
         return self.statement.has(_TIME) or bool(self.statement.atoms(AppliedUndef))
 
     def _shows_window(self) -> bool:
+        if self.kind is Kind.LIMIT:  # its t is bound by a limit unless a window says when
+            return self.window != (sp.Integer(0), sp.oo)
         windowed = self.kind in (Kind.POINTWISE, Kind.CONSERVED, Kind.TRAPPING)
         return self._timed() and (windowed or self.window != (sp.Integer(0), sp.oo))
 
@@ -628,7 +641,7 @@ def render_latex(expr: sp.Basic, names: dict[str, str]) -> str:
             placeholder = sp.Symbol(sp.sstr(term))
             subs[term], symbol_names[placeholder] = placeholder, tex
     expr = expr.xreplace(subs) if subs else expr
-    for symbol in expr.free_symbols:
+    for symbol in expr.atoms(sp.Symbol):  # a limit's bound variable (lam) too
         if symbol not in symbol_names and symbol.name in names:
             symbol_names[symbol] = names[symbol.name]
     return sp.latex(expr, symbol_names=symbol_names)

@@ -19,12 +19,13 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from numerics import Trajectory
-from theory.claim import Claim
+from theory.claim import Claim, Kind
 from verify.check_ensemble import check_probability, check_scaling
 from verify.check_grid import check_grid
+from verify.check_limit import check_limit
 from verify.check_run import check_estimate, check_one, event_time, instance_scalar
 from verify.escalation import DEFAULT_BUDGET, check_escalating
-from verify.evidence import Estimate, Grid, Sample, ScalingData
+from verify.evidence import Estimate, Grid, LimitSequence, Sample, ScalingData
 from verify.run_context import evaluate, relation_margins
 from verify.verdict import CheckError, Outcome, Verdict, combine
 
@@ -41,7 +42,9 @@ def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET,
     `verify.evidence.Sample` of Problems (PROBABILITY claims) or a
     `verify.evidence.ScalingData` series (SCALING claims), a `verify.evidence.Grid` of
     points (claims stated in free variables) or a `verify.evidence.Estimate` of a run
-    scalar that only a limit defines (with its measured error).
+    scalar that only a limit defines (with its measured error). A LIMIT claim takes runs
+    (one, for a limit t -> infinity; a list at decreasing lam for lam -> 0) or a
+    `verify.evidence.LimitSequence` (`verify.check_limit`).
 
     ``certify`` (a Trajectory of the exact flow): also decide the claim on the run's
     certified tube (`verify.certified`) and attach it as ``verdict.certificate`` (PROVED,
@@ -58,6 +61,8 @@ def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET,
 
         cert = certify_claim(claim, evidence, file=None if certify is True else certify)
         return replace(verdict, certificate=cert.to_dict())
+    if claim.kind is Kind.LIMIT or isinstance(evidence, LimitSequence):
+        return check_limit(claim, evidence)
     if isinstance(evidence, Sample):
         return check_probability(claim, evidence)
     if isinstance(evidence, ScalingData):

@@ -14,7 +14,7 @@ import numpy as np
 
 from numerics import ExactFlow, Problem, Trajectory
 from verify import runs
-from verify.evidence_kinds import Estimate, Grid  # noqa: F401  (re-exported)
+from verify.evidence_kinds import Estimate, Grid, LimitSequence  # noqa: F401  (re-exported)
 from verify.measures import instance_values
 
 DEFAULT_SAVED_TIMES = 4001

@@ -13,6 +13,10 @@ every point (x may repeat: replicates). The interval on the exponent is
 The t-interval is always computed too (``t_lo``, ``t_hi``). Both measure scatter
 only: curvature of the law over the range (pre-asymptotic sizes) is not in them.
 
+`fit_limit(s, q, errors)`: q = limit + K s**a as s -> 0 (a LIMIT claim's sequence), the
+exponent's band from the profile likelihood over a grid of exponents and the limit's band
+over it, widened by the values' own errors (OLS at each exponent).
+
 `binomial_interval(hits, total)`: the exact (Clopper-Pearson) interval.
 """
 
@@ -23,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 BOOTSTRAP_SAMPLES = 2000
 
@@ -136,6 +140,103 @@ def fit_power_law(x: Sequence[float], y: Sequence[float], level: float = 0.95,
                        stderr=stderr, t_lo=float(t_lo), t_hi=float(t_hi))
 
 
+#: exponents the profile of `fit_limit` is evaluated at (a band that reaches an end of this
+#: grid is open on that side)
+LIMIT_EXPONENTS = np.geomspace(1e-3, 8.0, 481)
+
+
+@dataclass(frozen=True)
+class LimitFit:
+    """q ~ limit + K s**exponent as s -> 0 (`fit_limit`): the exponent with its profile
+    likelihood band, and the limit's band over the exponents in it, widened by the values'
+    own errors.
+
+    Attributes
+    ----------
+    exponent, lo, hi
+        The best exponent and its band ([lo, hi] within `LIMIT_EXPONENTS`).
+    limit, limit_lo, limit_hi
+        The extrapolated limit at the best exponent, and its band: the union over the
+        exponents in [lo, hi] of the intercept's t-interval, widened by sum_k |w_k| e_k
+        (w the intercept's weights on the values, e their errors).
+    level, points
+        The confidence level and how many values were fitted.
+    """
+
+    exponent: float
+    lo: float
+    hi: float
+    limit: float
+    limit_lo: float
+    limit_hi: float
+    level: float
+    points: int
+
+    @property
+    def converges(self) -> bool:
+        """Whether the band's exponents are all above 0 (the band does not reach the grid's
+        lower end): the values approach a limit."""
+        return self.lo > LIMIT_EXPONENTS[0]
+
+
+def fit_limit(s: Sequence[float], q: Sequence[float], errors: Sequence[float] | None = None,
+              level: float = 0.95) -> LimitFit:
+    """Fit q = limit + K s**exponent (s > 0 decreasing to 0): for each exponent of
+    `LIMIT_EXPONENTS` the two others by `ols`; the exponent's band is the profile
+    likelihood's, {a : RSS(a) <= RSS_min (1 + F_{1, N-3}(level)/(N - 3))}, and the limit's
+    band the union over it of the intercept's t-interval, widened by the values' errors."""
+    sa, qa = np.asarray(s, dtype=float), np.asarray(q, dtype=float)
+    ea = np.zeros_like(qa) if errors is None else np.asarray(errors, dtype=float)
+    if sa.shape != qa.shape or sa.ndim != 1 or ea.shape != qa.shape:
+        raise FitError("s, q, errors must be 1-d of one length")
+    if not (np.all(np.isfinite(sa)) and np.all(sa > 0) and np.all(np.isfinite(qa))):
+        raise FitError("a limit fit needs positive, finite s and finite q")
+    if sa.size < 4 or np.unique(sa).size < 3:
+        raise FitError(f"a limit fit (3 constants) needs at least 4 values at 3 or more s, "
+                       f"got {sa.size}")
+    if not 0 < level < 1:
+        raise FitError(f"level: a confidence level in (0, 1), got {level!r}")
+    scale = float(np.max(sa))
+    u = sa / scale
+
+    def design(a: float) -> np.ndarray:
+        return np.column_stack([np.ones_like(u), u**a])
+
+    def rss(a: float) -> float:
+        coef, *_ = np.linalg.lstsq(design(a), qa, rcond=None)
+        resid = qa - design(a) @ coef
+        return float(resid @ resid)
+
+    grid = LIMIT_EXPONENTS
+    values = np.array([rss(a) for a in grid])
+    k = int(np.argmin(values))
+    lo_a, hi_a = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
+    best_a = float(optimize.minimize_scalar(rss, bounds=(lo_a, hi_a), method="bounded",
+                                            options={"xatol": 1e-10}).x)
+    best_rss = min(rss(best_a), float(values[k]))
+    if values[k] < rss(best_a):
+        best_a = float(grid[k])
+    dof = sa.size - 3
+    cut = best_rss * (1.0 + float(stats.f.ppf(level, 1, dof)) / dof)
+    below = np.flatnonzero((values > cut) & (grid < best_a))
+    lo = grid[0] if below.size == 0 else float(optimize.brentq(
+        lambda a: rss(a) - cut, grid[below[-1]], best_a))
+    above = np.flatnonzero((values > cut) & (grid > best_a))
+    hi = grid[-1] if above.size == 0 else float(optimize.brentq(
+        lambda a: rss(a) - cut, best_a, grid[above[0]]))
+    lows, highs = [], []
+    for a in np.union1d(np.linspace(lo, hi, 41), [best_a]):
+        X = design(a)
+        intercept = ols(X, qa, level)[0]
+        spread = float(np.abs(np.linalg.pinv(X)[0]) @ ea)
+        lows.append(intercept.lo - spread)
+        highs.append(intercept.hi + spread)
+    best = ols(design(best_a), qa, level)[0]
+    return LimitFit(exponent=best_a, lo=float(lo), hi=float(hi), limit=best.value,
+                    limit_lo=float(min(lows)), limit_hi=float(max(highs)), level=level,
+                    points=int(sa.size))
+
+
 def binomial_interval(hits: int, total: int, level: float = 0.95) -> tuple[float, float]:
     """Exact two-sided (Clopper-Pearson) interval for a binomial proportion."""
     if total < 1 or not 0 <= hits <= total:
@@ -147,5 +248,5 @@ def binomial_interval(hits: int, total: int, level: float = 0.95) -> tuple[float
     return lo, hi
 
 
-__all__ = ["Coefficient", "FitError", "PowerLawFit", "binomial_interval", "fit_power_law",
-           "line_fit", "ols"]
+__all__ = ["Coefficient", "FitError", "LimitFit", "PowerLawFit", "binomial_interval",
+           "fit_limit", "fit_power_law", "line_fit", "ols"]

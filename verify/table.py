@@ -154,6 +154,7 @@ class VerdictLog:
     def _table_row(self, cid: str, data: str, rows: list[dict]) -> dict:
         counts = {o.value: sum(r["outcome"] == o.value for r in rows) for o in Outcome}
         worst = _worst(rows)
+        fitted = worst if worst else _slowest_fit(rows)
         return {
             "claim": cid,
             "kind": self.kinds.get(cid, ""),
@@ -163,10 +164,13 @@ class VerdictLog:
             "verdict": _overall(counts),
             "worst_margin": worst["margin"] if worst else None,
             "error": worst["error"] if worst else None,
-            "where": worst["where"] if worst else "",
-            "where_parts": worst.get("where_parts") if worst else None,
+            # where the worst margin was attained, or (no instance has a margin: limits
+            # not decided) where the fit column's exponent was measured
+            "where": fitted["where"] if fitted else "",
+            "where_parts": fitted.get("where_parts") if fitted else None,
             "reasons": _reasons(rows),
             "figure": worst.get("figure") if worst else None,
+            **_fit(fitted),
             **_certified(rows),
             **self._sizes(cid),
             **({"run_cpu": self.costs[cid]} if cid in self.costs else {}),
@@ -192,10 +196,50 @@ def _row(v: Verdict) -> dict:
         "where_parts": _where_parts(v.where),
         "reason": v.reason,
     }
+    if v.band is not None:  # a limit check's fitted exponent and its band
+        row["fit"] = {"exponent": _float(v.observed), "lo": _float(v.band[0]),
+                      "hi": _float(v.band[1])}
     if v.certificate:
         row["certified"] = v.certificate["outcome"]
         row["certified_reason"] = v.certificate.get("reason", "")
     return row
+
+
+def _float(value) -> float | None:
+    return None if value is None or not math.isfinite(float(value)) else float(value)
+
+
+def _fit(worst: dict | None) -> dict:
+    """A table row's fit (a limit check's fitted exponent and band), from the instance its
+    ``where`` names; {} for a row without one."""
+    return {"fit": worst["fit"]} if worst and worst.get("fit") else {}
+
+
+def _slowest_fit(rows: list[dict]) -> dict | None:
+    """Among instances with a fit and no margin (limits left INCONCLUSIVE: the sequence too
+    short to extrapolate), the one whose exponent's band reaches lowest (the slowest
+    approach measured); None when there is none."""
+    fitted = [r for r in rows if r.get("fit") and r["fit"].get("lo") is not None]
+    return min(fitted, key=lambda r: (r["fit"]["lo"], str(r.get("where", "")))) if fitted \
+        else None
+
+
+def fit_cell(r: dict) -> str:
+    """The fit column's text: the fitted exponent and its 95% band ("1.00 [0.998, 1.00]");
+    empty for a row that is not a limit check."""
+    fit = r.get("fit")
+    if not fit:
+        return ""
+
+    def num(v):
+        return "?" if v is None else f"{v:.3g}"
+
+    return f"{num(fit['exponent'])} [{num(fit['lo'])}, {num(fit['hi'])}]"
+
+
+def _fits(table: list[dict]) -> bool:
+    """Whether the table has a fit column (some row is a limit check with a fit)."""
+    return any(r.get("fit") for r in table)
 
 
 CERTIFIED = ("PROVED", "DISPROVED", "UNCERTIFIED")
@@ -289,12 +333,17 @@ def _sized(table: list[dict]) -> bool:
     return any("size" in r for r in table)
 
 
-def _cells(r: dict, certified: bool, where=str, sized: bool = False) -> list[str]:
-    """One row's cells in the table's column order (`VERDICT_HEADER`, then certified, then
-    size under the paper profile)."""
+def _cells(r: dict, certified: bool, where=str, fits: bool = False,
+           sized: bool = False) -> list[str]:
+    """One row's cells in the table's column order (`VERDICT_HEADER`, with the fit column of
+    limit checks before where, then certified, then size under the paper profile, where the
+    table has them)."""
     cells = [r["claim"], r["kind"], _data_cell(r), str(r["instances"]), str(r["HOLDS"]),
              str(r["VIOLATED"]), str(r["INAPPLICABLE"]), str(r["INCONCLUSIVE"]),
-             r["verdict"], _margin_cell(r), where(r["where"])]
+             r["verdict"], _margin_cell(r)]
+    if fits:
+        cells.append(fit_cell(r))
+    cells.append(where(r["where"]))
     cells = cells + [certified_cell(r)] if certified else cells
     return cells + [_size_cell(r)] if sized else cells
 
@@ -315,21 +364,22 @@ def _notes(table: list[dict]) -> list[str]:
 
 
 def format_table(table: list[dict]) -> list[str]:
-    certified, sized = _certifies(table), _sized(table)
+    certified, fits, sized = _certifies(table), _fits(table), _sized(table)
     head = ("claim", "kind", "data", "inst", "HOLDS", "VIOL", "INAPP", "INCONC", "verdict",
-            "worst margin", "where") + (("certified",) if certified else ()) + (
-            ("size",) if sized else ())
-    lines = [head] + [tuple(_cells(r, certified, sized=sized)) for r in table]
+            "worst margin") + ((FIT_HEADER,) if fits else ()) + (
+        "where",) + (("certified",) if certified else ()) + (("size",) if sized else ())
+    lines = [head] + [tuple(_cells(r, certified, fits=fits, sized=sized)) for r in table]
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
             for row in lines]
 
 
 def markdown_table(table: list[dict]) -> str:
-    certified, sized = _certifies(table), _sized(table)
-    header = VERDICT_HEADER + (["certified"] if certified else []) + (["size"] if sized else [])
+    certified, fits, sized = _certifies(table), _fits(table), _sized(table)
+    header = verdict_header(table)
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    rows += ["| " + " | ".join(_cells(r, certified, _code_cell, sized)) + " |" for r in table]
+    rows += ["| " + " | ".join(_cells(r, certified, _code_cell, fits, sized)) + " |"
+             for r in table]
     notes = [f"- {n}" for n in _notes(table)]
     if notes:
         rows += ["", "Why instances were not decided:", "", *notes]
@@ -368,15 +418,22 @@ VERDICT_HEADER = ["claim", "kind", "data", "instances", "HOLDS", "VIOLATED", "IN
 
 
 def verdict_rows(table: list[dict]) -> tuple[list[list[str]], list[str]]:
-    """Rows of the verdict table (as `verify.table.markdown_table`, with a certified
-    column when some row was certified: `verdict_header`) and the notes on instances that
-    were not decided."""
-    certified, sized = _certifies(table), _sized(table)
-    return [_cells(r, certified, sized=sized) for r in table], _notes(table)
+    """Rows of the verdict table (as `verify.table.markdown_table`, with the fit column of
+    limit checks, a certified column and the paper profile's size column where some row has
+    them: `verdict_header`) and the notes on instances that were not decided."""
+    certified, fits, sized = _certifies(table), _fits(table), _sized(table)
+    return [_cells(r, certified, fits=fits, sized=sized) for r in table], _notes(table)
+
+
+FIT_HEADER = "fit exponent [95% band]"
 
 
 def verdict_header(table: list[dict]) -> list[str]:
-    """The report's verdict table columns for ``table`` (`VERDICT_HEADER`, and certified
-    when some row was certified)."""
-    return (VERDICT_HEADER + (["certified"] if _certifies(table) else [])
+    """The report's verdict table columns for ``table`` (`VERDICT_HEADER`, the fitted
+    exponent and band of limit checks when some row is one, certified when some row was
+    certified, and size under the paper profile)."""
+    header = list(VERDICT_HEADER)
+    if _fits(table):
+        header.insert(header.index("where"), FIT_HEADER)
+    return (header + (["certified"] if _certifies(table) else [])
             + (["size"] if _sized(table) else []))

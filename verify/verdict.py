@@ -136,6 +136,9 @@ class Verdict:
     accuracy
         How the deciding run was made when the check re-ran the instance more accurately
         (`verify.escalation`), else "".
+    band
+        For a limit check (`verify.check_limit`), the confidence band (lo, hi) of the
+        fitted exponent ``observed``: how fast the sequence approaches the limit; else None.
     figure_data
         Optional plain-JSON evidence a figure of the verdict needs (see
         `verify.figure_data`); not part of equality or hashing.
@@ -159,6 +162,7 @@ class Verdict:
     window: tuple[float, float] | None = None
     unresolved: str = ""
     accuracy: str = ""
+    band: tuple[float, float] | None = None
     figure_data: dict | None = field(default=None, compare=False, hash=False, repr=False)
     certificate: dict | None = field(default=None, compare=False, hash=False)
 
@@ -240,6 +244,7 @@ def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:
         observed=pick.observed,
         predicted=pick.predicted,
         method=pick.method,
+        band=pick.band,
         instances=tuple(verdicts),
         unresolved=_members_note(verdicts, "unresolved", "name saved times no float64 run "
                                  "decides"),

@@ -9,9 +9,10 @@ negative neurons; the rest: positive neurons inactive on every sample) are fixed
 Each `Series` carries its formula's rounding and the state's relative error
 (`relative_floor`, `output_error`); the check adds the difference to the companion run.
 
-Limits (Theorem 2, Lemma 7) are read by `limit_estimate`: the quantity at the run's last
-saved time, as a `verify.evidence.Estimate` whose error is ERROR_SAFETY times its change
-over the last quarter of the run plus its numerical error there.
+Limits (Theorem 2, Lemma 7) are read by `limit_estimate` (`verify.limit_point`): the
+quantity at the run's end state polished to the stationary point of its activation pattern,
+as a `verify.evidence.Estimate` whose error counts the companion's and the last quarter's
+polish.
 """
 
 from __future__ import annotations
@@ -23,14 +24,13 @@ import numpy as np
 
 from numerics import Problem, Trajectory
 from papers.bf25 import cones, data
+from verify import limit_point
 from verify.evidence_kinds import Estimate
 from verify.measures import (
-    ERROR_SAFETY,
     ROUNDING,
     Detailed,
     Series,
     UndefinedQuantity,
-    measure,
     output_error,
     output_rounding,
     relative_floor,
@@ -105,6 +105,38 @@ def cond1_cos(problem: Problem) -> float:
     return float(np.min(dots[keep] / norm[keep]))
 
 
+def ols_point_gradient(problem: Problem) -> float:
+    """|grad L| at the OLS bundle point relative to the size of its terms, 0 below their
+    rounding (derived, catalogue BF25-F2a): one balanced neuron
+    w = beta*/|beta*|^(1/2), a = |beta*|^(1/2) (so that a w = beta*), every other neuron 0,
+    in the strict pattern (relu'(0) = 0): 0 when beta* activates every sample, as the
+    point's h(x_k) = <beta*, x_k> then fits the least squares and the zero neurons have no
+    gradient. Undefined where beta* misses a sample (the point is then no bundle of the
+    data's cone)."""
+    if problem.loss != "square" or problem.vector_output:
+        raise UndefinedQuantity("OLSPointGrad (the square loss only)")
+    beta = cones.beta_star(problem)
+    if not np.all(problem.X @ beta > 0):
+        raise UndefinedQuantity("OLSPointGrad (beta* does not activate every sample)")
+    from numerics import network
+
+    size = float(np.linalg.norm(beta))
+    W = np.zeros((problem.p, problem.d))
+    a = np.zeros(problem.p)
+    W[0], a[0] = beta / math.sqrt(size), math.sqrt(size)
+    gW, ga = network.gradient(problem, W, a)
+    grad = float(math.sqrt(np.sum(gW**2) + np.sum(ga**2)))
+    # the size of the summed terms (c/n) sum_i |h_i - y_i| |x_i| (|a| + |w|): the gradient is
+    # known to its rounding relative to it, and counts as 0 below that
+    residual = np.abs(problem.X @ beta - problem.y)
+    terms = problem.loss_scale / problem.n * float(
+        residual @ np.linalg.norm(problem.X, axis=1)) * 2 * math.sqrt(size)
+    rel = grad / terms if terms > 0 else 0.0
+    if rel <= rounding_of(problem):
+        return Detailed(0.0, f"|grad L| = {grad:.2g}, {rel:.2g} of its terms' size {terms:.3g}")
+    return Detailed(rel, f"|grad L| = {grad:.3g}, {rel:.3g} of its terms' size {terms:.3g}")
+
+
 INSTANCE = {
     "Dmax": _cone(cones.d_max),
     "DMin": _cone(cones.d_min),
@@ -127,6 +159,8 @@ INSTANCE = {
     "Eq5Ratio": _lam(data.eq5_ratio),
     "LamEff": _lam(data.effective_lambda),
     "Cond1Cos": cond1_cos,
+    "OLSPointGrad": _cone(ols_point_gradient),
+    "DStarNorm": _cone(lambda pr: float(np.linalg.norm(cones.d_star(pr)))),
 }
 
 
@@ -283,6 +317,62 @@ def _d_star_defect(tr: Trajectory) -> Series:
                   np.full(len(tr.t), ROUNDING * nD))
 
 
+def _unit_circle(theta: np.ndarray) -> np.ndarray:
+    return np.stack([np.cos(theta), np.sin(theta)], axis=-1)
+
+
+def _relu_gap(tr: Trajectory) -> Series:
+    """max over unit x in R^d (d = 2: exactly) of |h(x) - <beta*, x>_+| (BF25 Theorem 4's
+    limit function). On the circle the difference is linear on each arc between the kink
+    directions (orthogonal to a w_j or to beta*), so its largest size is at an arc's end or
+    at the direction +-g of its linear part g: every such candidate is a point of the
+    circle, so the largest |difference| over them is the maximum. Its error: each neuron's
+    relative error times s |a_j| |w_j| twice, and rounding."""
+    pr = tr.problem
+    if pr.d != 2 or pr.vector_output:
+        raise UndefinedQuantity("ReluGap (d = 2, a scalar output)")
+    beta = cones.beta_star(pr)
+    s = pr.output_factor
+    vals = np.zeros(len(tr.t))
+    for start in range(0, len(tr.t), 256):
+        W, a = tr.W[start:start + 256], tr.a[start:start + 256]  # (T, p, 2), (T, p)
+        normals = np.concatenate([W, np.broadcast_to(beta, (len(W), 1, 2))], axis=1)
+        ang = np.arctan2(normals[..., 1], normals[..., 0])
+        cuts = np.sort(np.mod(np.concatenate([ang + np.pi / 2, ang - np.pi / 2], axis=1),
+                              2 * np.pi), axis=1)
+        nxt = np.concatenate([cuts[:, 1:], cuts[:, :1] + 2 * np.pi], axis=1)
+        mids = 0.5 * (cuts + nxt)
+
+        m = _unit_circle(mids)
+        act = np.einsum("tjd,tkd->tkj", W, m) > 0
+        g = s * np.einsum("tkj,tj,tjd->tkd", act, a, W) - (m @ beta > 0)[..., None] * beta
+        norm = np.linalg.norm(g, axis=-1, keepdims=True)
+        gdir = np.where(norm > 0, g / np.where(norm > 0, norm, 1.0), m)
+        u = np.concatenate([_unit_circle(cuts), gdir, -gdir], axis=1)
+        z = np.einsum("tjd,tkd->tkj", W, u)  # h(u) - <beta*, u>_+ at the candidates u
+        gap = s * np.sum(a[:, None, :] * np.maximum(z, 0.0), axis=-1) - np.maximum(u @ beta, 0.0)
+        vals[start:start + len(W)] = np.max(np.abs(gap), axis=-1)
+    size = s * np.sum(np.abs(tr.a) * tr.neuron_norms, axis=-1) + np.linalg.norm(beta)
+    return Series(vals, 2.0 * relative_floor(tr, 1.0) * size + ROUNDING * size,
+                  ROUNDING * size)
+
+
+def _direction_spread(tr: Trajectory) -> Series:
+    """sigma_2/sigma_1 of the p x d matrix whose rows are (|a_j| |w_j|)^(1/2) w_j/|w_j|:
+    0 exactly when every neuron that carries weight lies along one line (a one-neuron
+    network, BF25 section 6), each neuron weighing what it adds to the output. A relative
+    error rho of the state moves each row by about 2 rho of its size: the ratio by at most
+    4 rho, plus rounding."""
+    norms = tr.neuron_norms
+    weight = np.sqrt(np.abs(tr.a) * norms)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rows = np.where(norms[..., None] > 0, tr.W / norms[..., None], 0.0) * weight[..., None]
+    sv = np.linalg.svd(rows, compute_uv=False)  # (T, min(p, d))
+    vals = np.where(sv[:, 0] > 0, sv[:, 1] / sv[:, 0], 0.0)
+    return Series(vals, 4.0 * relative_floor(tr, 1.0) + ROUNDING, np.full(len(tr.t),
+                                                                            ROUNDING))
+
+
 TRAJECTORY = {
     "AGrowthMax": lambda tr: _a_growth(tr, np.max),
     "AGrowthMin": lambda tr: _a_growth(tr, np.min),
@@ -297,6 +387,8 @@ TRAJECTORY = {
     "BundleGap": _bundle_gap,
     "MixedSize": _mixed_size,
     "DStarDefect": _d_star_defect,
+    "ReluGap": _relu_gap,
+    "DirectionSpread": _direction_spread,
 }
 
 
@@ -304,31 +396,16 @@ TRAJECTORY = {
 #: run scalar -> the trajectory quantity whose limit (t -> infinity) it is
 LIMIT_OF = {"LossInf": "L", "OLSGapInf": "OLSGap", "BundleGapInf": "BundleGap",
             "MixedInf": "MixedSize", "GradNormSqInf": "GradNormSq"}
-TAIL = 0.25  # the change over this last fraction of the run enters the limit's error
 
 
 def limit_estimate(tr: Trajectory, quantity: str) -> Estimate:
-    """``quantity`` (a key of `LIMIT_OF`) read as the limit of its trajectory quantity: its
-    value at the last saved time; its error ERROR_SAFETY x (its change over the last
-    `TAIL` of the run + its difference to the companion there) + its error floor there.
-    A quantity still moving at the end of the run has a large error (the check is then
-    INCONCLUSIVE); one that settled has the run's own numerical error."""
-    source = LIMIT_OF[quantity]
-    s = measure(tr, source)
-    end = len(tr.t) - 1
-    k = int(np.searchsorted(tr.t, (1.0 - TAIL) * tr.t[end]))
-    drift = abs(float(s.values[end] - s.values[k]))
-    comp = 0.0
-    if tr.companion is not None and len(tr.companion.t) == len(tr.t):
-        comp = abs(float(s.values[end] - measure(tr.companion, source).values[end]))
-    floor = float(s.roundoff[end])
-    if tr.companion is None or not math.isfinite(floor):
-        raise ValueError(f"{quantity}: the run has no companion, so its error is unknown")
-    error = ERROR_SAFETY * (drift + comp) + floor
-    return Estimate(tr, quantity, float(s.values[end]), error, float(tr.t[end]),
-                    how=f"{source} at t = {tr.t[end]:.4g}; error {ERROR_SAFETY:g} x its change "
-                    f"since t = {tr.t[k]:.4g} ({drift:.2g}) and its companion difference, plus "
-                    "its floor", series=(tr.t, s.values))
+    """``quantity`` (a key of `LIMIT_OF`) read as the limit of its trajectory quantity
+    (`verify.limit_point.limit_estimate`): at the run's limit point, its end state polished by
+    Newton's method to the stationary point of its activation pattern, with the error of the
+    companion's and the last quarter's polish; at the run's last saved time where none can be
+    polished. A quantity still moving at the end of the run has a large error (the check is
+    then INCONCLUSIVE)."""
+    return limit_point.limit_estimate(tr, LIMIT_OF[quantity], quantity)
 
 
 #: the limits a run reads (`verify.measures.LIMIT_QUANTITIES`: ``gfverify check --run``)

@@ -45,3 +45,18 @@ def cel23_trajectory(problem: Problem, points: int = DEFAULT_SAVED_TIMES, rtol: 
     early = np.linspace(0.0, 1.5 * escape_time(problem), points)
     return exact_trajectory(problem, horizon(problem), points, rtol,
                             tuple(early[1:]) + tuple(extra_times))
+
+
+LIMIT_TAIL = 24.0  # multiples of 1/eta_d after the escape, for runs read at their limit
+LIMIT_POINTS = 2001
+
+
+def limit_trajectory(problem: Problem, rtol: float = 1e-12, extra_times=()) -> Trajectory:
+    """The exact flow of a CEL23 instance run twice as far past its escape as
+    `cel23_trajectory` (`LIMIT_TAIL`), at rtol 1e-12, for the LIMIT claims read at its limit
+    point: at the usual horizon the share of the norm among the positive neurons still moves
+    by about 1e-6 (sum_{J_+} |w_j|^2 = 1 - 1.8e-7 at lam = 1e-4, seed 1), which the claims
+    at fixed lam (CEL23-F7a: >= 1) cannot afford."""
+    tail = LIMIT_TAIL / float(structure(problem)["eta"][-1])
+    return exact_trajectory(problem, escape_time(problem) + tail, LIMIT_POINTS, rtol,
+                            tuple(extra_times))

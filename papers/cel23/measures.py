@@ -116,6 +116,7 @@ INSTANCE = {
     "NumJPlus": lambda pr: float(structure(pr)["J_plus"].size),
     "EigenRatioMax": lambda pr: float(np.max(structure(pr)["eta"][1:]
                                              / structure(pr)["eta"][:-1])),
+    "CShareTop": lambda pr: share_top(pr)[1],
 }
 
 
@@ -294,6 +295,47 @@ def _limit_net_gap(tr):
     ratio = norms / np.linalg.norm(norms, axis=-1, keepdims=True)
     gap = np.max(np.abs(ratio - target), axis=-1)
     return _scaled(gap, 2.0 * relative_floor(tr, 1.0), 1.0)
+
+
+def share_top(problem: Problem) -> tuple[int, float]:
+    """(j*, C_j*/|C|): the positive neuron with the largest growth constant C_j, and its
+    normalised norm in CEL23-F7b's lam -> 0 limit network (catalogue section 4.4)."""
+    J, target = limit_norms(problem)
+    k = int(np.argmax(target))
+    return int(J[k]), float(target[k])
+
+
+def _norm_share_top(tr):
+    """|w_j*|/|W_+| (|W_+|^2 = sum over J_+), j* = argmax_{J_+} C_j: a ratio of norms, so
+    twice the state's relative error, and at most 1."""
+    j, _ = share_top(tr.problem)
+    J = structure(tr.problem)["J_plus"]
+    norms = tr.neuron_norms[:, J]
+    vals = tr.neuron_norms[:, j] / np.linalg.norm(norms, axis=-1)
+    return _scaled(vals, 2.0 * relative_floor(tr, 1.0), 1.0)
+
+
+def _norm_w_plus_sq(tr):
+    """sum_{j in J_+} |w_j|^2: homogeneous of degree 2 in the weights."""
+    J = structure(tr.problem)["J_plus"]
+    vals = np.sum(tr.neuron_norms[:, J] ** 2, axis=-1)
+    return _scaled(vals, relative_floor(tr, 2.0), vals)
+
+
+def _max_active_angle(tr):
+    """The largest angle (radians) between two non-zero hidden neurons that some sample
+    activates, 2 arcsin(|wbar_j - wbar_j'|/2) (well conditioned near 0); 0 with fewer than two
+    such neurons. A relative error rho of each neuron turns its direction by at most 2 rho,
+    so the angle moves by at most 4 rho."""
+    norms = tr.neuron_norms
+    live = np.any(tr.activation, axis=-1) & (norms > 0)  # (T, p)
+    safe = np.where(norms > 0, norms, 1.0)[..., None]
+    unit = tr.W / safe
+    gaps = np.linalg.norm(unit[:, :, None, :] - unit[:, None, :, :], axis=-1)  # (T, p, p)
+    pairs = live[:, :, None] & live[:, None, :]
+    angles = 2.0 * np.arcsin(np.minimum(np.where(pairs, gaps, 0.0) / 2.0, 1.0))
+    vals = np.max(angles, axis=(-2, -1))
+    return Series(vals, 4.0 * relative_floor(tr, 1.0), np.full(len(tr.t), 4.0 * ROUNDING))
 
 
 def _teacher_cos(tr):
@@ -480,6 +522,9 @@ TRAJECTORY = {
     "CosGammaMin": _cos_gamma_min,
     "OutputRatio": _output_ratio,
     "LimitNetGap": _limit_net_gap,
+    "NormShareTop": _norm_share_top,
+    "NormWPlusSq": _norm_w_plus_sq,
+    "MaxActiveAngle": _max_active_angle,
     "TeacherCosV": _teacher_cos,
     "BallMargin": _ball_margin,
     "SMargin": _s_margin,

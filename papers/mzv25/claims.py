@@ -61,6 +61,7 @@ from theory.symbols import (
     Wmax,
     Xmax,
     Xmin,
+    d,
     lam,
     n,
     p,
@@ -102,6 +103,7 @@ A4CountMargin = sp.Symbol("A4CountMargin", real=True)
 A4AlignMargin = sp.Symbol("A4AlignMargin", real=True)
 A4PseudoMargin = sp.Symbol("A4PseudoMargin", real=True)
 CETrace = sp.Symbol("CETrace", real=True)
+NC3Inf = sp.Symbol("NC3Inf", nonnegative=True)
 # run scalars of the experiments
 FeaturePCAError = sp.Symbol("FeaturePCAError", nonnegative=True)
 DataPCAError = sp.Symbol("DataPCAError", nonnegative=True)
@@ -132,6 +134,9 @@ AngularResidual = sp.Function("AngularResidual")
 MinPseudoAlign = sp.Function("MinPseudoAlign")
 AlignExcessMin = sp.Function("AlignExcessMin")
 CountViolations = sp.Function("CountViolations")
+A4CountMin = sp.Function("A4CountMin")
+A4AlignMin = sp.Function("A4AlignMin")
+MeanDirDefect = sp.Function("MeanDirDefect")
 
 TERMS = (
     Term("NumClasses", NumClasses, "instance", "K, the number of classes (2 in the binary case)"),
@@ -248,6 +253,17 @@ TERMS = (
          "min_k min_{j in N_k} B_k^(v_j) = <e~_k, v_j/|v_j|>"),
     Term("AlignExcessMin", AlignExcessMin, "trajectory",
          "min_j of [A_k - 2 sum_{k' != k} A_k'](t) - [same](0) for j in N_k (MZV25 Lemma 4)"),
+    Term("NC3Inf", NC3Inf, "instance",
+         "the limit of NC3 (normalised reading) Theorem 1 implies: |E~ diag(s)/|E~ diag(s)|_F - "
+         "E~/sqrt(K)|_F (derived; 0 iff the gamma_k are equal)"),
+    Term("A4CountMin", A4CountMin, "trajectory",
+         "min over neurons of |I_k^(w_j)|^2 - sum_{k' != k} |I_k'^(w_j)|^2, k the neuron's "
+         "group (MZV25 Assumption 4 along the run)"),
+    Term("MeanDirDefect", MeanDirDefect, "trajectory",
+         "max over the neurons some sample activates of 1 - cos(w_j, x_(sign v_j)), x_+- the "
+         "sums of the classes' points (binary)"),
+    Term("A4AlignMin", A4AlignMin, "trajectory",
+         "min over neurons of A_k - 2 sum_{k' != k} A_k' (MZV25 Assumption 4 along the run)"),
     Term("CountViolations", CountViolations, "trajectory",
          "number of (j, k) with |I_k^(w_j)| below its initial value or |I_k'^(w_j)| above "
          "it, k' != k (MZV25 Lemma 4, part 3)"),
@@ -286,7 +302,10 @@ LATEX_NAMES = {
     "MaxOutNorm": r"\max_i \|f(x_i)\|(t)", "AngularResidual": r"r_{\mathrm{ang}}(t)",
     "MinPseudoAlign": r"\min_j B_k^{v_j}(t)",
     "AlignExcessMin": r"\min_j \Delta(A_k - 2\textstyle\sum A_{k'})(t)",
-    "CountViolations": r"\#_{\mathrm{L4}}(t)",
+    "CountViolations": r"\#_{\mathrm{L4}}(t)", "NC3Inf": r"\mathrm{NC3}_\infty",
+    "A4CountMin": r"\min_j \Delta_{|I|}(t)",
+    "MeanDirDefect": r"\max_j (1 - \cos(w_j, x_{\mathrm{sign}\, v_j}))(t)",
+    "A4AlignMin": r"\min_j \Delta_A(t)",
 }
 PAPER_LATEX_NAMES = {"MZV25": {"p": "h", "d": "D", "lam": r"\varepsilon"}}
 
@@ -372,6 +391,22 @@ def _k_class(cid, title, where, statement, **kw) -> Claim:
     return _listed(cid, title, where, statement, K_CLASS_REASON, **kw)
 
 
+def _lim(expr):
+    return sp.Limit(expr, t, sp.oo)
+
+
+LIMIT_MEASURES = ("along the run's log-spaced saves from t = sqrt(t_end) on, against "
+                  "1/|theta(t)|^2 (the norm grows like log t, the direction converges)")
+
+
+def _t_limit(cid: str, title: str, where: str, statement, *, setting=BINARY,
+             parametrization=CLS, measures=LIMIT_MEASURES, **kw) -> Claim:
+    """A limit t -> infinity of the direction theta/|theta| (`verify.check_limit`): no limit
+    point at finite parameters, so it is read along the run's saves."""
+    return Claim(id=cid, title=title, kind=Kind.LIMIT, source=_src(where), statement=statement,
+                 setting=setting, parametrization=parametrization, measures=measures, **kw)
+
+
 def _k_run(cid: str, title: str, where: str, statement, *, kind=Kind.POINTWISE,
            provenance=Provenance.VERBATIM, **kw) -> Claim:
     """A K-class claim checked on exact flows of the vector output (``mzv25-kclass``)."""
@@ -438,15 +473,18 @@ ASSUMPTION_5 = Claim(
     "K = 4).")
 
 # -- Theorem 1, binary case (case one) -------------------------------------------------------
-THEOREM_1 = _listed(
+THEOREM_1 = _t_limit(
     "MZV25-T1", "binary case: intra-class directional collapse, phi(x_i) -> <s_k u_k, x_i> "
     "phi_k, rows of W_k along the class max-margin direction u_k",
-    "Section 3, Theorem 1 (4), case one", sp.And(sp.Eq(MisalignPlus(t), 0),
-                                                 sp.Eq(MisalignMinus(t), 0)),
-    LIMIT_REASON, setting=BINARY, parametrization=CLS,
-    notes="as t -> infinity. On the catalogue's instance the misalignment times |theta| levels "
-    "off (2.64 from t = 1e6 to 1e12 in report section E-MZV25-1): the orthogonal part "
-    "|P_perp W_+| stays bounded while |theta|^2 grows like log t.")
+    "Section 3, Theorem 1 (4), case one",
+    sp.And(sp.Eq(_lim(MisalignPlus(t)), 0), sp.Eq(_lim(MisalignMinus(t)), 0)),
+    measures="|P_perp(u_k) W_k|_F/|W_k|_F per group " + LIMIT_MEASURES,
+    notes="as t -> infinity, approached like (log t)^(-1/2) (catalogue H.3): on the catalogue's "
+    "instance the misalignment times |theta| levels off (2.64 from t = 1e6 to 1e12 in report "
+    "section E-MZV25-1), the orthogonal part |P_perp W_+| stays bounded while |theta|^2 grows "
+    "like log t. Over the t a float64 run reaches, 1/|theta|^2 spans a factor 2: the limit is "
+    "not extrapolated (INCONCLUSIVE, with what a longer run would need), and a claim whose "
+    "distance to its limit grows along the run is VIOLATED.")
 THEOREM_1B = _after_separation(
     "MZV25-T1b", "binary case: orthogonal, non-negative class means (NC2 = 0 and no "
     "cross-class feature overlap) from T* on", "Section 3, Theorem 1 (5), case one; its "
@@ -455,12 +493,13 @@ THEOREM_1B = _after_separation(
     "each run's T* on", notes="phi >= 0 holds for any ReLU features. After T* the two classes "
     "activate disjoint groups, so the class means are orthogonal at every finite time, "
     "which gives (5) in the limit. " + BINARY_NOTE)
-THEOREM_1C = _listed(
+SHARE_PLUS = (1 / GammaPlus) / (1 / GammaPlus + 1 / GammaMinus)
+SHARE_MINUS = (1 / GammaMinus) / (1 / GammaPlus + 1 / GammaMinus)
+THEOREM_1C = _t_limit(
     "MZV25-T1c", "binary case: projected self-duality V = s_+ phi_+^T - s_- phi_-^T, group "
     "shares 2 s_k^2 = gamma_k^-1 / sum gamma^-1", "Section 3, Theorem 1 (6), case one",
-    sp.And(sp.Eq(SharePlus(t), (1 / GammaPlus) / (1 / GammaPlus + 1 / GammaMinus)),
-           sp.Eq(ShareMinus(t), (1 / GammaMinus) / (1 / GammaPlus + 1 / GammaMinus))),
-    LIMIT_REASON, setting=BINARY, parametrization=CLS,
+    sp.And(sp.Eq(_lim(SharePlus(t)), SHARE_PLUS), sp.Eq(_lim(ShareMinus(t)), SHARE_MINUS)),
+    measures="(|W_k|^2 + |V_k|^2)/|theta|^2 per group " + LIMIT_MEASURES,
     notes="as t -> infinity. |W_k|_F = |V_k|_F = s_k in the limit; the shares are (|W_k|^2 + "
     "|V_k|^2)/|theta|^2. On the catalogue's instance (0.38634, 0.61366) at t = 1e12 against "
     "(0.38661, 0.61339) (report section E-MZV25-1).")
@@ -476,23 +515,29 @@ THEOREM_1D = _binary(
     "The smoothed margin is non-decreasing (F10b) and tends to the limit's margin, so it is "
     "at most q_inf at every t: a wrong s_k (or a limit with a larger margin) shows as a "
     "violation at a finite time. For K classes the logit gap's limit is sqrt(K/(K-1)) q_inf.")
-THEOREM_1E = _k_class(
+THEOREM_1E = _t_limit(
     "MZV25-T1e", "K-class case: directional collapse, orthogonal class means, projected "
     "self-duality V = sqrt(K/(K-1)) (I - 11^T/K) [s_1 phi_1, ..., s_K phi_K]^T",
     "Section 3, Theorem 1 (4)-(6), case two",
-    sp.And(sp.Eq(MisalignMax(t), 0), sp.Eq(NC2(t), 0), sp.Eq(ShareGap(t), 0),
-           sp.Eq(PseudoLabelGap(t), 0)),
-    setting=K_CLASS, notes="as t -> infinity; the 'additional case-dependent assumptions' are "
+    sp.And(sp.Eq(_lim(MisalignMax(t)), 0), sp.Eq(_lim(NC2(t)), 0),
+           sp.Eq(_lim(ShareGap(t)), 0), sp.Eq(_lim(PseudoLabelGap(t)), 0)),
+    setting=K_CLASS, parametrization=MCLS,
+    measures="on the vector output's runs, the misalignment, NC2, the shares against 2 s_k^2 "
+    "and 1 - <e~_k, v^_j> " + LIMIT_MEASURES,
+    notes="as t -> infinity; the 'additional case-dependent assumptions' are "
     "read as A4 + A5 (catalogue section 4.6).")
-THEOREM_1F = _k_class(
+THEOREM_1F = _t_limit(
     "MZV25-T1f", "remarks after Theorem 1: V V^T = (K/(K-1)) (I - 11^T/K) diag(s_k^2) "
     "(I - 11^T/K), a scaled simplex ETF; RMS-normalised features collapse to a point",
-    "Section 3, 'NC in two-layer ReLU' (i), (ii), (iv), (v)", sp.Eq(NC3(t), 0),
-    setting=K_CLASS, flags=("The V V^T formula is printed with Phi Phi^T (h x h); with Phi = "
-                            "[s_1 phi_1, ..., s_K phi_K] it must be Phi^T Phi = diag(s_k^2) "
-                            "(catalogue section 5 item 7).",),
+    "Section 3, 'NC in two-layer ReLU' (i), (ii), (iv), (v)", sp.Eq(_lim(NC3(t)), NC3Inf),
+    setting=K_CLASS, parametrization=MCLS, measures="NC3 (normalised reading) against its limit "
+    "|E~ diag(s)/|E~ diag(s)|_F - E~/sqrt(K)|_F " + LIMIT_MEASURES,
+    flags=("The V V^T formula is printed with Phi Phi^T (h x h); with Phi = "
+           "[s_1 phi_1, ..., s_K phi_K] it must be Phi^T Phi = diag(s_k^2) "
+           "(catalogue section 5 item 7).",),
     notes="as t -> infinity. NC3 (normalised reading) tends to |E~ diag(s)/|E~ diag(s)|_F - "
-    "E~/sqrt(K)|_F, 0 iff all gamma_k are equal (derived).")
+    "E~/sqrt(K)|_F, 0 iff all gamma_k are equal (derived): V V^T's ETF form is this limit of "
+    "V's directions.")
 
 # -- section 4.1: the binary claims --------------------------------------------------------------
 CLAIM_SEPARATION = _after_separation(
@@ -509,12 +554,12 @@ CLAIM_SEPARATION = _after_separation(
            "section 5 item 3).",),
     notes="No proof in MZV25 ('based on' [17], [20]). T* exists on every run checked; S001's "
     "bound t_1 on it is MZV25-F13. " + BINARY_NOTE)
-CLAIM_LIMIT = _listed(
+CLAIM_LIMIT = _t_limit(
     "MZV25-F2", "Claim 2: W_+ -> s_+ u_+ g_+^T, V_+ -> s_+ g_+^T, W_- -> s_- u_- g_-^T, "
     "V_- -> -s_- g_-^T", "Section 4.1, second Claim, eqs. (12)-(15)",
-    sp.And(sp.Eq(MisalignPlus(t), 0), sp.Eq(MisalignMinus(t), 0),
-           sp.Eq(SharePlus(t), (1 / GammaPlus) / (1 / GammaPlus + 1 / GammaMinus))),
-    LIMIT_REASON, setting=BINARY, parametrization=CLS,
+    sp.And(sp.Eq(_lim(MisalignPlus(t)), 0), sp.Eq(_lim(MisalignMinus(t)), 0),
+           sp.Eq(_lim(SharePlus(t)), SHARE_PLUS)),
+    measures="the misalignment of each group and the share of N~_+ " + LIMIT_MEASURES,
     flags=("'V_+ W_+^T proportional to u_+' is a row vector, proportional to u_+^T; eq. (15) "
            "drops the transposes of (6) (catalogue section 5 item 9).",),
     notes="as t -> infinity; based on Ji and Telgarsky [21] (V_+^T V_+ = W_+^T W_+ in the "
@@ -537,14 +582,21 @@ BALANCEDNESS = _binary(
     "flips of v_j", notes="Derived: the conserved quantity is v_j^2 - |w_j|^2 (eq. (22)); "
     "with a balanced start it stays 0, so N_+- never change. Under gradient descent it "
     "drifts by O(eta^2) per step.")
-REDUCED_FLOW = _listed(
-    "MZV25-F5", "the reduced alignment flow has only the class-mean directions and the dead "
-    "region as limits: x_+ attracts N_+, x_- repels it", "Section 4.1, after eq. (7)",
-    sp.Eq(Unsorted(t), 0), "qualitative for the full flow (attractor, repeller); its "
-    "consequence on runs, that every neuron of N_+- dies or reaches S_+-, is the event "
-    "MZV25-F1 and S001's MZV25-F13 check", setting=BINARY, parametrization=CLS,
+REDUCED_FLOW = Claim(
+    id="MZV25-F5", title="the reduced alignment flow has only the class-mean directions and "
+    "the dead region as limits: x_+ attracts N_+, x_- repels it", kind=Kind.LIMIT,
+    source=_src("Section 4.1, after eq. (7)"),
+    statement=sp.Eq(sp.Limit(MeanDirDefect(t), lam, 0), 0), setting=BINARY,
+    parametrization=CLS, window=(T_early, T_early),
+    definitions={**S001_DEFINITIONS, T_early: S001_DEFINITIONS[T_early]},
+    measures="at the alignment phase's end T = ln(1/(sqrt(h) eps))/(4 n X_max): the largest "
+    "1 - cos(w_j, x_(sign v_j)) over the neurons still active on a sample, on runs with eps "
+    "decreasing geometrically (the same data and shapes): every live neuron of N_+- ends "
+    "along its class's sum (x_+ attracts N_+; a neuron x_- repels dies) as the phase lengthens",
     notes="Derived: the alignment-phase limit is the class-mean direction x_k, not u_k; where "
-    "they differ, the neurons turn from about x_k to u_k during the late phase.")
+    "they differ, the neurons turn from about x_k to u_k during the late phase. Qualitative "
+    "in the paper (attractor, repeller): checked as the limit eps -> 0 of the alignment at T, "
+    "where the reduced flow has run for T ~ ln(1/eps).")
 DECOUPLING = _after_separation(
     "MZV25-F6", "after T* the loss decouples into two linear blocks: f = V_+ W_+^T x on I_+, "
     "V_- W_-^T x on I_-, and the flow is theirs", "Section 4.1, eq. (11); Section 4.2 before "
@@ -564,15 +616,19 @@ BLOCK_GRAM = _after_separation(
     "v^T, so d/dt (W^T W - v v^T) = 0 (rows here: W W^T). Before T* only its diagonal "
     "(balancedness) is conserved. Divided by |W_k|^2, which grows like log t, it gives "
     "V^T V = W^T W for the limit directions. " + BINARY_NOTE)
-ASYMPTOTICS = _listed(
+ASYMPTOTICS = _t_limit(
     "MZV25-F10", "on each block: |W_k|, |V_k| -> infinity, the limit directions exist, satisfy "
     "V^T V = W^T W and are a KKT point of min |W_k|^2 + |V_k|^2 s.t. margins >= 1",
     "App. D.1 items 1-3 ('from [21, 27]'), eq. (66); App. D.2 after (74)",
-    sp.Eq(MisalignMax(t), 0), LIMIT_REASON, notes="as t -> infinity. App. D.2's '|W_1| grows "
-    "like Theta(log t)' is read as |theta|^2 ~ log t (catalogue section 5 item 10): on the "
-    "report's instance |theta|^2 grows by 6.4 per e-fold of t at t = 1e12 against 1/q_inf = "
-    "6.2.", flags=("'grow at a rate Theta(log t)' fits |W|^2, not |W| (catalogue section 5 "
-                   "item 10).",))
+    sp.And(sp.Eq(_lim(MisalignMax(t)), 0), sp.Eq(_lim(1 / NormThetaSq(t)), 0),
+           sp.Eq(_lim(GramImbalance(t) / NormThetaSq(t)), 0)),
+    measures="the largest misalignment, 1/|theta|^2 and the blocks' |W_k W_k^T - v_k v_k^T| "
+    "over |theta|^2 " + LIMIT_MEASURES,
+    notes="as t -> infinity. The KKT part is not measured (its multipliers are not given). "
+    "App. D.2's '|W_1| grows like Theta(log t)' is read as |theta|^2 ~ log t (catalogue "
+    "section 5 item 10): on the report's instance |theta|^2 grows by 6.4 per e-fold of t at "
+    "t = 1e12 against 1/q_inf = 6.2.", flags=("'grow at a rate Theta(log t)' fits |W|^2, not "
+                                              "|W| (catalogue section 5 item 10).",))
 SMOOTHED_MARGIN = _binary(
     "MZV25-F10b", "once L < 1 the smoothed margin log(1/L)/|theta|^2 never decreases and "
     "|theta|^2 grows (exponential loss)", "App. D.1 items 1-3 ([27] Lyu and Li, their Lemma "
@@ -623,10 +679,13 @@ PROPOSITION_1 = _k_run(
     notes="Proven through Proposition 3; the written proof is sound only when each neuron "
     "activates no other-class point from the start (see MZV25-L4, L6). The catalogue's runs "
     "(section 4.7) separated without A5 and with random shapes.")
-PROPOSITION_2 = _k_class(
+PROPOSITION_2 = _t_limit(
     "MZV25-P2", "variability collapse and self-duality: W_k -> s_k u_k g_k^T, V_k -> s_k e~_k "
     "g_k^T", "Section 4.2, Proposition 2, eq. (19); proof App. D.2",
-    sp.And(sp.Eq(MisalignMax(t), 0), sp.Eq(PseudoLabelGap(t), 0), sp.Eq(ShareGap(t), 0)),
+    sp.And(sp.Eq(_lim(MisalignMax(t)), 0), sp.Eq(_lim(PseudoLabelGap(t)), 0),
+           sp.Eq(_lim(ShareGap(t)), 0)), setting=K_CLASS, parametrization=MCLS,
+    measures="on the vector output's runs, the misalignment, 1 - <e~_k, v^_j> and the shares "
+    "against 2 s_k^2 " + LIMIT_MEASURES,
     flags=("The statement lists Assumptions 1, 2 and 4 but uses Proposition 1's separation, "
            "which also needs A5 and small eps (catalogue section 5 item 4).",),
     notes="as t -> infinity. The proof's (74) claims dB/dt is positive and Theta(1/t), which "
@@ -640,7 +699,7 @@ PROPOSITION_3 = _k_run(
     definitions={T_early: S001_DEFINITIONS[T_early]},
     notes="Its eps conditions (60)-(61) involve Lemma 9's zeta and 'sufficiently small' steps "
     "in (44), (48)-(50). Prints '< 0' on other classes where Proposition 1 has '<= 0'.")
-T_STAR_BOUND = _k_class(
+T_STAR_BOUND = _k_run(
     "MZV25-F14", "explicit bound from the proof: T*_{j,k} <= 2 X_max |I_k| / c_k, c_k = "
     "sqrt((K-1)/K) (1 - 1/(2(K-1))) mu_s X_min^2 zeta", "Derived from the proof of "
     "Proposition 3, eqs. (62)-(63)",
@@ -648,19 +707,33 @@ T_STAR_BOUND = _k_class(
         1 - 1 / (2 * (NumClasses - 1))) * MuSame * Xmin**2 * Zeta9)),
     kind=Kind.EVENT_TIME, event=sp.Le(BlockMismatch(t), 0), event_time=t_sep,
     provenance=Provenance.DERIVED,
+    measures="the first saved time with every neuron on its block (all j and k at once, so "
+    "against the bound with max_k |I_k|) against the bound with Lemma 9's zeta computed "
+    "exactly (multiclass.gap_zeta)",
     notes="(62) uses Lemma 9, which needs 0 < |I_k^w| < |I_k|: the configuration with all "
     "class-k points active and some other-class point still active is not covered (a gap in "
     "the written argument, catalogue section 5 item 14).")
-EARLY_ANGULAR = _k_class(
-    "MZV25-F7", "early phase: (w^_j, v^_j) follow a Riemannian flow on S^(D-1) x S^(K-1) up to "
-    "O(eps); {x_k, e~_k} are attractors", "Section 4.2, eqs. (16)-(17)",
-    sp.Le(AngularResidual(t), 16 / sp.sqrt(NumClasses) * lam * n * Xmax**2 * sp.sqrt(p)),
+EARLY_ANGULAR = Claim(
+    id="MZV25-F7", title="early phase: (w^_j, v^_j) follow a Riemannian flow on S^(D-1) x "
+    "S^(K-1) up to O(eps); {x_k, e~_k} are attractors", kind=Kind.LIMIT,
+    source=_src("Section 4.2, eqs. (16)-(17)"),
+    statement=sp.Le(AngularResidual(t), sp.Symbol("c_hi", positive=True) * lam),
+    setting=K_CLASS, parametrization=MCLS, window=(sp.Integer(0), T_early),
+    definitions={T_early: S001_DEFINITIONS[T_early]}, parameters={"c_hi": None},
+    parameter_notes="c_hi is the O()'s constant (Lemma 3 gives (16/sqrt K) n X_max^2 sqrt(h), "
+    "MZV25-L3)",
+    measures="the largest residual of (16)-(17) over [0, T], on runs with eps decreasing "
+    "geometrically (the same data and shapes): its exponent in eps against 1",
     notes="The O(eps) is Lemma 3's (MZV25-L3). The attractor statement is qualitative.")
-ROA = _k_class(
+ROA = _k_run(
     "MZV25-F8", "the regions of attraction of {x_k, e~_k} are separated by invariant sets with "
     "saddles; A4 is an invariant subset of each", "Section 4.2, 'Transient analysis'",
-    sp.Eq(BlockMismatch(t), 0), notes="Qualitative; a Monte Carlo over shapes (A4 against the "
-    "final group) is the catalogue's suggestion.")
+    sp.And(sp.Gt(A4CountMin(t), 0), sp.Gt(A4AlignMin(t), 0),
+           sp.Ge(MinPseudoAlign(t), 1 - 1 / (2 * (NumClasses - 1)))), kind=Kind.TRAPPING,
+    measures="Assumption 4's three margins along the run, each neuron with its group at t = 0: "
+    "A4 holds at every saved time (its invariance)",
+    notes="Its checkable part is the invariance of A4; the saddles between the regions are "
+    "qualitative. Each neuron staying in its group's region is the last margin (B_k > 1/2).")
 DATA_PAIRS = _grid(
     "MZV25-F9", "shapes drawn from the pairs (x_i, E~ y_i) satisfy Assumption 4",
     "Section 4.2, 'Limitations'", sp.And(sp.Gt(A4CountMargin, 0), sp.Gt(A4AlignMargin, 0),
@@ -685,20 +758,24 @@ LEMMA_2 = _k_run(
     measures="max_j |w_j|^2 and max_i |f(x_i)| on the saved times of [0, T]",
     notes="Stated with eps <= sqrt(K)/(16 X_max sqrt(h)); the proof uses |w_j(0)|^2 <= eps^2 "
     "(unit shapes, inferred) and names two times T.")
-LEMMA_3 = _k_class(
+LEMMA_3 = _k_run(
     "MZV25-L3", "alignment phase: the angular velocities follow (16)-(17) within (16/sqrt(K)) "
     "eps n X_max^2 sqrt(h) on [0, T]", "App. C.2, Lemma 3; proof eq. (34)",
     sp.Le(AngularResidual(t), 16 / sp.sqrt(NumClasses) * lam * n * Xmax**2 * sp.sqrt(p)),
     window=(sp.Integer(0), T_early), definitions={T_early: S001_DEFINITIONS[T_early]},
+    setting=(*K_CLASS, EPS_LEMMA_2),
+    measures="the residuals of (16)-(17) from the flow's own velocity at the saved times of "
+    "[0, T]",
     flags=("The statement has X_max, the proof's last line (34) X_max^2 (catalogue section 5 "
            "item 8); the proof's form is declared.",),
-    notes="With eps <= 1/(16 X_max sqrt(h)).")
-LEMMA_4 = _k_class(
+    notes="With eps <= 1/(16 X_max sqrt(h)) (Lemma 2's condition, EPS_LEMMA_2).")
+LEMMA_4 = _k_run(
     "MZV25-L4", "before T*_{j,k}: B_k >= 1 - 1/(2(K-1)), A_k - 2 sum A_k' does not fall, no "
     "class-k point is lost and no other point gained", "App. C.3, Lemma 4; proof App. C.3.1",
     sp.And(sp.Ge(MinPseudoAlign(t), 1 - 1 / (2 * (NumClasses - 1))), sp.Ge(AlignExcessMin(t), 0),
            sp.Eq(CountViolations(t), 0)), window=(sp.Integer(0), t_sep),
     event=sp.Le(BlockMismatch(t), 0), event_time=t_sep,
+    measures="the three parts at the saved times before each run's T* (all neurons at once)",
     flags=("The proof's sign condition in (48) and (50), mu_d mu_s X_min^2 (1 - 1/(2(K-1))) - "
            "(2/(K-1)) X_max^2 >= 0, i.e. X_max^2/(X_min^2 mu_d mu_s) <= (2K-3)/4, never holds: "
            "mu_d <= 1/(K-1), mu_s <= 1 and X_min <= X_max make the left side >= K - 1 > "
@@ -706,7 +783,7 @@ LEMMA_4 = _k_class(
            "sum_{k'!=k} |I_k'^w|^2 = 0 (no other-class point active from the start, as with "
            "data-pair shapes). A5 as printed (mu_s^2, no factor 4) does not give the sign.",
            "Cases 1-2 and (49)-(51) use Lemma 6's printed bound, which is false (MZV25-L6).",),
-    notes="The statement may still hold; to be tested directly on runs.")
+    notes="The statement may still hold: tested directly on runs.")
 LEMMA_5 = _k_run(
     "MZV25-L5", "after T*_{j,k}: B_k^(v_j) >= sqrt(2)/2 and neuron j sees exactly I_k",
     "App. C.3, Lemma 5; proof App. C.3.2",
@@ -751,13 +828,18 @@ LEMMA_8 = _grid(
     "both sides for sets of vectors with pairwise <z_i, z_j> <= 0 (scaled points of distinct "
     "classes of near-ETF clusters)", notes="Elementary: |sum z|^2 = sum |z_i|^2 + 2 sum_{i<j} "
     "<z_i, z_j>.")
-LEMMA_9 = _listed(
-    "MZV25-L9", "a uniform gap zeta in (0, 1) for directions that activate some but not all of "
-    "a class", "App. C.3.1, Lemma 9, eq. (43)", sp.Gt(Zeta9, 0),
-    "an existence statement (zeta is an infimum over a region of directions, not given in "
-    "closed form): sampling bounds it only from above, so it cannot decide zeta > 0",
+LEMMA_9 = Claim(
+    id="MZV25-L9", title="a uniform gap zeta in (0, 1) for directions that activate some but "
+    "not all of a class", kind=Kind.POINTWISE, source=_src("App. C.3.1, Lemma 9, eq. (43)"),
+    statement=sp.And(sp.Gt(Zeta9, 0), sp.Lt(Zeta9, 1)), setting=(A1_SEPARABLE,),
+    window=INSTANCE,
+    measures="zeta computed exactly (multiclass.gap_zeta): over every class and every subset "
+    "of it that some direction activates alone (a linear programme), the largest cosine "
+    "between such a direction and the subset's sum, by projecting the sum on the closed "
+    "cone of those directions (non-negative least squares)",
     notes="Derived: positive because each subset sum has a strictly positive inner product "
-    "with every class-k point.")
+    "with every class-k point. The infimum over the open region equals the maximum over its "
+    "closure.")
 LEMMA_10 = _grid(
     "MZV25-L10", "|(1/(K-1)) sum_{k>1} [v]_k - <p, v>| <= sqrt(1 - beta^2) for unit v, "
     "beta = <v, e~_1> in [0, 1], p a distribution on classes 2..K", "App. C.3.2, Lemma 10, "
@@ -805,11 +887,17 @@ EXPERIMENT_3 = _listed(
     "MZV25-E3", "the same with ResNet50", "App. B.2, Fig. 5", sp.Lt(NC1Rms, NC1Plain),
     _OUTSIDE + ", on deep features", notes="Read from Fig. 5: NC1 0.018 against 0.048 (MNIST), "
     "0.03 against 0.25 (CIFAR10).")
-EXPERIMENT_4 = _listed(
+EXPERIMENT_4 = _t_limit(
     "MZV25-E4", "illustrative 2-D dynamics: neurons align with their class or die, then grow "
-    "along u_+-", "Section 4.1, Fig. 2", sp.Eq(Unsorted(t), 0),
-    "a qualitative figure with no stated instance; report section E-MZV25-1 runs its binary "
-    "dynamics on the catalogue's instance")
+    "along u_+-", "Section 4.1, Fig. 2",
+    sp.And(sp.Eq(_lim(MisalignPlus(t)), 0), sp.Eq(_lim(MisalignMinus(t)), 0)),
+    setting=(*BINARY, Assumption("two dimensions", sp.Eq(d, 2), "inputs in R^2, as the "
+                                 "figure")),
+    measures="on two-dimensional instances, the misalignment of each group with u_+- "
+    + LIMIT_MEASURES,
+    notes="The figure has no stated instance: checked on 2-D draws of mzv25-binary. 'Align "
+    "with their class or die' is the separation event of MZV25-F1, checked there; 'then grow "
+    "along u_+-' is the limit of the rows' directions (as MZV25-T1, in the plane).")
 EXPERIMENT_5 = _listed(
     "MZV25-E5", "conceptual figure: UFM collapse (simplex ETF) against two-layer ReLU NC "
     "(orthogonal rays)", "Section 1, Fig. 1", sp.Eq(NC2(t), 0), "a schematic, no data")

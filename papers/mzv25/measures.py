@@ -30,6 +30,7 @@ from numerics.trajectory import CONE_MINUS, CONE_PLUS
 from papers.mzv25 import multiclass as mc
 from verify.measures import (
     ROUNDING,
+    Detailed,
     Series,
     UndefinedQuantity,
     output_error,
@@ -84,6 +85,23 @@ def repeller_cos(pr: Problem) -> float:
     return worst
 
 
+def _prediction(pr: Problem, key: str) -> float:
+    geo = geometry(pr)
+    if key not in geo:
+        raise UndefinedQuantity(f"{key[5:]} (a class whose hull contains the origin)")
+    return float(geo[key])
+
+
+@lru_cache(maxsize=64)
+def _zeta(pr: Problem) -> float:
+    """Lemma 9's zeta, exactly (`multiclass.gap_zeta`); UndefinedQuantity when no class has
+    two points (no direction activates some but not all of one)."""
+    value = mc.gap_zeta(pr.X, labels_of(pr))
+    if not np.isfinite(value):
+        raise UndefinedQuantity("Zeta9 (no class has two points)")
+    return Detailed(value, "Lemma 9's zeta over every class and realisable subset")
+
+
 def _k_class(pr: Problem) -> np.ndarray:
     """The labels of a K-class instance (vector output); UndefinedQuantity otherwise."""
     if not pr.vector_output:
@@ -117,6 +135,8 @@ INSTANCE = {
     "GammaMin": lambda pr: min(_gamma(pr, 0), _gamma(pr, 1)),
     "RepellerCos": repeller_cos,
     "NumClasses": lambda pr: float(np.unique(labels_of(pr)).size),
+    "Zeta9": lambda pr: _zeta(pr),
+    "NC3Inf": lambda pr: _prediction(pr, "pred_NC3"),
 }
 
 
@@ -238,7 +258,7 @@ def _margin(tr: Trajectory, k: int) -> Series:
 
 
 def _theta_sq(tr: Trajectory) -> np.ndarray:
-    return np.sum(tr.W**2, axis=(-2, -1)) + np.sum(tr.a**2, axis=-1)
+    return np.sum(tr.W**2, axis=(-2, -1)) + np.sum(tr.a**2, axis=tuple(range(1, tr.a.ndim)))
 
 
 def _velocity(tr: Trajectory) -> tuple[np.ndarray, np.ndarray]:
@@ -401,7 +421,167 @@ def _max_out_norm(tr: Trajectory) -> Series:
     return Series(values, relative_floor(tr, 2.0) * values, ROUNDING * values)
 
 
+def _mean_dir_defect(tr: Trajectory) -> Series:
+    """max over the neurons some sample activates of 1 - cos(w_j, x_(sign v_j)), x_+- the
+    sums of the classes' points (binary case): the reduced alignment flow's limit directions
+    (section 4.1, after eq. (7)). Of degree 0 in the weights: a relative error rho turns
+    w_j by at most 2 rho."""
+    pr = tr.problem
+    labels = labels_of(pr)
+    if pr.vector_output:
+        raise UndefinedQuantity("MeanDirDefect (the binary case)")
+    sums = np.stack([pr.X[labels == 0].sum(axis=0), pr.X[labels == 1].sum(axis=0)])
+    target = sums[np.where(tr.a > 0, 0, 1)]  # (T, p, d)
+    norms = tr.neuron_norms
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cos = np.sum(tr.W * target, axis=-1) / (norms * np.linalg.norm(target, axis=-1))
+    live = np.any(tr.activation, axis=-1) & (norms > 0)
+    values = np.max(np.where(live, 1.0 - cos, 0.0), axis=-1)
+    return Series(values, 2.0 * relative_floor(tr, 1.0) + ROUNDING, np.full(len(tr.t),
+                                                                             ROUNDING))
+
+
+def _shares_and_target(tr: Trajectory) -> tuple[np.ndarray, np.ndarray]:
+    g = groups(tr)
+    geo = geometry(tr.problem)
+    if "gamma" not in geo:
+        raise UndefinedQuantity("ShareGap (a class whose hull contains the origin)")
+    K = geo["gamma"].size
+    if not all(np.any(g == k) for k in range(K)):
+        raise UndefinedQuantity("ShareGap (a class with no neuron in its group)")
+    return mc.group_shares(tr.W, tr.a, g), geo["pred_shares"]
+
+
+def _share_gap(tr: Trajectory) -> Series:
+    """max_k |share_k(t) - 2 s_k^2| (Theorem 1 (6)): the shares are of degree 0 in the
+    weights, a relative error rho moving each by at most 4 rho."""
+    shares, target = _shares_and_target(tr)
+    values = np.max(np.abs(shares - target), axis=-1)
+    return Series(values, relative_floor(tr, 4.0), np.full(len(tr.t), ROUNDING))
+
+
+def _misalign_max(tr: Trajectory) -> Series:
+    """max_k |P_perp(u_k) W_k|_F/|W_k|_F over the groups (binary: N~_+-; K classes: N_k)."""
+    g = groups(tr)
+    geo = geometry(tr.problem)
+    if "U" not in geo:
+        raise UndefinedQuantity("MisalignMax (a class whose hull contains the origin)")
+    present = [k for k in range(geo["U"].shape[0]) if np.any(g == k)]
+    if not present:
+        raise UndefinedQuantity("MisalignMax (no neuron in any group)")
+    values = np.max(mc.misalignment(tr.W, g, geo["U"])[:, present], axis=-1)
+    return _series(tr, values, 2.0, offset=1.0)
+
+
+def _pseudo_label_gap(tr: Trajectory) -> Series:
+    """1 - min_k min_{j in N_k} <e~_k, v_j/|v_j|> (Proposition 2: -> 0)."""
+    s = _min_pseudo_align(tr)
+    return Series(1.0 - s.values, s.roundoff, s.rounding)
+
+
+def _nc3(tr: Trajectory) -> Series:
+    """NC3 (normalised reading, `multiclass.nc3`) of the vector output: a ratio of matrices
+    of degree 0 in the weights' scale, moved by at most about 8 rho by a relative error rho
+    of the state (the class-mean directions and V each by 2 rho, their normalisations as
+    much again), plus rounding."""
+    labels = _k_class(tr.problem)
+    values = mc.nc3(tr.a, _features(tr), labels)
+    values = np.where(np.isfinite(values), values, np.nan)
+    return Series(values, relative_floor(tr, 8.0) + ROUNDING, np.full(len(tr.t), ROUNDING))
+
+
+def _angular_rate_error(tr: Trajectory) -> np.ndarray:
+    """A bound on the error of every neuron's angular velocities (dw^_j/dt, dv^_j/dt) of the
+    softmax cross-entropy, per time: dw_j/dt = -sum_i xi_ij <g_i, v_j> x_i and dv_j/dt =
+    -sum_i relu(z_ij) g_i with g_i = softmax(f_i) - e_(y_i), whose Jacobian in f_i has norm at
+    most 1/2, so g_i moves by at most e_f/2 (e_f the outputs' error, `output_error`), and
+    each factor v_j, w_j by the state's relative error rho; over the neuron's norm, times the
+    imbalance max(|v_j|, |w_j|)/min(|v_j|, |w_j|)."""
+    from numerics import network
+
+    g = np.linalg.norm(network.loss_derivative(tr.problem, tr.outputs), axis=-1).max(axis=-1)
+    rho = relative_floor(tr, 1.0)
+    x_sum = float(np.sum(np.linalg.norm(tr.problem.X, axis=1)))
+    wn, vn = tr.neuron_norms, np.linalg.norm(tr.a, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.max(np.maximum(wn, vn) / np.minimum(wn, vn), axis=-1)
+    out = (0.5 * output_error(tr, labels=False) + 2.0 * rho * g) * x_sum * ratio
+    return np.where(np.isnan(out), np.inf, out)
+
+
+def _angular_residual(tr: Trajectory) -> Series:
+    """Lemma 3's largest residual of the early angular dynamics (16)-(17)
+    (`multiclass.angular_residual`, from the flow's own velocity). Its error: the velocity's
+    own over the neuron's norm, and the state's
+    relative error through the rates and targets (degree 0, four times rho their size); the
+    velocity's error (`_angular_rate_error`)."""
+    labels = _k_class(tr.problem)
+    vW, vV = tr.velocity
+    res_w, res_v = mc.angular_residual(tr.problem.X, labels, tr.W, tr.a, vW, vV)
+    values = np.max(np.maximum(res_w, res_v), axis=-1)
+    field = _angular_rate_error(tr)
+    X = tr.problem.X
+    size = float(np.sum(np.linalg.norm(X, axis=1)) * (1.0 + np.max(np.linalg.norm(X, axis=1))))
+    return Series(values, relative_floor(tr, 4.0) * size + field, ROUNDING * size * np.ones(
+        len(tr.t)))
+
+
+def _alignment_along(tr: Trajectory) -> dict:
+    labels = _k_class(tr.problem)
+    return mc.alignment_along(tr.problem.X, labels, tr.W, groups(tr))
+
+
+def _a4_count_min(tr: Trajectory) -> Series:
+    """min over neurons of |I_k^w|^2 - sum_{k' != k} |I_k'^w|^2 with the neuron's own group
+    (Assumption 4's first margin, along the run). Counts: their error is the companion's."""
+    values = np.min(_alignment_along(tr)["count_margin"], axis=-1)
+    return Series(values, np.zeros_like(values), np.zeros_like(values))
+
+
+def _align_error(tr: Trajectory) -> np.ndarray:
+    """The error of an aggregate alignment A_k (a sum of <x_i, w^_j> over active points,
+    degree 0): each term moves by at most 2 rho |x_i|, a point at its kink adds nothing
+    (its alpha_i is 0 there)."""
+    total = float(np.sum(np.linalg.norm(tr.problem.X, axis=1)))
+    return 3.0 * total * (relative_floor(tr, 2.0) + ROUNDING)
+
+
+def _a4_align_min(tr: Trajectory) -> Series:
+    """min over neurons of A_k - 2 sum_{k' != k} A_k' (Assumption 4's second margin)."""
+    values = np.min(_alignment_along(tr)["align_margin"], axis=-1)
+    return Series(values, _align_error(tr), np.full(len(tr.t), ROUNDING))
+
+
+def _align_excess_min(tr: Trajectory) -> Series:
+    """min over neurons of [A_k - 2 sum A_k'](t) - [same](0) (Lemma 4: does not fall)."""
+    margin = _alignment_along(tr)["align_margin"]
+    values = np.min(margin - margin[0], axis=-1)
+    return Series(values, 2.0 * _align_error(tr), np.full(len(tr.t), ROUNDING))
+
+
+def _count_violations(tr: Trajectory) -> Series:
+    """The number of (j, k) with a class-k point lost by neuron j of N_k, or a point of
+    another class k gained, against t = 0 (Lemma 4, part 3)."""
+    q = _alignment_along(tr)
+    counts = q["counts"]
+    own = np.eye(counts.shape[-1], dtype=bool)[groups(tr)]  # (p, K)
+    lost = own & (counts < counts[0])
+    gained = ~own & (counts > counts[0])
+    values = np.sum(lost | gained, axis=(-2, -1)).astype(float)
+    return Series(values, np.zeros_like(values), np.zeros_like(values))
+
+
 TRAJECTORY = {
+    "MeanDirDefect": _mean_dir_defect,
+    "ShareGap": _share_gap,
+    "MisalignMax": _misalign_max,
+    "PseudoLabelGap": _pseudo_label_gap,
+    "NC3": _nc3,
+    "AngularResidual": _angular_residual,
+    "A4CountMin": _a4_count_min,
+    "A4AlignMin": _a4_align_min,
+    "AlignExcessMin": _align_excess_min,
+    "CountViolations": _count_violations,
     "BlockMismatch": _block_mismatch,
     "MinPseudoAlign": _min_pseudo_align,
     "MaxOutNorm": _max_out_norm,
@@ -425,4 +605,6 @@ TRAJECTORY = {
 
 # measured on a vector output's run too (the K-class case); the rest are the binary case's
 VECTOR_OUTPUT = frozenset({"BlockMismatch", "MinPseudoAlign", "MaxOutNorm", "NC1", "NC2",
-                           "CrossOverlap"})
+                           "CrossOverlap", "ShareGap", "MisalignMax", "PseudoLabelGap", "NC3",
+                           "AngularResidual", "A4CountMin", "A4AlignMin", "AlignExcessMin",
+                           "CountViolations", "NormThetaSq"})

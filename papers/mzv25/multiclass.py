@@ -172,6 +172,43 @@ def orthogonal_margin(Xk: np.ndarray, u: np.ndarray, samples: int = 20000,
     return float(np.min(np.max(xi @ Xk.T, axis=1)))
 
 
+def gap_zeta(X: np.ndarray, labels: np.ndarray) -> float:
+    """Lemma 9's zeta, exactly: min over classes k and realisable proper subsets S of I_k
+    (some w activates exactly S among the class: a linear programme) of 1 - c_S^2, where
+    c_S = max over the closed cone {w : <w, x_i> >= 0 on S, <= 0 on I_k \\ S} of the cosine
+    between w and x_S = sum_{i in S} x_i, the norm of x_S/|x_S|'s projection on the cone
+    (Moreau: minus the least-squares residual of the polar cone, `scipy.optimize.nnls`).
+    inf when no class has two points."""
+    from itertools import combinations
+
+    from scipy.optimize import linprog, nnls
+
+    X = np.asarray(X, dtype=float)
+    labels = np.asarray(labels)
+    best = np.inf
+    for k in range(num_classes(labels)):
+        Xk = X[labels == k]
+        m = Xk.shape[0]
+        for size in range(1, m):
+            for S in combinations(range(m), size):
+                inside = np.zeros(m, dtype=bool)
+                inside[list(S)] = True
+                # realisable: max t with <w, x_i> >= t on S, <= 0 elsewhere, |w_l| <= 1
+                A = np.vstack([np.hstack([-Xk[inside], np.ones((size, 1))]),
+                               np.hstack([Xk[~inside], np.zeros((m - size, 1))])])
+                res = linprog(np.r_[np.zeros(X.shape[1]), -1.0], A_ub=A, b_ub=np.zeros(m),
+                              bounds=[(-1, 1)] * X.shape[1] + [(0, 1)], method="highs")
+                if not res.success or -res.fun <= 1e-12:
+                    continue
+                g = Xk[inside].sum(axis=0)
+                g = g / np.linalg.norm(g)
+                polar = np.vstack([-Xk[inside], Xk[~inside]])  # the cone is {w : polar w <= 0}
+                mu, _ = nnls(polar.T, g)
+                cos = float(np.linalg.norm(g - polar.T @ mu))
+                best = min(best, 1.0 - min(cos, 1.0) ** 2)
+    return float(best)
+
+
 # -- pseudo-labels and the alignment quantities of section 4.2 -----------------------------
 def pseudo_labels(K: int) -> np.ndarray:
     """E~ = sqrt(K/(K-1)) (I_K - 11^T/K), shape (K, K); its columns e~_k are unit vectors with
@@ -219,6 +256,62 @@ def semi_local(X, labels, W0, V0, groups=None) -> bool:
     g = np.argmax(pseudo_labels(K).T @ unit_rows(V0).T, axis=0) if groups is None else groups
     return bool(np.all(m[:, 0] > 0) and np.all(m[:, 1] > 0) and np.all(m[:, 2] >= 0)
                 and set(range(K)) <= set(np.asarray(g).tolist()))
+
+
+def alignment_along(X: np.ndarray, labels: np.ndarray, W: np.ndarray,
+                    groups: np.ndarray) -> dict:
+    """Assumption 4's quantities along a run for each neuron and its own group k(j) (the
+    partition fixed at t = 0): ``counts`` (T, p, K) of |I_k'^(w_j)|, ``A`` (T, p, K) of the
+    aggregate alignments A_k'^(w_j) = sum of <x_i, w_j/|w_j|> over the active points of class
+    k', and the margins ``count_margin`` |I_k|^2 - sum_{k' != k} |I_k'|^2 and ``align_margin``
+    A_k - 2 sum_{k' != k} A_k', each (T, p)."""
+    X = np.asarray(X, dtype=float)
+    labels = np.asarray(labels)
+    K = num_classes(labels)
+    W = np.asarray(W, dtype=float)
+    norms = np.linalg.norm(W, axis=-1, keepdims=True)
+    alpha = np.einsum("tjd,id->tji", W / np.where(norms > 0, norms, 1.0), X)  # (T, p, n)
+    active = alpha > 0
+    onehot = (labels[:, None] == np.arange(K)[None, :]).astype(float)  # (n, K)
+    counts = active.astype(float) @ onehot
+    A = np.where(active, alpha, 0.0) @ onehot
+    own = np.eye(K, dtype=bool)[np.asarray(groups)]  # (p, K)
+    count_own = np.sum(np.where(own, counts, 0.0), axis=-1)
+    count_other = np.sum(np.where(own, 0.0, counts**2), axis=-1)
+    A_own = np.sum(np.where(own, A, 0.0), axis=-1)
+    A_other = np.sum(np.where(own, 0.0, A), axis=-1)
+    return {"counts": counts, "A": A, "count_margin": count_own**2 - count_other,
+            "align_margin": A_own - 2.0 * A_other}
+
+
+def angular_residual(X: np.ndarray, labels: np.ndarray, W: np.ndarray, V: np.ndarray,
+                     dW: np.ndarray, dV: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lemma 3's residuals of the early angular dynamics (16)-(17) per neuron, (T, p) each:
+    |dw^_j/dt - P_perp(w^_j) sqrt((K-1)/K) sum_i xi_ij <e~_(y_i), v^_j> x_i| and
+    |dv^_j/dt - P_perp(v^_j) sqrt((K-1)/K) sum_i xi_ij <w^_j, x_i> e~_(y_i)|, with
+    dw^/dt = P_perp(w^) (dw/dt)/|w| from the flow's own velocity (dW, dV), xi_ij = 1{<w_j,
+    x_i> > 0} and e~_k the pseudo-labels (the h = 0 limit of the softmax cross-entropy)."""
+    X = np.asarray(X, dtype=float)
+    labels = np.asarray(labels)
+    K = num_classes(labels)
+    E = pseudo_labels(K)[:, labels].T  # (n, K): e~_(y_i)
+    c = np.sqrt((K - 1.0) / K)
+    wn = np.linalg.norm(W, axis=-1, keepdims=True)
+    vn = np.linalg.norm(V, axis=-1, keepdims=True)
+    wh = W / np.where(wn > 0, wn, 1.0)
+    vh = V / np.where(vn > 0, vn, 1.0)
+
+    def perp(unit, vec):
+        return vec - np.sum(unit * vec, axis=-1, keepdims=True) * unit
+
+    Z = np.einsum("tjd,id->tji", W, X)
+    xi = (Z > 0).astype(float)
+    rate_w = perp(wh, dW) / np.where(wn > 0, wn, 1.0)
+    rate_v = perp(vh, dV) / np.where(vn > 0, vn, 1.0)
+    target_w = c * perp(wh, np.einsum("tji,tji,id->tjd", xi, vh @ E.T, X))
+    target_v = c * perp(vh, np.einsum("tji,tji,ik->tjk", xi, wh @ X.T, E))
+    return (np.linalg.norm(rate_w - target_w, axis=-1),
+            np.linalg.norm(rate_v - target_v, axis=-1))
 
 
 def neuron_groups(V: np.ndarray) -> np.ndarray:

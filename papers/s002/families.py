@@ -105,6 +105,13 @@ SIZES = (
                  "full": "n = 2-5, m = 30-60, d <= 8 (200 draws)",
                  "paper": "n = 2-5, m = 60-200, d <= 8 (10 draws)"},
           run=lambda prof: _orthonormal_run(prof)),
+    Sizes(key="S002 two-point limit sequence", claims=("S002-T1b", "S002-F1"),
+          paper="two points, m = 60 (section 5, E-002-1)", paper_scale=60, scale="p",
+          at={prof: {"p": 8} for prof in ("quick", "full", "paper")},
+          shown={prof: "two points, m = 8, lam = 1e-2 .. 1e-12" for prof in
+                 ("quick", "full", "paper")},
+          reason="a sequence of runs at lam decreasing geometrically (8 to 21 runs); the "
+          "limit lam -> 0 does not depend on m, whose closed form (6/sqrt 5) is the same"),
     Sizes(key="S002 key-neuron sample", claims=("S002-A3",),
           paper="none: a probability over initialisations (CF-6), any m", scale="count",
           at={"quick": {"count": 1500}, "full": {"count": 6000}, "paper": {"count": 6000}},

@@ -230,7 +230,16 @@ def test_s002_phase_one_time():
 # -- numbers: one bridge, three backends -----------------------------------------------------
 def _numeric_forms(claim) -> list[sp.Basic]:
     exprs = []
-    for expr in (claim.statement, claim.event, *(a.statement for a in claim.setting)):
+    statement = claim.statement
+    if claim.kind is Kind.LIMIT:  # what the checks evaluate: the quantity, the limit, the rate
+        from theory.limits import limit_forms
+
+        for form in limit_forms(claim):
+            exprs.append(form.quantity if form.target is None else form.quantity - form.target)
+            if form.rate is not None:
+                exprs.append(form.rate[0] ** form.rate[1])
+        statement = None
+    for expr in (statement, claim.event, *(a.statement for a in claim.setting)):
         if expr is not None:
             exprs += [rel.lhs - rel.rhs for rel in _relations(expr)
                       if isinstance(rel, CHECK_RELATIONS)]

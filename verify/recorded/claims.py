@@ -61,7 +61,13 @@ def select(names) -> tuple[tuple[Claim, ...], list[str]]:
 def _not_on_one_run(claim: Claim) -> str:
     if not claim.checkable:
         return f"not checkable ({claim.not_checkable_reason})"
-    if claim.kind not in RUN_KINDS:
+    if claim.kind is Kind.LIMIT:
+        from theory.limits import limit_forms
+
+        if not all(form.in_time_only for form in limit_forms(claim)):
+            return ("a limit in lam (or a rate in it): decided on a sequence of runs at "
+                    "decreasing lam, not on one run")
+    elif claim.kind not in RUN_KINDS:
         return f"a {claim.kind.value}: decided on an ensemble or a grid, not on one run"
     free = free_variables(claim)
     if free:
@@ -185,7 +191,7 @@ def limit_evidence(claim: Claim, tr: Trajectory):
 def first_failure(claim: Claim, tr: Trajectory, verdict: Verdict) -> float | None:
     """The first saved time of the verdict's window at which one of the claim's relations
     fails by more than its numerical error (the check's own margins), or None."""
-    if verdict.outcome is not Outcome.VIOLATED or claim.kind is Kind.EVENT_TIME:
+    if verdict.outcome is not Outcome.VIOLATED or claim.kind in (Kind.EVENT_TIME, Kind.LIMIT):
         return None
     from verify.run_context import in_claim_convention, relation_margins
 

@@ -49,15 +49,23 @@ def fragment_blocks(run: dict, suite_result, reproductions, tight_rows) -> list:
                      for p in counts if p["claims"]], latex_columns="lrrrrrr")]
         header, rows, _ = verdict_table.rows(suite_result["claims"])
         certified = header[-1] == "certified"
-        short = [[r[0], r[2], r[3], r[4], r[5], r[7], r[8]] + ([r[9]] if certified else [])
-                 for r in rows]
-        columns = (f"{_ragged(0.17)}{_ragged(0.09)}{_ragged(0.14)}rrr{_ragged(0.27)}"
-                   if not certified else
-                   f"{_ragged(0.15)}{_ragged(0.09)}{_ragged(0.12)}rrr{_ragged(0.2)}"
-                   f"{_ragged(0.1)}")
+        fits = verdict_table.FIT_HEADER in header
+        # the HTML table's columns without kind and instance, picked by name (the fit and
+        # certified columns are there only when some row has them)
+        kept = ["claim", "verdict", "instances: outcomes", "worst margin", "error",
+                *([verdict_table.FIT_HEADER] if fits else []), "t", "relation",
+                *(["certified"] if certified else [])]
+        where = [header.index(name) for name in kept]
+        short = [[r[k] for k in where] for r in rows]
+        narrow = 0.02 * (fits + certified)  # the first columns give room to the extra ones
+        columns = (f"{_ragged(0.17 - narrow)}{_ragged(0.09)}{_ragged(0.14 - narrow)}rrr"
+                   + ("l" if fits else "")
+                   + f"{_ragged(0.27 - 0.07 * (fits + certified))}"
+                   + (f"{_ragged(0.1)}" if certified else ""))
         b += [Heading(3, "Verdicts"),
-              Table(["claim", "verdict", "instances", "worst margin", "error", "t",
-                     "relation"] + (["certified"] if certified else []), short,
+              Table(["claim", "verdict", "instances", "worst margin", "error",
+                     *([verdict_table.FIT_HEADER] if fits else []), "t", "relation",
+                     *(["certified"] if certified else [])], short,
                     latex_columns=columns),
               Paragraph(mutants_mod.summary_line(suite_result["mutant_score"]) + "."),
               Heading(3, "Findings")]

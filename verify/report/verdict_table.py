@@ -19,13 +19,23 @@ from theory.symbols import latex_names_for
 from verify.findings import data_label
 from verify.report.doc import mathml, number_text
 from verify.report.front import base_id
-from verify.table import certified_cell
+from verify.table import FIT_HEADER, certified_cell, fit_cell
 
 HEADER = ["claim", "kind", "verdict", "instances: outcomes", "worst margin", "error",
           "instance", "t", "relation"]
 _OUTCOMES = ("HOLDS", "VIOLATED", "INCONCLUSIVE", "INAPPLICABLE")
-#: The columns of numbers (worst margin, error, t), kept on one line.
+#: The columns of numbers (worst margin, error, t), kept on one line (their places in
+#: `HEADER`; `number_columns` finds them in a header with the fit or certified column).
 NUMBER_COLUMNS = (4, 5, 7)
+_NUMBER_NAMES = ("worst margin", "error", FIT_HEADER, "t")
+
+
+def number_columns(header: list[str]) -> tuple[int, ...]:
+    """The places of the columns of numbers in ``header`` (as `rows` returns it): the worst
+    margin, the error, the fit (when limit rows add it) and t."""
+    return tuple(k for k, name in enumerate(header) if name in _NUMBER_NAMES)
+
+
 def natural_key(text: str) -> tuple:
     """Sort key reading runs of digits as numbers: S001-L2 < S001-L10."""
     return tuple((0, int(tok), "") if tok.isdigit() else (1, 0, tok)
@@ -151,8 +161,10 @@ def relation_cell(claim_id: str, part: str, catalogue_page: str = "catalogue.htm
 def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
     """(header, rows, row anchors) of the verdict table: the first row of each claim is
     anchored at the claim's id. A suite run with ``--verify-certify`` adds a certified
-    column (how many certified instances were PROVED, DISPROVED or UNCERTIFIED)."""
+    column (how many certified instances were PROVED, DISPROVED or UNCERTIFIED); limit
+    checks add their fitted exponent with its band."""
     certified = any(r.get("certified") for r in table)
+    fits = any(r.get("fit") for r in table)
     out, anchors, seen = [], [], set()
     for r in sorted(table, key=lambda r: (natural_key(r["claim"]), r.get("data", ""))):
         cid = base_id(r["claim"])
@@ -165,11 +177,13 @@ def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
             link += f" ({data_label(r.get('data'))})"
         counts = ", ".join(f"{r[o]} {o}" for o in _OUTCOMES if r.get(o))
         out.append([link, r["kind"], r["verdict"], f"{r['instances']}: {counts or 'none'}",
-                    margin, error, f"`{instance}`" if instance else "", t, relation]
+                    margin, error] + ([fit_cell(r)] if fits else [])
+                   + [f"`{instance}`" if instance else "", t, relation]
                    + ([certified_cell(r)] if certified else []))
         anchors.append(None if cid in seen else cid)
         seen.add(cid)
-    return HEADER + (["certified"] if certified else []), out, anchors
+    header = HEADER[:6] + ([FIT_HEADER] if fits else []) + HEADER[6:]
+    return header + (["certified"] if certified else []), out, anchors
 
 
 def _reason_group(reason: str) -> str:

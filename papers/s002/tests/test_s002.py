@@ -28,6 +28,7 @@ from papers.s002 import families, leaky_bias
 from papers.s002.evidence import s002_trajectory
 from theory.symbols import (
     PL,
+    AlignGap,
     CapMinus,
     CapPlus,
     Dminus,
@@ -36,6 +37,7 @@ from theory.symbols import (
     MinNormSq,
     NormSumDrift,
     NormW,
+    NormWFrobSq,
     PKeyMinus,
     PKeyPlus,
     SaddleDist,
@@ -513,3 +515,63 @@ def test_leaky_min_norm_program_at_slope_zero_is_s002s():
         # minimum is never above ReLU's, and strictly below once the slope is positive
         lo_leaky, hi_leaky = leaky_bias.min_norm_bracket(problem, 0.5)
         assert hi_leaky < lo
+
+
+# -- the main theorem's implicit bias and the alignment ODE as limits lam -> 0 ---------------------
+# The two-point example at lam decreasing geometrically (the same shapes; `generators.two_point`
+# scales one draw), each run read at its limit point (`verify.limit_point`). Its minimal norm is
+# known exactly: |theta*|^2 = 6/sqrt 5 (THEORY S002-F5, CF-9).
+T1B, F1 = theory.get("S002-T1b"), theory.get("S002-F1")
+BIAS_LAMS = {"quick": (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12),
+             "full": tuple(10.0 ** -(k / 2) for k in range(4, 25))}
+
+
+def _bias_runs(profile, p: int = 8) -> list:
+    lams = BIAS_LAMS["quick" if profile.name == "quick" else "full"]
+    out = []
+    for lam_ in lams:
+        problem = generators.two_point(p=p, lam=lam_, seed=0)
+        t_1 = claim_time(F1, problem, F1.window[1])
+        out.append(s002_trajectory(problem, points=2001, rtol=1e-12, extra_times=(t_1,)))
+    return out
+
+
+@pytest.mark.parametrize("claim", [T1B, F1], ids=lambda c: c.id)
+def test_limits_as_lam_vanishes(claim, verdicts, verify_profile):
+    """S002-T1b: the limit's |theta|^2 tends to the minimal norm 6/sqrt 5 (the distance like
+    lam^2, settled at 2.6832816 from lam = 1e-6 on); S002-F1: the gap to eq. (10)'s h = 0 flow
+    over [0, t_1] vanishes (like lam^1.9)."""
+    verdict = verdicts.record(check(claim, _bias_runs(verify_profile)), claim.kind.value)
+    assert verdict.outcome is Outcome.HOLDS, str(verdict)
+
+
+def test_min_norm_closed_form():
+    """S002-T1b's claimed limit on the two-point example is its closed form 6/sqrt 5 (CF-9),
+    which test_limits_as_lam_vanishes finds HOLDS and the mutant S002-T1b~1%-off (1% larger)
+    VIOLATED: the sequence settles at 2.6832816."""
+    problem = generators.two_point(p=8, lam=1e-6, seed=0)
+    assert instance_values(problem)["MinNormSq"] == pytest.approx(6 / np.sqrt(5), rel=1e-12)
+
+
+C_FIT = sp.Symbol("c_fit", positive=True)
+LIMIT_MUTANTS = {
+    "S002-T1b~1%-off": lambda: T1B.variant("1%-off", statement=sp.Eq(sp.Limit(sp.Limit(
+        2 * NormWFrobSq(t), t, sp.oo), lam, 0), sp.Rational(101, 100) * MinNormSq)),
+    # a wrong rate: the gap to the h = 0 flow claimed O(lam^3) (it goes like lam^1.9)
+    "S002-F1~rate-lam^3": lambda: F1.variant("rate-lam^3", statement=sp.Le(
+        AlignGap(t), C_FIT * lam**3), parameters={**F1.parameters, "c_fit": None}),
+    # a wrong exponent sign: the gap growing as lam -> 0
+    "S002-F1~grows": lambda: F1.variant("grows", statement=sp.Ge(
+        AlignGap(t), C_FIT * lam ** sp.Rational(-1, 4)), parameters={**F1.parameters,
+                                                                     "c_fit": None}),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(LIMIT_MUTANTS))
+def test_limit_mutant_is_caught(mutant, verdicts, verify_profile):
+    claim = LIMIT_MUTANTS[mutant]()
+    assert claim.id == mutant
+    verdict = check(claim, _bias_runs(verify_profile))
+    caught = verdict.outcome is Outcome.VIOLATED
+    verdicts.record_mutant(verdict, caught)
+    assert caught, f"mutant {mutant} not caught: {verdict}"
