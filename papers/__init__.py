@@ -1,4 +1,4 @@
-"""The four papers gfverify is built around, as built-in packs (`theory.packs`).
+"""The six papers gfverify is built around, as built-in packs (`theory.packs`).
 
 Each folder is laid out as an outside pack is (``examples/packs/`` shows one) and uses only
 the public API an outside pack can use; the engine (``theory``, ``numerics``, ``verify``)
@@ -11,5 +11,13 @@ imports none of them and finds them through `theory.packs.BUILTIN`:
 - ``s002``: saddle to saddle (Boursier, Pillaud-Vivien, Flammarion, NeurIPS 2022): claims,
   measures, families, the foundation table and reproduction E-002-1, tests;
 - ``cel23``: a teacher neuron on correlated inputs (Chistikov, Englert, Lazic, NeurIPS
-  2023): claims, the exact yardsticks, Theorem 8's quantity M, measures, families, tests.
+  2023): claims, the exact yardsticks, Theorem 8's quantity M, measures, families, tests;
+- ``bf25``: early alignment is a two-edged sword (Boursier, Flammarion, JMLR 2025): claims,
+  the data's activation cones, measures, families, evidence, the non-convergence
+  reproduction, tests;
+- ``mzv25``: neural collapse under gradient flow on orthogonally separable data (Min, Zhu,
+  Vidal, NeurIPS 2025): claims, measures, the K-class quantities, families, evidence, the
+  binary reproduction, tests.
+
+``catalogues/`` holds draft catalogues of papers not yet packs (issue 54).
 """

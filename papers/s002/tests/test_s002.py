@@ -341,7 +341,8 @@ def key_neuron_sample(count: int, width: int, seed_: int = 0) -> Sample:
 
 @pytest.fixture(scope="module")
 def key_sample(verify_profile):
-    return key_neuron_sample(families.SIZES[2].at_profile(verify_profile.name)["count"],
+    sizes = {g.key: g for g in families.SIZES}["S002 key-neuron sample"]
+    return key_neuron_sample(sizes.at_profile(verify_profile.name)["count"],
                              width=5)
 
 
