@@ -266,12 +266,20 @@ def test_limit_network_closed_form(verify_profile):
 
 @pytest.mark.parametrize("claim", FIXED_LAM_CLAIMS, ids=lambda c: c.id)
 def test_fixed_lam_limits(claim, verdicts, verify_profile):
-    """F7a and F35a: t -> infinity at fixed lam, on each run's limit point."""
+    """F7a and F35a: t -> infinity at fixed lam, on each run's limit point (HOLDS, or for
+    F7a's lower bound met with equality INCONCLUSIVE within the run's error)."""
     for seed in _sequences(verify_profile):
         for lam in FIXED_LAMS:
             verdict = verdicts.record(check(claim, _limit_run(lam, seed)), claim.kind.value)
-            assert verdict.outcome is Outcome.HOLDS, f"seed {seed} lam {lam:.3g}: {verdict}"
             assert verdict.method == "limit point"
+            if verdict.outcome is Outcome.INCONCLUSIVE and claim is C.FIXED_LAM:
+                # F7a's lower bound sum_{J_+} |w_j|^2 >= 1 is attained when the neurons of
+                # J_+ are parallel (one of them active: seed 1 of the full profile, margin
+                # 1.2e-11 against an error of 3.4e-11): no float run decides a bound met
+                # with equality, and the row says INCONCLUSIVE, never HOLDS
+                assert 0 <= verdict.margin <= verdict.error, f"seed {seed}: {verdict}"
+                continue
+            assert verdict.outcome is Outcome.HOLDS, f"seed {seed} lam {lam:.3g}: {verdict}"
 
 
 def _fitted(claim, name: str):
