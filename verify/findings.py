@@ -137,9 +137,10 @@ class Finding:
 
 def distinct(findings: list[Finding]) -> list[Finding]:
     """One entry per id (a parametrised test may record the same finding once per case:
-    the texts are joined), sorted by id."""
+    the texts are joined, in the order of the cases' test ids and texts, not the order the
+    workers finished them in), sorted by id."""
     by_id: dict[str, Finding] = {}
-    for f in findings:
+    for f in sorted(findings, key=lambda f: (f.id, str(f.test or ""), f.text)):
         if f.id in by_id:
             old = by_id[f.id]
             if f.text not in old.text:

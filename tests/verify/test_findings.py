@@ -136,3 +136,15 @@ def test_a_finding_headline_names_its_paper():
         log.finding(F.Finding("BF25-L8-A5", title, "text", claims=("BF25-L8",)))
     assert len(log.findings) == 2
     assert F.Finding("x", "anything", "text").names_its_paper()  # bears on no claim
+
+
+def test_a_finding_recorded_by_several_cases_reads_the_same_whatever_order_they_finished():
+    """BF25-L8-A5 is recorded by two parametrised draws; under xdist either may finish
+    first, and the page's text (compared word for word with the report's run) followed
+    that order: CI's run and the page disagreed."""
+    from verify.findings import Finding, distinct
+
+    cases = [Finding("X-1", "title", f"draw {k}.", ("S002-T1",), {}, "simulated", f"test[{k}]")
+             for k in (2, 1)]
+    one, other = distinct(cases), distinct(cases[::-1])
+    assert [f.text for f in one] == [f.text for f in other] == ["draw 1. draw 2."]
