@@ -27,7 +27,7 @@ from verify.check_run import check_estimate, check_one, event_time, instance_sca
 from verify.escalation import DEFAULT_BUDGET, check_escalating
 from verify.evidence import Estimate, Grid, LimitSequence, Sample, ScalingData
 from verify.run_context import evaluate, relation_margins
-from verify.verdict import CheckError, Outcome, Verdict, combine
+from verify.verdict import CheckError, Verdict, combine
 
 
 def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET,
@@ -48,16 +48,15 @@ def check(claim: Claim, evidence, escalate: int = DEFAULT_BUDGET,
 
     ``certify`` (a Trajectory of the exact flow): also decide the claim on the run's
     certified tube (`verify.certified`) and attach it as ``verdict.certificate`` (PROVED,
-    DISPROVED or UNCERTIFIED, kept apart from the outcome); a path writes the certificate
-    file there (`python -m numerics.certify FILE` re-verifies it).
+    DISPROVED or UNCERTIFIED, kept apart from the outcome; on an INAPPLICABLE verdict too,
+    which then says both); a path writes the certificate file there
+    (`python -m numerics.certify FILE` re-verifies it).
     """
     if certify is not False and certify is not None:
         if not isinstance(evidence, Trajectory):
             raise CheckError("certify: only a single Trajectory can be certified")
         verdict = check(claim, evidence, escalate)
-        if verdict.outcome is Outcome.INAPPLICABLE:
-            return verdict
-        from verify.certified import certify_claim
+        from verify.certified import certify_claim  # INAPPLICABLE too: both are shown
 
         cert = certify_claim(claim, evidence, file=None if certify is True else certify)
         return replace(verdict, certificate=cert.to_dict())

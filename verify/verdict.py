@@ -220,9 +220,9 @@ class Verdict:
         if self.accuracy:
             extra += f"; decided by {self.accuracy}"
         if self.certificate:
-            c = self.certificate
-            at = "" if c.get("t") is None else f" at t={c['t']:.6g}"
-            extra += f"; certified: {c['outcome']}{at} ({c['reason']})"
+            from verify.certified.decide import certified_text
+
+            extra += f"; {certified_text(self.certificate, self.outcome)}"
         return f"{head}{margin}{tol}{where}{reason}{extra}"
 
 

@@ -15,7 +15,11 @@ From the file alone it
    initial state, each step's end against the next step's start, and the radii claimed
    at the run's saved times;
 3. re-decides the claim in Arb on that tube (`claims.decide`) and requires the file's
-   verdict, time and reason exactly.
+   verdict (a file that says UNCERTIFIED claims nothing: where the checker decides more,
+   it prints its own verdict beside the file's); where a window's end is decided by the
+   loss's monotonicity (Lemma 9, `numerics.certify.monotone`), it re-derives that the
+   lemma applies (the claim's shape, the field as -kappa grad L of the claim's L) and
+   requires the file's record of it (from when, L's enclosure there, the sides' bounds).
 
 Any failure rejects the file (`CertificateRejected`, naming the field or the step).
 Command line: exit 0 accepted (it prints the claim, the instance's hash, the verdict and
@@ -41,6 +45,7 @@ from numerics.certify.field import (
     step_polynomial,
     verify_step,
 )
+from numerics.certify.monotone import NAME
 
 FORMAT = certificate.FORMAT
 
@@ -162,13 +167,38 @@ def _check_claim(f: certificate.TubeFile) -> Decision | None:
                                   f"the claim's horizon {f.claim.horizon!r}")
     got = decide(f.claim, f)
     said = f.verdict
-    if got.outcome != said.outcome:
+    _check_tail(said, got)
+    if got.outcome != said.outcome and said.outcome != "UNCERTIFIED":
         at = "" if said.t is None else f" at t={said.t!r}"
         now = "" if got.t is None else f" at t={got.t!r}"
         raise CertificateRejected(
             f"verdict: the file says {said.outcome}{at} ({said.reason}); on the file's tube "
             f"(to t={f.end:.6g}) the claim is {got.outcome}{now} ({got.reason})")
     return got
+
+
+def _check_tail(said: Decision, got: Decision) -> None:
+    """The file's tail (a window's end decided by Lemma 9, `numerics.certify.monotone`)
+    against the checker's own: claimed where the lemma does not apply, missing where the
+    tube alone does not decide the window, or from another time or on other numbers, the
+    file is rejected."""
+    if said.tail is None and got.tail is None:
+        return
+    if said.tail is not None and got.tail is None:
+        why = got.reason if got.outcome != "PROVED" else "the tube alone decides it"
+        raise CertificateRejected(
+            f"verdict.tail: the file decides the window from t={said.tail.start!r} on by "
+            f"{NAME}, which does not hold here: on the file's tube the claim is "
+            f"{got.outcome} ({why})")
+    if said.tail is None:
+        if said.outcome == "UNCERTIFIED":
+            return  # the file claims nothing; the checker's verdict is printed beside it
+        raise CertificateRejected(
+            f"verdict.tail: the file says {said.outcome} on the tube alone, but the tube does "
+            f"not decide the window: the checker needs {NAME} from t={got.tail.start!r}")
+    differs = said.tail.differs(got.tail)
+    if differs:
+        raise CertificateRejected(differs)
 
 
 def report(got: Checked, path) -> list[str]:
@@ -188,6 +218,10 @@ def report(got: Checked, path) -> list[str]:
         v = got.verdict
         at = "" if v.t is None else f" at t={v.t:.6g}"
         lines.append(f"verdict:  {v.outcome}{at}: {v.reason}")
+        if v.tail is not None:
+            lines.append(f"tail:     from t={v.tail.start:.6g} on, the verdict rests on {NAME} "
+                         f"(re-derived here: the claim's shape, the field as "
+                         f"{v.tail.flow}, L at t={v.tail.start:.6g} enclosed on the tube)")
         if got.said is not None and got.said != v:
             said = "" if got.said.t is None else f" at t={got.said.t:.6g}"
             lines.append(f"          (the file says {got.said.outcome}{said}: "

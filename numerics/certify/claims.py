@@ -37,7 +37,7 @@ verdict and time exactly or rejects the file.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -46,6 +46,7 @@ from flint import arb
 from numerics.certify.balls import Ball, add_up, range_on, shifted, sub_down, up
 from numerics.certify.balls import float_down as float_floor
 from numerics.certify.balls import float_up as float_ceil
+from numerics.certify.monotone import NotApplicable, Tail, decide_tail
 from numerics.certify.quantities import (
     INSTANCE_NUMBERS,
     MEASURES,
@@ -302,19 +303,26 @@ class ClaimSpec:
 @dataclass(frozen=True)
 class Decision:
     """A claim decided on a tube: the outcome, the time it was decided at (None where no
-    one time decides it) and why."""
+    one time decides it) and why; ``tail``: where a window's end is decided by the loss's
+    monotonicity (`numerics.certify.monotone`, Lemma 9), from when and on which numbers."""
 
     outcome: str
     t: float | None
     reason: str
+    tail: Tail | None = None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        out = {"outcome": self.outcome, "t": self.t, "reason": self.reason}
+        if self.tail is not None:
+            out["tail"] = self.tail.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data) -> Decision:
-        if not isinstance(data, dict) or set(data) != {"outcome", "t", "reason"}:
-            raise ClaimError("verdict: an object with outcome, t and reason")
+        if not isinstance(data, dict) or not (
+                {"outcome", "t", "reason"} <= set(data) <= {"outcome", "t", "reason", "tail"}):
+            raise ClaimError("verdict: an object with outcome, t and reason (and a tail "
+                             "where Lemma 9 decides one)")
         if data["outcome"] not in OUTCOMES:
             raise ClaimError(f"verdict.outcome: {data['outcome']!r} is not one of {OUTCOMES}")
         t = data["t"]
@@ -323,7 +331,16 @@ class Decision:
             raise ClaimError(f"verdict.t: a time or null, got {t!r}")
         if not isinstance(data["reason"], str):
             raise ClaimError("verdict.reason: a string")
-        return cls(data["outcome"], None if t is None else float(t), data["reason"])
+        tail = None
+        if data.get("tail") is not None:
+            if data["outcome"] != "PROVED":
+                raise ClaimError(f"verdict.tail: a {data['outcome']} verdict has no tail "
+                                 "(Lemma 9 only proves)")
+            try:
+                tail = Tail.from_json(data["tail"])
+            except NotApplicable as exc:
+                raise ClaimError(str(exc)) from None
+        return cls(data["outcome"], None if t is None else float(t), data["reason"], tail)
 
 
 # -- evaluation ------------------------------------------------------------------------------
@@ -360,6 +377,11 @@ class Context:
     # -- enclosures of the state ------------------------------------------------------------
     def _start(self, k: int) -> np.ndarray:
         return self.tube.coeffs[k, 0] if k < self.N else np.asarray(self.tube.end_state)
+
+    def centre(self, k: int) -> np.ndarray:
+        """The float state the tube's ball at boundary k is centred on (the initial state
+        at k = 0)."""
+        return self.instance.theta0 if k == 0 else self._start(k)
 
     def ball_at(self, k: int) -> tuple[Ball, Ball]:
         """The state at boundary k (exactly the initial state at k = 0)."""
@@ -681,8 +703,9 @@ def _decide_window(ctx: Context) -> Decision:
                             "there")
     if spec.window[0] == spec.window[1]:  # a single time: the tube's states then
         if hi_out > ctx.end:
-            return Decision("UNCERTIFIED", None, f"the tube ends at t={ctx.end:.6g}, before "
-                            f"the time {hi_out:.6g}")
+            return _with_tail(ctx, Decision(
+                "UNCERTIFIED", None, f"the tube ends at t={ctx.end:.6g}, before the time "
+                f"{hi_out:.6g}"), lo_out, hi_out, single=True)
         W, a = ctx.state_at(lo)
         s = ctx.sign(rel, ("given", W, a, lo))
         if s == -1:
@@ -691,24 +714,55 @@ def _decide_window(ctx: Context) -> Decision:
         if s == 1:
             return Decision("PROVED", lo_out, f"the relation holds on the whole tube at "
                             f"t={lo_out:.6g}")
-        return Decision("UNCERTIFIED", None, f"the tube does not decide the relation at "
-                        f"t={lo_out:.6g}")
+        return _with_tail(ctx, Decision("UNCERTIFIED", None, f"the tube does not decide "
+                                        f"the relation at t={lo_out:.6g}"), lo_out, hi_out,
+                          single=True)
     if not _provable(rel):
         return Decision("UNCERTIFIED", None, "an equality holds on no tube of positive "
                         "radius: the tube can only disprove it, and it does not fail on the "
                         "whole tube at any boundary of the window")
     if hi_out > ctx.end:
-        return Decision("UNCERTIFIED", None, f"the tube is certified to t={ctx.end:.6g}, the "
-                        f"window reaches {hi_out:.6g}")
+        return _with_tail(ctx, Decision(
+            "UNCERTIFIED", None, f"the tube is certified to t={ctx.end:.6g}, the window "
+            f"reaches {hi_out:.6g}"), lo_out, hi_out)
     lo_out = max(lo_out, 0.0)
     for k, s0, s1 in ctx.parts(lo_out, hi_out):
         first = ctx.holds_over(rel, k, s0, s1, want=1)
         if first is not None:
             at = float_floor(_arb_time(ctx.bounds[k]) + _arb_time(first)) + 0.0
-            return Decision("UNCERTIFIED", None, f"the tube does not decide the relation "
-                            f"from t={at:.6g}")
+            return _with_tail(ctx, Decision(
+                "UNCERTIFIED", None, f"the tube does not decide the relation from "
+                f"t={at:.6g}"), lo_out, hi_out)
     return Decision("PROVED", None, f"the relation holds on the whole tube for t in "
                     f"[{lo_out:.6g}, {hi_out:.6g}]")
+
+
+def _with_tail(ctx: Context, undecided: Decision, lo_out: float, hi_out: float,
+               single: bool = False) -> Decision:
+    """Where the tube alone leaves a window claim UNCERTIFIED: PROVED when Lemma 9 (the
+    loss does not increase along the flow, `numerics.certify.monotone`) decides its tail
+    from a boundary of the tube on; else ``undecided``, with why the lemma does not help
+    when the claim reads the loss."""
+    try:
+        tail = decide_tail(ctx, lo_out, hi_out, single)
+    except NotApplicable as exc:
+        if not _uses_loss(ctx.spec.relation):
+            return undecided
+        return replace(undecided, reason=f"{undecided.reason}; the loss's monotonicity "
+                       f"(Lemma 9) does not decide it either: {exc}")
+    if single:
+        span = f"at t={lo_out:.6g}:"
+    elif tail.start > max(lo_out, 0.0):
+        span = (f"for t in [{max(lo_out, 0.0):.6g}, {hi_out:.6g}]: on the whole tube up to "
+                f"t={tail.start:.6g}, and")
+    else:
+        span = f"for t in [{max(lo_out, 0.0):.6g}, {hi_out:.6g}]:"
+    return Decision("PROVED", None, f"the relation holds {span} {tail.describe()}", tail)
+
+
+def _uses_loss(node) -> bool:
+    return isinstance(node, list) and bool(node) and (
+        node[:3] == ["q", "L", ["t"]] or any(_uses_loss(a) for a in node[1:]))
 
 
 __all__ = ["ClaimError", "ClaimSpec", "Context", "Decision", "check_tree", "decide",

@@ -3,7 +3,8 @@ checker re-decides the claim from the file alone (``python -m numerics.certify F
 
 ``tests/data/bad_certificates.json`` is the checker's bad-input corpus: each entry edits a
 good certificate (``@TOY``: S002-T1 on the two-point example; ``@OTHER``: another of its
-instances; ``@ZERO``: an instance with exact zeros in its initial state) and names the text
+instances; ``@ZERO``: an instance with exact zeros in its initial state; ``@TAIL``: a window
+whose tail Lemma 9 decides, the loss's monotonicity) and names the text
 the rejection must contain. Every one is REJECTED with one line naming the field or the
 step, exit 1 (usage errors: exit 2), and no traceback.
 """
@@ -61,6 +62,15 @@ def files(tmp_path_factory):
     cert = certify_claim(claim, run, file=tmp / "zero.npz")
     assert cert.outcome is CertifiedOutcome.PROVED, cert.reason
     out["@ZERO"] = cert.record["file"]
+    # the worst instance of `gfverify conjecture "L(t) <= 1.5*L(0)" --family two-point`: its
+    # tube stops at t = 75.8 of 296.6, the window's tail decided by Lemma 9 from t = 0
+    problem = generators.two_point(p=10, lam=1e-20, seed=0)
+    run = simulate(problem, ExactFlow(), np.linspace(0, 296.567239214152, 101))
+    claim = statement_of("L(t) <= 1.5*L(0)").claim("for_all_t", None, float(run.t[-1]),
+                                                   float(run.t[1]))
+    cert = certify_claim(claim, run, file=tmp / "tail.npz")
+    assert cert.outcome is CertifiedOutcome.PROVED and "Lemma 9" in cert.reason, cert.reason
+    out["@TAIL"] = cert.record["file"]
     out["@MISSING"] = str(tmp / "nowhere.npz")
     return out
 
@@ -175,7 +185,8 @@ def test_bad_certificate_corpus(case, files, tmp_path, capsys):
 
 
 def test_the_good_files_are_accepted(files):
-    for name, outcome in (("@TOY", "PROVED"), ("@OTHER", "DISPROVED"), ("@ZERO", "PROVED")):
+    for name, outcome in (("@TOY", "PROVED"), ("@OTHER", "DISPROVED"), ("@ZERO", "PROVED"),
+                          ("@TAIL", "PROVED")):
         got = check_certificate(files[name])
         assert got.verdict.outcome == outcome
         assert got.claim.id in ("S002-T1", "conjecture")
@@ -188,7 +199,8 @@ _BLOCKED = ("numerics.certify.tube", "numerics.flow", "numerics.simulate", "nume
             "mpmath")
 _ALLOWED = {"numerics", "numerics.identity", "numerics.certify", "numerics.certify.balls",
             "numerics.certify.field", "numerics.certify.instance", "numerics.certify.claims",
-            "numerics.certify.quantities", "numerics.certify.certificate",
+            "numerics.certify.quantities", "numerics.certify.monotone",
+            "numerics.certify.certificate",
             "numerics.certify.checker", "numerics.certify.__main__"}
 
 _RUN_BLOCKED = f"""

@@ -110,3 +110,37 @@ def test_the_suite_option_fills_the_certified_column(tmp_path):
 def test_a_claim_about_instance_numbers_is_not_certified(certifying, runs):
     verdict = check(get("S002-A1"), runs)  # <x_k, x_k'> = 0: no quantity of t
     assert all(v.certificate is None for v in verdict.instances)
+
+
+def test_an_inapplicable_verdict_says_both(runs):
+    """S002-T1 on seed 0 fails its assumption A3 (INAPPLICABLE); `check(..., certify=True)`
+    still decides the statement on the tube and says both: what the certificate decided on
+    this instance's flow, and that the theorem's assumptions are not met there (before,
+    the certified outcome was dropped from an INAPPLICABLE verdict)."""
+    verdict = check(get("S002-T1"), runs[0], certify=True)
+    assert verdict.outcome.value == "INAPPLICABLE"
+    assert verdict.certificate is not None
+    assert verdict.certificate["outcome"] in ("PROVED", "DISPROVED")
+    text = str(verdict)
+    assert "A3 key neurons fails" in text
+    assert f"certified: {verdict.certificate['outcome']}" in text
+    assert "the claim's assumptions are not met here" in text
+    # an applicable verdict says nothing of the kind
+    assert "assumptions are not met" not in str(check(get("S002-T1"), runs[1], certify=True))
+
+
+def test_the_certificate_reads_the_run_in_the_claims_convention():
+    """S002-T1 is written for L with prefactor 1; a run of the flow of 2L is checked, float
+    and certified, as that flow read at twice its times. Before, the certificate decided
+    the formula on 2L at the run's own times (an event time half the float one, and the
+    instance hash of the 2L problem)."""
+    from numerics import generators
+
+    ones = generators.two_point(p=10, lam=1e-6 / np.sqrt(10), seed=0)
+    twos = generators.two_point(p=10, lam=1e-6 / np.sqrt(10), seed=0, loss_scale=2.0)
+    run = simulate(twos, ExactFlow(), np.linspace(0, s002_horizon(twos), 101))
+    verdict = check(get("S002-T1"), run, certify=True)
+    cert = verdict.certificate
+    assert cert["outcome"] == "PROVED"
+    assert cert["record"]["instance"] == ones.content_hash != twos.content_hash
+    assert abs(cert["t"] - verdict.where.t) < 2.0  # both about 35.5, in the claim's time

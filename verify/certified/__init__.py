@@ -4,6 +4,11 @@ The tube and its file come from `numerics.certify`; the file is re-verified by
 `python -m numerics.certify FILE`, which imports no integrator.
 """
 
-from verify.certified.decide import Certification, CertifiedOutcome, certify_claim
+from verify.certified.decide import (
+    Certification,
+    CertifiedOutcome,
+    certified_text,
+    certify_claim,
+)
 
-__all__ = ["Certification", "CertifiedOutcome", "certify_claim"]
+__all__ = ["Certification", "CertifiedOutcome", "certified_text", "certify_claim"]

@@ -59,7 +59,21 @@ def certify_claim(claim: Claim, traj, tube: Tube | None = None, file=None) -> Ce
     """Decide ``claim`` on the certified tube of ``traj`` (built with
     `numerics.certify.certify` unless given); write the certificate, with the claim and
     its verdict, to ``file`` when given. Never raises for a run or claim it cannot
-    certify: UNCERTIFIED says why (and the file then holds the tube alone)."""
+    certify: UNCERTIFIED says why (and the file then holds the tube alone).
+
+    The run is read in the loss convention the claim's formulas are written for
+    (`verify.run_context.in_claim_convention`, as the float checks read it): the tube is
+    the flow of that L, at its times, so that the L (and t) the certificate decides on are
+    the claim's. A ``tube`` of the run in another convention is not used (it is rebuilt)."""
+    from verify.run_context import in_claim_convention
+    from verify.verdict import CheckError
+
+    try:
+        traj = in_claim_convention(claim, traj)
+    except CheckError as exc:
+        return Certification(claim.id, CertifiedOutcome.UNCERTIFIED, str(exc))
+    if tube is not None and tube.instance.loss_scale != float(traj.problem.loss_scale):
+        tube = None
     try:
         tube = certify(traj) if tube is None else tube
     except (NotCertifiable, CertifyError) as exc:
@@ -76,9 +90,26 @@ def certify_claim(claim: Claim, traj, tube: Tube | None = None, file=None) -> Ce
         decision = decide(spec, tube)
         out = Certification(claim.id, CertifiedOutcome(decision.outcome), decision.reason,
                             decision.t)
+        if decision.tail is not None:
+            record["tail"] = decision.tail.to_json()
     if file is not None:
         record["file"] = str(tube.write(file, spec, decision))
     return Certification(out.claim_id, out.outcome, out.reason, out.t, record)
 
 
-__all__ = ["Certification", "CertifiedOutcome", "certify_claim"]
+def certified_text(cert: dict, float_outcome) -> str:
+    """How a verdict shows its certified outcome (``cert``: `Certification.to_dict`) beside
+    its float outcome: where the float check found the claim's assumptions unmet
+    (INAPPLICABLE) and the tube decided it anyway, both are said, since the certificate
+    decides the inequality on this instance's flow and reads no assumption."""
+    at = "" if cert.get("t") is None else f" at t={cert['t']:.6g}"
+    text = f"certified: {cert['outcome']}{at} ({cert['reason']})"
+    if (getattr(float_outcome, "value", float_outcome) == "INAPPLICABLE"
+            and cert["outcome"] in ("PROVED", "DISPROVED")):
+        text += ("; the certificate decides the statement on this instance's flow only: "
+                 "the claim's assumptions are not met here (the float check: INAPPLICABLE), "
+                 "so it is no evidence for or against the theorem")
+    return text
+
+
+__all__ = ["Certification", "CertifiedOutcome", "certified_text", "certify_claim"]

@@ -10,6 +10,10 @@ The claim certified is the statement with its times as the statement gives them:
 ``--at-t`` or ``--window`` time in instance numbers stays an expression (the checker
 evaluates it in Arb from the instance), and one that uses ``first(EVENT)`` reads the
 event's time enclosed on the tube, not the first saved time the float run shows it.
+
+Where the tube stops before the window ends, a statement bounding the loss L(t) by a side
+that does not decrease in t is decided past the tube by Lemma 9 (the loss does not increase
+along the flow, `numerics.certify.monotone`); the summary counts those PROVED verdicts.
 """
 
 from __future__ import annotations
@@ -100,7 +104,7 @@ def certified_lines(result, path: str) -> list[str]:
             return ["certify: no instance HOLDS and none is a counterexample: nothing to "
                     "certify"]
     statement = statement_of(result.statement)
-    lines, counts, written = [], {}, []
+    lines, counts, written, tails = [], {}, [], 0
     files = iter(_paths(Path(path), len(targets)))
     for inst in targets:
         run = result.trajectory() if result.found else result.run_of(inst)
@@ -125,6 +129,7 @@ def certified_lines(result, path: str) -> list[str]:
         file = next(files)
         cert = certify_claim(claim, run, tube=tube, file=file)
         counts[cert.outcome.value] = counts.get(cert.outcome.value, 0) + 1
+        tails += "tail" in cert.record
         at = "" if cert.t is None else f" at t={cert.t:.6g}"
         lines.append(f"  {label}: {cert.outcome.value}{at}: {cert.reason} [instance "
                      f"{cert.record.get('instance')}, {cert.record.get('steps')} steps, "
@@ -132,6 +137,9 @@ def certified_lines(result, path: str) -> list[str]:
                      f"certificate {file}]")
         written.append(str(file))
     summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+    if tails:
+        summary += (f" ({tails} of them PROVED to the horizon by Lemma 9, the loss's "
+                    "monotonicity along the flow, from a time the tube reaches)")
     head = [f"certified: {what}, {len(targets)} instance(s) on their certified tubes: "
             f"{summary}"]
     tail = []
