@@ -219,9 +219,10 @@ def report(got: Checked, path) -> list[str]:
         at = "" if v.t is None else f" at t={v.t:.6g}"
         lines.append(f"verdict:  {v.outcome}{at}: {v.reason}")
         if v.tail is not None:
-            lines.append(f"tail:     from t={v.tail.start:.6g} on, the verdict rests on {NAME} "
-                         f"(re-derived here: the claim's shape, the field as "
-                         f"{v.tail.flow}, L at t={v.tail.start:.6g} enclosed on the tube)")
+            t0 = f"{v.tail.start:.6g}"
+            lines.append(f"tail:     from t={t0} on, the verdict rests on {NAME}; re-derived "
+                         f"here: the claim's shape, the field as {v.tail.flow}, and "
+                         f"L({t0}) <= {v.tail.loss[1]:.6g} on the tube")
         if got.said is not None and got.said != v:
             said = "" if got.said.t is None else f" at t={got.said.t:.6g}"
             lines.append(f"          (the file says {got.said.outcome}{said}: "

@@ -138,8 +138,8 @@ def certified_lines(result, path: str) -> list[str]:
         written.append(str(file))
     summary = ", ".join(f"{n} {k}" for k, n in counts.items())
     if tails:
-        summary += (f" ({tails} of them PROVED to the horizon by Lemma 9, the loss's "
-                    "monotonicity along the flow, from a time the tube reaches)")
+        summary += (f" ({tails} of them past the tube's end by Lemma 9: the loss does not "
+                    "increase along the flow)")
     head = [f"certified: {what}, {len(targets)} instance(s) on their certified tubes: "
             f"{summary}"]
     tail = []
