@@ -4,7 +4,9 @@
 with the claim decided on it (`numerics.certify.certificate`); the separate checker
 `check_certificate(path)` (``python -m numerics.certify FILE``) re-checks the file from
 the file alone, without the integrator. `verify.certified` decides a `theory.Claim` on a
-tube (PROVED, DISPROVED) through the claim evaluator `numerics.certify.claims`.
+tube (PROVED, DISPROVED) through the claim evaluator `numerics.certify.claims`; where the
+tube stops before a window ends, a bound on the loss is decided past it by Lemma 9, the
+loss's monotonicity along the flow (`numerics.certify.monotone`).
 
 The names below are imported on first use (PEP 562), so that the checker loads none of the
 writer's modules.

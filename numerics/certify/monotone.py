@@ -25,7 +25,7 @@ Cauchy-Schwarz bounds the distance travelled (no solution escapes in finite time
 exists to every horizon). The same chain rule is Bolte and Pauwels' conservative field of
 the backpropagation oracle (Math. Program. 188, 2021) and, for the Clarke subdifferential
 of a Whitney stratifiable function, the chain rule of Davis, Drusvyatskiy, Kakade and Lee
-(Found. Comput. Math. 20, 2020, section 5); the argument above needs neither.
+(Found. Comput. Math. 20, 2020); the argument above needs neither.
 
 The certified field (`numerics.certify.field`) is -kappa M G: Filippov's set of the
 piecewise-polynomial field is the image of the box of admissible D (the field is affine in
@@ -47,6 +47,7 @@ not -kappa M grad L at T0) does not apply, and says why.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -112,16 +113,15 @@ class Tail:
             raise NotApplicable(f"verdict.tail.lemma: {data['lemma']!r}, the checker knows "
                                 f"{LEMMA!r}")
         for key in ("start", "small", "big"):
-            v = data[key]
-            if isinstance(v, bool) or not isinstance(v, float | int) or not np.isfinite(v):
-                raise NotApplicable(f"verdict.tail.{key}: a finite number, got {v!r}")
+            if not _finite(data[key]):
+                raise NotApplicable(f"verdict.tail.{key}: a finite number, got "
+                                    f"{str(data[key])[:40]}")
         k = data["boundary"]
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise NotApplicable(f"verdict.tail.boundary: a step boundary's index, got {k!r}")
         lo_hi = data["loss"]
-        if not (isinstance(lo_hi, list) and len(lo_hi) == 2 and all(
-                isinstance(v, float | int) and not isinstance(v, bool) and np.isfinite(v)
-                for v in lo_hi) and lo_hi[0] <= lo_hi[1]):
+        if not (isinstance(lo_hi, list) and len(lo_hi) == 2 and all(map(_finite, lo_hi))
+                and lo_hi[0] <= lo_hi[1]):
             raise NotApplicable(f"verdict.tail.loss: [lo, hi] with lo <= hi, got "
                                 f"{str(lo_hi)[:60]}")
         if not isinstance(data["flow"], str):
@@ -152,6 +152,17 @@ class Tail:
         return (f"from t={self.start:.6g} on by {NAME}: L({self.start:.6g}) <= "
                 f"{self.loss[1]:.6g}, the smaller side <= {self.small:.6g} <= {self.big:.6g} "
                 "<= the larger side")
+
+
+def _finite(v) -> bool:
+    """Whether a JSON value is a finite number a float holds (an integer of 400 digits is
+    not)."""
+    if isinstance(v, bool) or not isinstance(v, float | int):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
 
 
 # -- the flow -----------------------------------------------------------------------------
