@@ -36,7 +36,6 @@ verdict and time exactly or rejects the file.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 
@@ -47,6 +46,7 @@ from numerics.certify.balls import Ball, add_up, range_on, shifted, sub_down, up
 from numerics.certify.balls import float_down as float_floor
 from numerics.certify.balls import float_up as float_ceil
 from numerics.certify.monotone import NotApplicable, Tail, decide_tail
+from numerics.certify.monotone import finite as _finite
 from numerics.certify.quantities import (
     INSTANCE_NUMBERS,
     MEASURES,
@@ -242,8 +242,7 @@ class ClaimSpec:
                 raise ClaimError(f"claim.{name}: a string, got {getattr(self, name)!r}")
         if self.kind not in KINDS:
             raise ClaimError(f"claim.kind: {self.kind!r} is not one of {KINDS}")
-        if (isinstance(self.horizon, bool) or not isinstance(self.horizon, float | int)
-                or not (math.isfinite(self.horizon) and self.horizon >= 0)):
+        if not (_finite(self.horizon) and self.horizon >= 0):
             raise ClaimError(f"claim.horizon: a time >= 0, got {self.horizon!r}")
         check_tree(self.relation, "claim.relation", relation=True)
         if self.kind == "event":
@@ -326,8 +325,7 @@ class Decision:
         if data["outcome"] not in OUTCOMES:
             raise ClaimError(f"verdict.outcome: {data['outcome']!r} is not one of {OUTCOMES}")
         t = data["t"]
-        if t is not None and (isinstance(t, bool) or not isinstance(t, float | int)
-                              or not math.isfinite(t)):
+        if t is not None and not _finite(t):
             raise ClaimError(f"verdict.t: a time or null, got {t!r}")
         if not isinstance(data["reason"], str):
             raise ClaimError("verdict.reason: a string")

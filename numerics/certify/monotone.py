@@ -113,14 +113,14 @@ class Tail:
             raise NotApplicable(f"verdict.tail.lemma: {data['lemma']!r}, the checker knows "
                                 f"{LEMMA!r}")
         for key in ("start", "small", "big"):
-            if not _finite(data[key]):
+            if not finite(data[key]):
                 raise NotApplicable(f"verdict.tail.{key}: a finite number, got "
                                     f"{str(data[key])[:40]}")
         k = data["boundary"]
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise NotApplicable(f"verdict.tail.boundary: a step boundary's index, got {k!r}")
         lo_hi = data["loss"]
-        if not (isinstance(lo_hi, list) and len(lo_hi) == 2 and all(map(_finite, lo_hi))
+        if not (isinstance(lo_hi, list) and len(lo_hi) == 2 and all(map(finite, lo_hi))
                 and lo_hi[0] <= lo_hi[1]):
             raise NotApplicable(f"verdict.tail.loss: [lo, hi] with lo <= hi, got "
                                 f"{str(lo_hi)[:60]}")
@@ -154,7 +154,7 @@ class Tail:
                 "<= the larger side")
 
 
-def _finite(v) -> bool:
+def finite(v) -> bool:
     """Whether a JSON value is a finite number a float holds (an integer of 400 digits is
     not)."""
     if isinstance(v, bool) or not isinstance(v, float | int):
@@ -373,6 +373,6 @@ def decide_tail(ctx, lo_out: float, hi_out: float, single: bool) -> Tail:
                         "monotonicity has no start")
 
 
-__all__ = ["GRADIENT_FLOWS", "LEMMA", "NAME", "NotApplicable", "Tail", "applies",
+__all__ = ["GRADIENT_FLOWS", "LEMMA", "NAME", "NotApplicable", "Tail", "applies", "finite",
            "check_shape", "decide_tail", "field_mismatch", "gradient_flow", "loss_gradient",
            "trend"]
