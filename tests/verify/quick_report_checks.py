@@ -1,6 +1,6 @@
 """Checks of a whole quick report (`gfverify report --profile quick --out DIR`).
 
-Run by ``tests/verify/test_cli.py::test_report_with_suite_covers_every_checkable_claim``
+Run by ``tests/verify/front/test_cli.py::test_report_with_suite_covers_every_checkable_claim``
 (opt in: ``pytest -m slow``) and, on the report the installed wheel writes, by CI's
 ``.ci/wheel_check``:
 
@@ -55,7 +55,7 @@ def claim_outcomes(rows: list[dict]) -> dict[str, str]:
 def check(out: Path, findings_page: Path) -> None:
     import theory
     from theory import packs, registry
-    from verify import findings
+    from verify.results import findings
 
     out = Path(out)
     page = (out / "index.html").read_text()

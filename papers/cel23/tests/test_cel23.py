@@ -29,11 +29,12 @@ from papers.cel23.families import SIZES
 from papers.cel23.measures import structure
 from theory.claim import Kind
 from theory.symbols import PL, L, t
-from verify import Outcome, check
-from verify.check_run import above_loss_floor
-from verify.evidence import claim_time
-from verify.findings import Finding
-from verify.measures import instance_values
+from verify import Outcome
+from verify.engine import check
+from verify.engine.check_run import above_loss_floor
+from verify.engine.evidence import claim_time
+from verify.language.measures import instance_values
+from verify.results.findings import Finding
 
 SMALL_LAM = 1e-30
 PAPER_LAM = 4.0**-7
@@ -205,7 +206,7 @@ def test_mutant_is_caught(mutant, verdicts):
 
 # -- the limits (Theorem 7, Lemma 34, F7a/F7b/F35a) ------------------------------------------------
 # lam -> 0 along a geometric sequence, each run read at its limit point (its end state polished
-# by Newton's method, `verify.limit_point`): the quick profile on seed 2 (the cheap one: its
+# by Newton's method, `verify.engine.limit_point`): the quick profile on seed 2 (the cheap one: its
 # eta_d is 6 times seed 1's, so its runs are 7 times shorter), the full one on seeds 1 and 2 at
 # half-decade steps. The last values (1e-11, 1e-14) are past where the distances to the limit
 # fall below the runs' errors (about 0.028 lam against 1e-11 for the limit network): the
