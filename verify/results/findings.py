@@ -3,7 +3,7 @@ generated block of ``docs/findings.md`` ("Findings of the verification suite") w
 it (`update_page`) or compared with it (`page_disagreements`).
 
 The block is regenerated from a run's ``verdicts.json`` by ``gfverify findings VERDICTS_JSON
---page docs/findings.md``; ``tests/verify/quick_report_checks.py`` fails when that block
+--page docs/findings.md``; ``tests/verify/front/quick_report_checks.py`` fails when that block
 and the quick report's run disagree. One finding is `verify.results.finding.Finding`.
 """
 

@@ -4,7 +4,7 @@ Run by ``tests/verify/front/test_cli.py::test_report_with_suite_covers_every_che
 (opt in: ``pytest -m slow``) and, on the report the installed wheel writes, by CI's
 ``.ci/wheel_check``:
 
-    python tests/verify/quick_report_checks.py REPORT_DIR docs/findings.md
+    python tests/verify/front/quick_report_checks.py REPORT_DIR docs/findings.md
 
 Everything is computed again here from ``verdicts.json`` and compared with what the pages
 show, so a report that miscounts, loses an anchor or shows raw markup fails.
@@ -136,4 +136,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit("usage: python quick_report_checks.py REPORT_DIR docs/findings.md")
     check(Path(sys.argv[1]), Path(sys.argv[2]))
-    print("the quick report passes tests/verify/quick_report_checks.py")
+    print("the quick report passes tests/verify/front/quick_report_checks.py")
