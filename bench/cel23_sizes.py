@@ -35,7 +35,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 from papers.cel23 import repro_rank as rr  # noqa: E402
-from verify.pool import worker_pool  # noqa: E402
+from verify.running.pool import worker_pool  # noqa: E402
 
 
 def main(args) -> None:

@@ -43,8 +43,8 @@ from numerics.certify import certify, check_certificate  # noqa: E402
 from papers.s002.evidence import s002_horizon  # noqa: E402
 from papers.s002.families import ORTHOGONAL  # noqa: E402
 from theory import get  # noqa: E402
-from verify.certified import certify_claim  # noqa: E402
-from verify.check import check  # noqa: E402
+from verify.engine.certified import certify_claim  # noqa: E402
+from verify.engine.check import check  # noqa: E402
 
 
 def _small():

@@ -342,8 +342,9 @@ def judge(truth: bool, answer: str) -> str:
 def warm_up(statements) -> None:
     """Import what a search loads on first use (sympy, hypothesis, the packs' quantities and
     families, torch for the descent), so that a statement's seconds are its search's."""
-    from verify import families, measures
     from verify.conjecture import conjecture  # noqa: F401
+    from verify.instances import families
+    from verify.language import measures
 
     for stmt in statements:
         families.get(stmt.family)

@@ -1,6 +1,6 @@
 """How tight the error estimates of the trajectory quantities are: true error / estimate.
 
-Runs the harness of ``tests/verify/test_error_estimates.py`` (same instances, same runs,
+Runs the harness of ``tests/verify/engine/test_error_estimates.py`` (same instances, same runs,
 same reference: ExactFlow(rtol=1e-13) in the run's coordinates, mpmath on the two-point
 example; gradient descent against the exact flow) and prints, for every trajectory
 quantity and family (instances of one family pooled; gradient-descent instances in their

@@ -1,7 +1,7 @@
 """What one run of each family's instances costs, at its defaults, at the sizes its default
 search reaches and at its papers' sizes (``--sizes paper``).
 
-For every built-in family (`verify.families.all_families`), on this machine, one BLAS
+For every built-in family (`verify.instances.families.all_families`), on this machine, one BLAS
 thread: the run `gfverify conjecture` makes of one instance (the exact flow to the
 family's horizon with its companion, the family's coordinates,
 `verify.conjecture.instance.run_family_instance`, 201 saved times), timed at
@@ -16,8 +16,8 @@ family's horizon with its companion, the family's coordinates,
 
 It prints the CPU seconds (one core: the cost model's unit, unaffected by other jobs
 waiting for the cores), the wall seconds, the steps and the activation events of each, and
-with ``--write`` stores them in ``verify/family_costs.json`` (package data), which
-``gfverify families`` prints under each family and from which `verify.run_cost` fits each
+with ``--write`` stores them in ``verify/instances/family_costs.json`` (package data), which
+``gfverify families`` prints under each family and from which `verify.instances.run_cost` fits each
 family's cost model (``--max-cost``). ``--only NAME`` measures one family and keeps the
 others' stored rows.
 
@@ -41,7 +41,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "GFVE
     os.environ.setdefault(_var, "1")
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "verify" / "family_costs.json"
+OUT = ROOT / "verify" / "instances" / "family_costs.json"
 # Points measured beyond the defaults and the tops of the drawn ranges.
 EXTRA = {"sphere": ({"n": 100, "d": 40, "p": 30, "seed": 0},
                     {"n": 200, "d": 40, "p": 30, "seed": 0}),
@@ -106,7 +106,7 @@ def measure(fam, params: dict) -> dict:
 def main(args) -> None:
     from numerics.problem import ProblemError
     from theory import packs
-    from verify.families import all_families
+    from verify.instances.families import all_families
 
     builtin = {p.name for p in packs.packs() if p.builtin}
     load_before = [round(x, 2) for x in os.getloadavg()]

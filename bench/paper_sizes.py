@@ -1,11 +1,11 @@
-"""The cost of one run per group of checks (the packs' sizes tables, `verify.sizes`), from a
+"""The cost of one run per group of checks (the packs' sizes tables, `verify.results.sizes`), from a
 suite run that measured it.
 
 ``pytest verify --verify-profile paper --verify-json V.json`` records, for every claim,
 the CPU seconds of the largest run a test recording it asked for (``run_cpu``: the plugin
-times each run through its runner, `verify.runs`, and the store keeps what a run cost when
+times each run through its runner, `verify.running.runs`, and the store keeps what a run cost when
 it is read back). This script takes the largest over each group's claims and, with
-``--write``, stores it under the run's profile in ``verify/paper_costs.json`` (package
+``--write``, stores it under the run's profile in ``verify/results/paper_costs.json`` (package
 data), which the findings page's sizes table shows (``gfverify findings --page``).
 
     python bench/paper_sizes.py V.json            # print the costs per group
@@ -21,12 +21,12 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "verify" / "paper_costs.json"
+OUT = ROOT / "verify" / "results" / "paper_costs.json"
 
 
 def group_costs(run: dict) -> dict[str, float]:
     """Group key -> the largest ``run_cpu`` over its claims' rows in ``run``."""
-    from verify.sizes import declared
+    from verify.results.sizes import declared
 
     by_claim: dict[str, float] = {}
     for row in run.get("claims") or []:
@@ -42,8 +42,8 @@ def group_costs(run: dict) -> dict[str, float]:
 
 
 def main(args) -> None:
-    from verify.findings import load_run
-    from verify.run_cost import duration_text
+    from verify.instances.run_cost import duration_text
+    from verify.results.findings import load_run
 
     run = load_run(args.verdicts)
     profile = run["profile"] or "?"

@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GFVERIFY = [sys.executable, "-m", "verify.cli"]
+GFVERIFY = [sys.executable, "-m", "verify.front.cli"]
 
 
 def _run_report(out: Path, stop_when=None, extra=()) -> dict:

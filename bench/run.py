@@ -56,7 +56,8 @@ from numerics.problem import Problem
 from numerics.protocol_loop import protocol_descent
 from numerics.provenance import environment
 from numerics.simulate import simulate, simulate_batch
-from verify.scaling import fit_power_law
+from verify.engine.scaling import fit_power_law
+from verify.running.executors import DaskExecutor
 from verify.sweep import (
     LocalExecutor,
     compute_batch,
@@ -65,7 +66,6 @@ from verify.sweep import (
     read_rows,
     run_sweep,
 )
-from verify.sweep.dask_executor import DaskExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXP1_1_POINTS = ((10, 50), (10, 100), (40, 400), (40, 1000), (70, 700), (70, 1960), (100, 1000),

@@ -4,7 +4,7 @@ Targets (issue 16): ``gfverify --help`` under 0.5 s; ``gfverify claims`` and
 ``gfverify families`` under 2 s. Each command runs ``--repeat`` times in a fresh
 interpreter (best and median wall time), next to ``python -c pass`` on the same
 machine in the same run, so the ratio to a bare interpreter start is comparable
-across machines. Also prints what ``import verify.cli`` loads (torch must not be).
+across machines. Also prints what ``import verify.front.cli`` loads (torch must not be).
 
     python bench/startup.py [--repeat 5]
 """
@@ -50,10 +50,10 @@ def main() -> None:
         print(f"{name:<20} {best:>8.3f} {median:>9.3f} {best / base:>9.1f} "
               f"{'' if target is None else f'{target:g}':>9}{verdict}")
     loaded = subprocess.run(
-        [sys.executable, "-c", "import sys, verify.cli; "
+        [sys.executable, "-c", "import sys, verify.front.cli; "
          "print(' '.join(m for m in ('torch', 'sympy', 'numpy', 'matplotlib', 'numerics') "
          "if m in sys.modules))"], check=True, capture_output=True, text=True).stdout.strip()
-    print(f"import verify.cli loads: {loaded or 'none of torch, sympy, numpy, matplotlib'}")
+    print(f"import verify.front.cli loads: {loaded or 'none of torch, sympy, numpy, matplotlib'}")
 
 
 if __name__ == "__main__":

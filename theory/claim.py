@@ -34,6 +34,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from theory import fields
+from theory.limits import limit_forms
 from theory.symbols import UnknownName, latex_names, latex_names_for
 from theory.symbols import t as t_symbol
 
@@ -56,13 +57,13 @@ class Kind(enum.Enum):
         it is known finely enough.
     SCALING
         A measured quantity against a power (or log) law in a size, fitted over a series of
-        runs (`verify.evidence.ScalingData`); prefactors hidden by the paper are fitted.
+        runs (`verify.engine.evidence.ScalingData`); prefactors hidden by the paper are fitted.
     PROBABILITY
-        A frequency over random instances (`verify.evidence.Sample`), with exact binomial
+        A frequency over random instances (`verify.engine.evidence.Sample`), with exact binomial
         intervals.
     LIMIT
         A limit or a rate without a constant, decided by a fit along a sequence
-        (`verify.check_limit`, `theory.limits`): ``Eq(Limit(Q, lam, 0), Q*)`` (Q at instances
+        (`verify.engine.check_limit`, `theory.limits`): ``Eq(Limit(Q, lam, 0), Q*)`` (Q at instances
         with lam decreasing), ``Limit(F(t), t, oo)`` (a run's limit point, or its saves), the
         two nested (lam -> 0 of t -> infinity), or ``Q <= C x**a`` with C a fitted parameter
         (Q = O(x^a) as x -> 0: the fitted exponent against a).
@@ -367,8 +368,6 @@ class Claim:
         if self.kind is Kind.EVENT_TIME and (self.event is None or self.event_time is None):
             raise ValueError(f"{self.id}: an EVENT_TIME claim needs event and event_time.")
         if self.kind is Kind.LIMIT:
-            from theory.limits import limit_forms
-
             limit_forms(self)  # every relation a limit or a rate: a RecordError otherwise
         for name, values, allowed in (("activations", self.activations, ACTIVATION_KINDS),
                                       ("layers", self.layers, LAYERS)):

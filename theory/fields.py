@@ -1,5 +1,5 @@
 """Checks of the fields of the records a pack author writes (`theory.Claim`,
-`theory.Assumption`, `theory.Source`, `theory.symbols.Term`, `verify.families.Family`).
+`theory.Assumption`, `theory.Source`, `theory.symbols.Term`, `verify.instances.families.Family`).
 
 A malformed record is refused where it is made: a `RecordError` whose one line names the
 record (``claim 'TOY-1'``), the field and what is allowed, instead of a sympy or

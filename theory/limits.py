@@ -16,7 +16,7 @@ A relation of a `theory.Kind.LIMIT` claim is one of
 
 `limit_forms` reads every relation of a claim (a `RecordError` naming the claim when one is
 neither); `describe` says in words how the claim is checked (the catalogue's line).
-Nothing here computes a number: `verify.check_limit` decides on sequences.
+Nothing here computes a number: `verify.engine.check_limit` decides on sequences.
 """
 
 from __future__ import annotations

@@ -17,12 +17,12 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
   `theory.symbols.Term` for the quantities only this pack uses, ``LATEX_NAMES``, a
   dict name -> LaTeX, and ``PAPER_LATEX_NAMES``, paper -> {name: LaTeX} for a
   paper's own notation;
-- ``measures``: ``TRAJECTORY`` (name -> f(Trajectory) -> verify.measures.Series),
+- ``measures``: ``TRAJECTORY`` (name -> f(Trajectory) -> verify.language.measures.Series),
   ``INSTANCE`` (name -> f(Problem) -> float) and ``ENSEMBLE`` dicts, as the
   built-in papers' measure modules do; optionally ``LIMITS`` (a run scalar that a limit
-  t -> infinity defines -> f(Trajectory) -> verify.evidence.Estimate, read at the end of a
+  t -> infinity defines -> f(Trajectory) -> verify.engine.evidence.Estimate, read at the end of a
   run with its error: how ``gfverify check --run`` decides such a claim on a record);
-- ``families``: ``FAMILIES``, a tuple of `verify.families.Family` (for
+- ``families``: ``FAMILIES``, a tuple of `verify.instances.families.Family` (for
   ``gfverify conjecture --family`` and ``gfverify families``); optionally ``TIGHTEN``,
   claim id -> the family and settings ``gfverify tighten`` and the report's tightness
   table use for that claim;
@@ -39,7 +39,7 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
 - ``mutants``: the ids of the mutant checks those tests record (the roster that
   "mutants caught k/N" is counted against).
 
-The four papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
+The six papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
 (``papers/s000/`` ...) laid out as an outside pack is, and uses only the public API an
 outside pack can use. The closed forms (CF) are a pack of derived claims kept in
 ``theory`` (`theory.closed_form_claims`, on the formulas of `theory.closed_forms`).
@@ -59,12 +59,13 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 
+import sympy as sp
+
+from theory.claim import Claim, Kind, Source
+from theory.errors import PackError
+
 #: The entry-point group an installed pack declares itself in (``pyproject.toml``).
 ENTRY_POINT_GROUP = "gfverify.packs"
-
-
-class PackError(RuntimeError):
-    """An installed pack is malformed (the message names the pack and what is wrong)."""
 
 
 @dataclass(frozen=True)
@@ -210,10 +211,6 @@ def _check_claims(pack: Pack, module: ModuleType) -> None:
     and its file): a tuple of `theory.Claim`, each with a str id, a `Kind`, a `Source` and
     a sympy statement; ids unique; an installed pack's ids start with its name and its
     claims' ``source.paper`` is its name."""
-    import sympy as sp
-
-    from theory.claim import Claim, Kind, Source
-
     file = getattr(module, "__file__", None)
     where = f"{module.__name__!r}" + (f" ({file})" if file else "")
     claims = getattr(module, "CLAIMS", None)
@@ -251,7 +248,7 @@ def _check_claims(pack: Pack, module: ModuleType) -> None:
         raise PackError(f"pack {pack.name!r}: claim {label} in {where}: {problem}")
 
 
-#: The packs gfverify ships, the four papers (``papers/``) and the closed forms (CF).
+#: The packs gfverify ships, the six papers (``papers/``) and the closed forms (CF).
 BUILTIN = (
     Pack("S000", "Dana et al. 2025: weakly interacting data", "papers.s000.claims",
          measures="papers.s000.measures", families="papers.s000.families",
@@ -308,10 +305,7 @@ def select(choice: str) -> None:
     every cache that holds packs."""
     os.environ[SELECT_ENV] = choice
     installed.cache_clear()
-    packs.cache_clear()
-    from theory import registry
-
-    registry.reset()
+    packs.cache_clear()  # the claims index (`theory.registry`) follows the new tuple
 
 
 # where each installed pack was found: id(pack) -> "installed pack 'name' (module:attr in FILE)"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from theory import packs, symbols
 from theory.claim import Claim, Kind
 from theory.suggest import unknown_name
@@ -12,10 +10,22 @@ from theory.symbols import UnknownName
 _PACK_OF: dict[str, packs.Pack] = {}
 
 
-@cache
+# the index and the packs' tuple it was built from (`theory.packs.packs`): a new selection
+# of packs (`theory.packs.select`) is a new tuple, so the index is rebuilt on next use
+_BUILT: list[tuple[tuple, dict[str, Claim]]] = []
+
+
 def _index() -> dict[str, Claim]:
     """Every pack's claims by id, built on first use (so that importing `theory` does not
-    import the installed packs, which import `theory`)."""
+    import the installed packs, which import `theory`) and again when the selection of
+    packs changed."""
+    current = packs.packs()
+    if not _BUILT or _BUILT[0][0] is not current:
+        _BUILT[:] = [(current, _build())]
+    return _BUILT[0][1]
+
+
+def _build() -> dict[str, Claim]:
     index: dict[str, Claim] = {}
     for pack, module in packs.modules("claims"):
         symbols.register(getattr(module, "TERMS", ()), getattr(module, "LATEX_NAMES", {}),
@@ -108,5 +118,5 @@ def _split_heading(heading_id: str) -> tuple[str, ...]:
 
 
 def reset() -> None:
-    """Forget the claims index (after the set of packs changed, `theory.packs.select`)."""
-    _index.cache_clear()
+    """Forget the claims index (it is rebuilt on next use)."""
+    _BUILT.clear()

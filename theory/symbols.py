@@ -30,6 +30,9 @@ from enum import StrEnum
 
 import sympy as sp
 
+from theory import fields
+from theory.errors import PackError
+
 # -- time ---------------------------------------------------------------------------
 t = sp.Symbol("t", nonnegative=True, real=True)
 
@@ -114,8 +117,6 @@ class Term:
     meaning: str
 
     def __post_init__(self) -> None:
-        from theory import fields
-
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise fields.fail("term", "name", "a name statements can use (an identifier, "
                               "e.g. 'NormV')", self.name)
@@ -672,8 +673,6 @@ def register(terms, latex: dict[str, str] | None = None, paper_latex: dict | Non
     for term in terms:
         known = VOCABULARY.get(term.name)
         if known is not None and known.obj != term.obj:
-            from theory.packs import PackError
-
             raise PackError(f"pack {owner!r}: its term {term.name!r} clashes with the "
                              f"vocabulary's ({known.meaning})")
         VOCABULARY[term.name] = term

@@ -1,6 +1,6 @@
 """Verdicts: claims from `theory` checked on trajectories from `numerics`.
 
-The names below are imported on first use (PEP 562), so that ``import verify.cli``
+The names below are imported on first use (PEP 562), so that ``import verify.front.cli``
 (and so ``gfverify --help``) does not load numerics, torch and matplotlib.
 """
 
@@ -10,17 +10,19 @@ import importlib
 import sys
 import types
 
+from verify import moved
+
 _EXPORTS = {
-    "CheckError": "verify.verdict",
+    "CheckError": "verify.engine.verdict",
     "ConjectureResult": "verify.conjecture",
     "InputError": "verify.errors",
-    "Outcome": "verify.verdict",
-    "Verdict": "verify.verdict",
-    "Where": "verify.verdict",
-    "above_loss_floor": "verify.check_run",
-    "at_event": "verify.check_run",
-    "event_time": "verify.check_run",
-    "check": "verify.check",
+    "Outcome": "verify.engine.verdict",
+    "Verdict": "verify.engine.verdict",
+    "Where": "verify.engine.verdict",
+    "above_loss_floor": "verify.engine.check_run",
+    "at_event": "verify.engine.check_run",
+    "event_time": "verify.engine.check_run",
+    "check": "verify.engine.check",
     "conjecture": "verify.conjecture",
 }
 
@@ -32,7 +34,7 @@ _SAME_NAME = {"check", "conjecture"}
 class _Package(types.ModuleType):
     """Keeps ``verify.check`` and ``verify.conjecture`` the functions: importing the
     submodule of the same name would otherwise bind the package attribute to the module
-    (import the module with ``importlib.import_module("verify.check")``)."""
+    (import the module with ``importlib.import_module("verify.engine.check")``)."""
 
     def __setattr__(self, name, value):
         if name in _SAME_NAME and isinstance(value, types.ModuleType):
@@ -43,6 +45,7 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
+moved.install()  # old module paths (``verify.measures``) still import, with a warning
 
 
 def __getattr__(name: str):

@@ -2,6 +2,6 @@
 
 import sys
 
-from verify.cli import main
+from verify.front.cli import main
 
 sys.exit(main())

@@ -15,6 +15,14 @@ class InputError(ValueError):
     """Bad input; the message names the input and what is allowed."""
 
 
+class UnknownQuantity(KeyError):
+    """A statement names a quantity the measures do not know (`verify.language.measures`)."""
+
+
+class UsageError(InputError):
+    """Bad input from the user at the command line; reported with exit code 2."""
+
+
 def input_errors() -> tuple[type[BaseException], ...]:
     """Every exception class that means bad input, across the layers (imported on demand
     so that a command that fails early does not load numerics)."""
@@ -22,7 +30,6 @@ def input_errors() -> tuple[type[BaseException], ...]:
     from theory import UnknownName
     from theory.fields import RecordError
     from theory.packs import PackError
-    from verify.measures import UnknownQuantity
 
     return (InputError, ProblemError, MethodError, UnknownName, UnknownQuantity, PackError,
             RecordError)

@@ -3,7 +3,7 @@
 `certify(trajectory)` returns a `Tube`; ``Tube.write(path, claim, verdict)`` writes it
 with the claim decided on it (`numerics.certify.certificate`); the separate checker
 `check_certificate(path)` (``python -m numerics.certify FILE``) re-checks the file from
-the file alone, without the integrator. `verify.certified` decides a `theory.Claim` on a
+the file alone, without the integrator. `verify.engine.certified` decides a `theory.Claim` on a
 tube (PROVED, DISPROVED) through the claim evaluator `numerics.certify.claims`; where the
 tube stops before a window ends, a bound on the loss is decided past it by Lemma 9, the
 loss's monotonicity along the flow (`numerics.certify.monotone`).

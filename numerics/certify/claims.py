@@ -29,7 +29,7 @@ tube (`numerics.certify.tube.Tube`, or the arrays a checker read):
   (a step's box halved up to SPLIT_DEPTH times where it does not decide);
 - an event claim is PROVED when B is within the bound, DISPROVED when A is past it.
 
-Anything else is UNCERTIFIED with the reason. The writer (`verify.certified`) and the
+Anything else is UNCERTIFIED with the reason. The writer (`verify.engine.certified`) and the
 checker call the same `decide` on the same tube, so the checker re-derives the file's
 verdict and time exactly or rejects the file.
 """

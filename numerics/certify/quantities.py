@@ -213,7 +213,7 @@ def _state_only(fn):
     return measure
 
 
-# the state measures with a certified enclosure (the names of `verify.measures`), each
+# the state measures with a certified enclosure (the names of `verify.language.measures`), each
 # called as measure(shape, W, a, (W0, a0)) with the exact initial state
 MEASURES = {"L": _state_only(loss), "R": _state_only(max_residual),
             "NormW": _state_only(max_neuron_norm), "Balance": balance,
@@ -279,7 +279,7 @@ def _c_init(inst) -> arb:
 
 
 # name -> the number on an exact instance (`numerics.certify.instance.Instance`); the
-# definitions are those of `verify.measures` and the packs (S002's D_+ and D_-), tested
+# definitions are those of `verify.language.measures` and the packs (S002's D_+ and D_-), tested
 # against them
 INSTANCE_NUMBERS = {
     "n": lambda inst: arb(inst.n),

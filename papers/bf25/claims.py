@@ -318,7 +318,7 @@ def _limit(cid: str, title: str, where: str, statement, measures: str, *,
 def _rate(cid: str, title: str, where: str, statement, measures: str, *, setting,
           provenance: Provenance = Provenance.VERBATIM, **kw) -> Claim:
     """An O(lam^...) without constant or a limit lam -> 0, checked along runs with lam
-    decreasing geometrically (`verify.check_limit`)."""
+    decreasing geometrically (`verify.engine.check_limit`)."""
     return Claim(id=cid, title=title, kind=Kind.LIMIT, source=_src(where, provenance),
                  statement=statement, setting=setting, parametrization="standard",
                  loss="square", measures=measures, **kw)

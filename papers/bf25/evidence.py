@@ -18,7 +18,7 @@ import numpy as np
 
 from numerics import Problem, Trajectory
 from papers.bf25 import cones, data
-from verify.evidence import exact_trajectory
+from verify.engine.evidence import exact_trajectory
 
 ESCAPE_FACTOR = 3.0  # ln(1/LamEff)/D_max multiples for the early phases
 TAIL = 40.0  # time constants 1/(2 |beta*| eta_min) of the final convergence

@@ -20,8 +20,8 @@ from numerics import Problem
 from papers.bf25 import claims as _claims
 from papers.bf25 import data
 from papers.bf25.evidence import horizon
-from verify.families import ChoiceParam, Family, FloatParam, IntParam, seed_param
-from verify.sizes import Sizes
+from verify.instances.families import ChoiceParam, Family, FloatParam, IntParam, seed_param
+from verify.results.sizes import Sizes
 
 _HORIZON_TEXT = "3 ln(1/LamEff)/D_max + 40/(2 |beta*| eta_min(X^T X/n))"
 
@@ -85,7 +85,7 @@ TIGHTEN = {
     "BF25-F1c": {"family": "bf25-section5", "param": None},
 }
 
-# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+# -- the sizes of the pack's checks, per profile (`verify.results.sizes`; the tests read them) -----
 SIZES = (
     Sizes(key="BF25 three-point flows",
           claims=tuple(c.id for c in _claims.CLAIMS if c.checkable

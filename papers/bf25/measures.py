@@ -1,4 +1,4 @@
-"""BF25 quantities: vocabulary name -> number (merged into `verify.measures` as a pack's
+"""BF25 quantities: vocabulary name -> number (merged into `verify.language.measures` as a pack's
 measures module; TRAJECTORY, INSTANCE and ENSEMBLE tables with the contracts there).
 
 Instance quantities come from the data through `papers.bf25.cones` (the activation cones,
@@ -9,9 +9,9 @@ negative neurons; the rest: positive neurons inactive on every sample) are fixed
 Each `Series` carries its formula's rounding and the state's relative error
 (`relative_floor`, `output_error`); the check adds the difference to the companion run.
 
-Limits (Theorem 2, Lemma 7) are read by `limit_estimate` (`verify.limit_point`): the
+Limits (Theorem 2, Lemma 7) are read by `limit_estimate` (`verify.engine.limit_point`): the
 quantity at the run's end state polished to the stationary point of its activation pattern,
-as a `verify.evidence.Estimate` whose error counts the companion's and the last quarter's
+as a `verify.engine.evidence.Estimate` whose error counts the companion's and the last quarter's
 polish.
 """
 
@@ -24,9 +24,9 @@ import numpy as np
 
 from numerics import Problem, Trajectory
 from papers.bf25 import cones, data
-from verify import limit_point
-from verify.evidence_kinds import Estimate
-from verify.measures import (
+from verify.engine import limit_point
+from verify.engine.evidence_kinds import Estimate
+from verify.language.measures import (
     ROUNDING,
     Detailed,
     Series,
@@ -400,7 +400,8 @@ LIMIT_OF = {"LossInf": "L", "OLSGapInf": "OLSGap", "BundleGapInf": "BundleGap",
 
 def limit_estimate(tr: Trajectory, quantity: str) -> Estimate:
     """``quantity`` (a key of `LIMIT_OF`) read as the limit of its trajectory quantity
-    (`verify.limit_point.limit_estimate`): at the run's limit point, its end state polished by
+    (`verify.engine.limit_point.limit_estimate`): at the run's limit point, its end state polished
+    by
     Newton's method to the stationary point of its activation pattern, with the error of the
     companion's and the last quarter's polish; at the run's last saved time where none can be
     polished. A quantity still moving at the end of the run has a large error (the check is
@@ -408,5 +409,5 @@ def limit_estimate(tr: Trajectory, quantity: str) -> Estimate:
     return limit_point.limit_estimate(tr, LIMIT_OF[quantity], quantity)
 
 
-#: the limits a run reads (`verify.measures.LIMIT_QUANTITIES`: ``gfverify check --run``)
+#: the limits a run reads (`verify.language.measures.LIMIT_QUANTITIES`: ``gfverify check --run``)
 LIMITS = {name: (lambda tr, name=name: limit_estimate(tr, name)) for name in LIMIT_OF}

@@ -29,12 +29,12 @@ from numerics import Problem, Trajectory
 from papers.bf25 import cones, data
 from papers.bf25.evidence import bf25_trajectory, horizon
 from papers.bf25.measures import limit_estimate, live_positive
-from verify.figures import pyplot, save_png
-from verify.measures import instance_values
-from verify.profiles import per_profile
-from verify.progress import Progress
+from verify.language.measures import instance_values
 from verify.report.doc import Block, Bullets, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
+from verify.results.figures import pyplot, save_png
+from verify.running.profiles import per_profile
+from verify.running.progress import Progress
 
 EXPERIMENT = "E-BF25-1"
 FIGURE = "ebf25_1_nonconvergence.png"

@@ -504,7 +504,7 @@ F6A = _listed("CEL23-F6a", "T2 < (ln m + n ln n) d 17 27 Delta^4/delta^9 at one 
 def _limit(cid: str, title: str, where: str, statement, measures: str, *,
            provenance=Provenance.VERBATIM, window=ALWAYS, **kw) -> Claim:
     """A limit (lam -> 0, t -> infinity or both), checked along a sequence of runs
-    (`verify.check_limit`): each run's limit is its end state polished by Newton's method."""
+    (`verify.engine.check_limit`): each run's limit is its end state polished by Newton's method."""
     return _dynamic(cid, title, where, statement, kind=Kind.LIMIT, provenance=provenance,
                     window=window, measures=measures, **kw)
 

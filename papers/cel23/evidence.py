@@ -18,7 +18,7 @@ import numpy as np
 
 from numerics import Problem, Trajectory
 from papers.cel23.measures import structure
-from verify.evidence import DEFAULT_SAVED_TIMES, exact_trajectory
+from verify.engine.evidence import DEFAULT_SAVED_TIMES, exact_trajectory
 
 ESCAPE_FACTOR = 2.0  # ln(1/lam)/|gamma_[n]| multiples before the tail
 TAIL = 12.0  # multiples of 1/eta_d after the escape

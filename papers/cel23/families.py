@@ -14,8 +14,8 @@ from numerics import Problem
 from papers.cel23 import claims as _claims
 from papers.cel23 import data
 from papers.cel23.evidence import horizon
-from verify.families import ChoiceParam, Family, FloatParam, IntParam, seed_param
-from verify.sizes import Sizes
+from verify.instances.families import ChoiceParam, Family, FloatParam, IntParam, seed_param
+from verify.results.sizes import Sizes
 
 _HORIZON_TEXT = ("min(2 ln(1/lam)/|gamma_[n]| + 12/eta_d, 2e5) (2e5: the paper's runs, 2e7 steps "
                  "of 0.01)")
@@ -83,7 +83,7 @@ TIGHTEN = {
     "CEL23-L28": {**_TIGHT_AT, "loss_floor": _FLOOR, "part": 4, "param": None},
 }
 
-# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+# -- the sizes of the pack's checks, per profile (`verify.results.sizes`; the tests read them) -----
 _E1 = "E-CEL23-1: m = 200, d = n = 4-1,024 (section 8's pi/2 data)"
 SIZES = (
     Sizes(key="CEL23 pi/4 flows", claims=tuple(c.id for c in _claims.CLAIMS if c.checkable),

@@ -1,4 +1,4 @@
-"""CEL23 quantities: vocabulary name -> number (merged into `verify.measures` as a pack's
+"""CEL23 quantities: vocabulary name -> number (merged into `verify.language.measures` as a pack's
 measures module; TRAJECTORY and INSTANCE tables with the contracts documented there).
 
 Instance quantities come from the data, the teacher and the unscaled initialisation
@@ -25,7 +25,7 @@ import numpy as np
 from numerics import Problem, Trajectory
 from papers.cel23 import yardstick
 from papers.cel23.data import min_teacher_cosine, teacher, unscaled_init
-from verify.measures import (
+from verify.language.measures import (
     ROUNDING,
     Series,
     UndefinedQuantity,

@@ -35,11 +35,11 @@ from papers.cel23 import data, yardstick
 from papers.cel23.measures import overshoot_order
 from papers.cel23.repro_rank import rank_proxies
 from papers.cel23.theorem8 import network
-from verify.figures import pyplot, save_png
-from verify.profiles import per_profile
-from verify.progress import Progress
 from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
+from verify.results.figures import pyplot, save_png
+from verify.running.profiles import per_profile
+from verify.running.progress import Progress
 
 LR = 0.01
 FIG_LOSS = "ecel23_3_loss.png"

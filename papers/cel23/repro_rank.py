@@ -31,12 +31,12 @@ from scipy.spatial.distance import pdist
 
 from numerics import ExactFlow, GradientDescent, simulate, simulate_batch
 from papers.cel23 import data
-from verify.figures import pyplot, save_png
-from verify.pool import worker_pool
-from verify.profiles import get_profile
-from verify.progress import Progress
 from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
+from verify.results.figures import pyplot, save_png
+from verify.running.pool import worker_pool
+from verify.running.profiles import get_profile
+from verify.running.progress import Progress
 
 FIGURE = "ecel23_1_max_angle.png"
 WIDTH = 200  # the paper's m

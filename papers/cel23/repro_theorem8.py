@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from papers.cel23 import theorem8 as t8
-from verify.profiles import get_profile
-from verify.progress import Progress
 from verify.report.doc import Block, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
+from verify.running.profiles import get_profile
+from verify.running.progress import Progress
 
 # (family, d, parameter): Example 37(a) with xi below the pi/4 edge 1/sqrt(d - 1), and
 # Example 37(b) with b >= 11 (the catalogue's condition for M > 0)

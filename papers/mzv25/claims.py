@@ -401,7 +401,7 @@ LIMIT_MEASURES = ("along the run's log-spaced saves from t = sqrt(t_end) on, aga
 
 def _t_limit(cid: str, title: str, where: str, statement, *, setting=BINARY,
              parametrization=CLS, measures=LIMIT_MEASURES, **kw) -> Claim:
-    """A limit t -> infinity of the direction theta/|theta| (`verify.check_limit`): no limit
+    """A limit t -> infinity of the direction theta/|theta| (`verify.engine.check_limit`): no limit
     point at finite parameters, so it is read along the run's saves."""
     return Claim(id=cid, title=title, kind=Kind.LIMIT, source=_src(where), statement=statement,
                  setting=setting, parametrization=parametrization, measures=measures, **kw)
@@ -420,7 +420,8 @@ BLOCKED = sp.Le(BlockMismatch(t), 0)
 
 def _grid(cid: str, title: str, where: str, statement, measures: str, *, setting=(),
           provenance=Provenance.VERBATIM, **kw) -> Claim:
-    """A statement about numbers (no run), checked on a `verify.evidence.Grid` of points drawn
+    """A statement about numbers (no run), checked on a `verify.engine.evidence.Grid` of points
+    drawn
     by the pack's tests (as S001-L2 is)."""
     return Claim(id=cid, title=title, kind=Kind.IDENTITY, source=_src(where, provenance),
                  statement=statement, setting=setting, measures=measures, **kw)

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from numerics import ExactFlow, Problem, Trajectory
-from verify import runs
+from verify.running import runs
 
 EARLY_END = 20.0  # the linear part of the grid: alignment and separation (t ~ 1)
 LATEST = 1e12  # the largest horizon the exact flow resolves on these instances

@@ -29,8 +29,15 @@ import numpy as np
 from numerics import Problem, ProblemError
 from papers.mzv25 import claims as _claims
 from papers.mzv25 import multiclass as mc
-from verify.families import SMALL_SCALE, ChoiceParam, Family, FloatParam, IntParam, seed_param
-from verify.sizes import Sizes
+from verify.instances.families import (
+    SMALL_SCALE,
+    ChoiceParam,
+    Family,
+    FloatParam,
+    IntParam,
+    seed_param,
+)
+from verify.results.sizes import Sizes
 
 HORIZON = 1e4
 MAX_REDRAWS = 200
@@ -286,7 +293,7 @@ GENERATORS = {"mzv25-binary": binary, "mzv25-kclass": k_class}
 TIGHTEN = {"MZV25-F13": {"family": "separable", "params": {
     "n": 4, "h": 6, "d": 3, "mu": 0.95, "eps": 1e-100, "loss": "exponential", "seed": 27}}}
 
-# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+# -- the sizes of the pack's checks, per profile (`verify.results.sizes`; the tests read them) -----
 _K_CLAIMS = ("MZV25-A4", "MZV25-A5", "MZV25-P1", "MZV25-P3", "MZV25-L2", "MZV25-L5")
 _NONE = ("none larger in the theory's setting: the binary theory on caps (the paper's MNIST "
          "runs are outside its assumptions)")

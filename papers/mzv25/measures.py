@@ -1,4 +1,4 @@
-"""MZV25 (binary case) quantities: vocabulary name -> number, merged into `verify.measures`
+"""MZV25 (binary case) quantities: vocabulary name -> number, merged into `verify.language.measures`
 as a pack's measures module (TRAJECTORY and INSTANCE tables with the contracts documented
 there).
 
@@ -28,7 +28,7 @@ import numpy as np
 from numerics import Problem, Trajectory
 from numerics.trajectory import CONE_MINUS, CONE_PLUS
 from papers.mzv25 import multiclass as mc
-from verify.measures import (
+from verify.language.measures import (
     ROUNDING,
     Detailed,
     Series,

@@ -31,10 +31,10 @@ import numpy as np
 from papers.mzv25 import evidence as ev
 from papers.mzv25 import families as fam
 from papers.mzv25.measures import geometry, groups
-from verify.figures import legend, pyplot, save_png
-from verify.profiles import per_profile
 from verify.report.doc import Bullets, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
+from verify.results.figures import legend, pyplot, save_png
+from verify.running.profiles import per_profile
 
 EXPERIMENT = "E-MZV25-1"
 SETTINGS = {"quick": {"t_end": 1e9, "late": 400}, "full": {"t_end": 1e12, "late": 800},
@@ -54,7 +54,7 @@ def _separation_time(tr) -> float:
 
 
 def _read(tr) -> dict:
-    from verify.measures import measure
+    from verify.language.measures import measure
 
     return {name: measure(tr, name) for name in QUANTITIES}
 
@@ -164,7 +164,7 @@ def _fig2(tr, times: list[tuple[str, float]], geo: dict, path: Path) -> Path:
 
 def _misalign_at_end(tr, geo: dict, k: int) -> float:
     """|P_perp(u_k) W_k|/|W_k| at the run's end (N~_k)."""
-    from verify.measures import measure
+    from verify.language.measures import measure
 
     return float(measure(tr, ("MisalignPlus", "MisalignMinus")[k]).values[-1])
 

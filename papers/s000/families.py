@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from numerics import Problem, generators
-from verify.families import Family, IntParam, seed_param
-from verify.sizes import Sizes
+from verify.instances.families import Family, IntParam, seed_param
+from verify.results.sizes import Sizes
 
 S000_HORIZON_PER_SAMPLE = 6.0
 GROUP_TAIL = 6.0  # 6 n/Y: the rate 4Y/n divides the loss by e^24 in that time
@@ -113,7 +113,7 @@ PL_FLOOR = 1e-10
 TIGHTEN = {cid: {"family": "orthogonal-asym", "loss_floor": PL_FLOOR}
            for cid in ("S000-T1", "S000-L3")}
 
-# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+# -- the sizes of the pack's checks, per profile (`verify.results.sizes`; the tests read them) -----
 # Each entry's numbers are what papers/s000/tests/test_s000.py runs; "runs" are (n, seed) of
 # I-000-repo-orth flows (d = 2n, R's width, to 6n).
 _ORTH_QUICK = [(k, s) for k in (4, 8) for s in range(3)] + [(16, 0)]

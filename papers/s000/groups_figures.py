@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from papers.s000.groups_model import BETAS, FIGURE_N, GAP_TOL, PAPER_LIMIT, PAPER_RATIO, S_PLOT, P
-from verify.figures import pyplot, save_png
+from verify.results.figures import pyplot, save_png
 
 
 # -- figures -----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """S000 (Dana, Bach, Pillaud-Vivien) quantities: the names its claims use, measured.
 
-Merged into `verify.measures` as its pack's measures module (`theory.packs`; TRAJECTORY / INSTANCE /
+Merged into `verify.language.measures` as its pack's measures module (`theory.packs`; TRAJECTORY /
+INSTANCE /
 ENSEMBLE, same contracts). Names already measured there (Emin, Emax, MinFitRatio,
 GradNormSq, Xmin, Xmax, MinAbsY, Cy_plus, MinInitBalance, GoodInit) are
 reused, not redefined. Run scalars (MuInf, TransitionWidth, GDPLGap, DNeeded, ...)
@@ -15,8 +16,8 @@ from functools import lru_cache
 import numpy as np
 
 from numerics import ExactFlow, Problem, Trajectory, simulate
-from verify.evidence_kinds import Estimate
-from verify.measures import (
+from verify.engine.evidence_kinds import Estimate
+from verify.language.measures import (
     ERROR_SAFETY,
     Series,
     UndefinedQuantity,
@@ -278,5 +279,5 @@ def d_needed(n: int, gamma0: float, rng: np.random.Generator, reps: int = 40,
     return float(hi)
 
 
-#: the limits a run reads (`verify.measures.LIMIT_QUANTITIES`: ``gfverify check --run``)
+#: the limits a run reads (`verify.language.measures.LIMIT_QUANTITIES`: ``gfverify check --run``)
 LIMITS = {"MuInf": mu_inf_estimate}

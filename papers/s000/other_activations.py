@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from numerics import GradientDescent, Problem, generators, simulate_batch, with_model
-from verify.evidence import Sample
+from verify.engine.evidence import Sample
 
 WIDTH = 4
 SIZES = (20, 40, 80, 160)

@@ -24,10 +24,10 @@ from scipy import stats
 
 from papers.s000.repro_threshold import cell_text, logistic_threshold, protocol_rows
 from papers.s000.repro_threshold import sweep_config as descent_config
-from verify.figures import pyplot, save_png
+from verify.engine.scaling import binomial_interval
 from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
-from verify.scaling import binomial_interval
+from verify.results.figures import pyplot, save_png
 from verify.sweep import load_config, run_sweep
 
 CONFIG = Path(__file__).resolve().parent / "protocols" / "exp1_1_flow.toml"

@@ -71,9 +71,9 @@ from papers.s000.groups_sim import (
     t2_verdict,
 )
 from papers.s000.groups_text import public, section_blocks, section_findings
-from verify.profiles import per_profile
-from verify.progress import Progress
 from verify.report.reproduction import Reproduction
+from verify.running.profiles import per_profile
+from verify.running.progress import Progress
 
 
 # -- the section -------------------------------------------------------------------------------

@@ -33,10 +33,10 @@ import numpy as np
 
 from papers.s000.reference import orthogonal_pl
 from papers.s000.repro_threshold import protocol_rows
-from verify.figures import pyplot, save_png
+from verify.engine.scaling import line_fit
 from verify.report.doc import Block, Bullets, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
-from verify.scaling import line_fit
+from verify.results.figures import pyplot, save_png
 from verify.sweep import integer_range, load_config, plan, read_rows, row_key, run_sweep
 
 CONFIG = Path(__file__).resolve().parent / "protocols" / "exp2.toml"

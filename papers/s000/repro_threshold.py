@@ -21,10 +21,10 @@ import numpy as np
 from scipy import optimize
 
 from papers.s000.reference import threshold_runs
-from verify.figures import pyplot, save_png
+from verify.engine.scaling import binomial_interval, line_fit
 from verify.report.doc import Block, Bullets, Figure, Heading, Paragraph, Table, number_text
 from verify.report.reproduction import Reproduction
-from verify.scaling import binomial_interval, line_fit
+from verify.results.figures import pyplot, save_png
 from verify.sweep import load_config, plan, read_rows, row_key, run_sweep
 
 CONFIG = Path(__file__).resolve().parent / "protocols" / "exp1_1.toml"

@@ -15,9 +15,9 @@ from numerics import Problem, Trajectory
 from numerics.trajectory import CONE_DEAD
 from papers.s001 import evidence as ev
 from papers.s001.measures import class_sums, cone_of, replay_crossings, unsorted_mask
-from verify.measures import ERROR_SAFETY, FLOAT_EPS, ROUNDOFF_ULPS, measure
-from verify.profiles import per_profile
+from verify.language.measures import ERROR_SAFETY, FLOAT_EPS, ROUNDOFF_ULPS, measure
 from verify.report.doc import number_text
+from verify.running.profiles import per_profile
 
 PAPER_LR = 2e-3  # eta of every S001 experiment
 PAPER_WIDTH = 50  # h
@@ -159,7 +159,8 @@ def cosine_error(tr: Trajectory, direction: np.ndarray, sign: float) -> np.ndarr
 
 
 def stable_rank_with_error(tr: Trajectory) -> tuple[np.ndarray, np.ndarray]:
-    """||W||_F^2/||W||_2^2 (verify.measures' StableRank) and its error as a check counts it."""
+    """||W||_F^2/||W||_2^2 (verify.language.measures' StableRank) and its error as a check counts
+    it."""
     series = measure(tr, "StableRank")
     diff = tr.error_of(lambda q: q.stable_rank)
     return series.values, ERROR_SAFETY * diff + series.roundoff

@@ -26,9 +26,9 @@ from papers.s001.alignment import (
     two_direction_stable_rank,
 )
 from papers.s001.measures import class_sums
-from verify.figures import pyplot, save_png
-from verify.measures import ERROR_SAFETY
+from verify.language.measures import ERROR_SAFETY
 from verify.report.doc import Block, Figure, Heading, Paragraph, Table
+from verify.results.figures import pyplot, save_png
 
 
 # -- E-001-1: centred digits ------------------------------------------------------------------

@@ -32,9 +32,9 @@ from papers.s001.alignment import (
 )
 from papers.s001.measures import class_sums
 from theory.symbols import T_early, t_1
-from verify.figures import pyplot, save_png
-from verify.measures import measure
-from verify.scaling import FitError, fit_power_law, line_fit, ols
+from verify.engine.scaling import FitError, fit_power_law, line_fit, ols
+from verify.language.measures import measure
+from verify.results.figures import pyplot, save_png
 
 
 # -- E-001-2 (a): the A.1 protocol on separable data -------------------------------------------

@@ -110,7 +110,7 @@ def _grid_blocks(rows: list[dict], fits: dict, figs: dict, s: Settings,
               "fitted line is ordinary least squares of t_1 on log(n)/sqrt(mu), with a 95% "
               "t-interval on the slope; the log-log fit regresses log t_1 on log n and "
               "log mu jointly (95% t-intervals); the per-n exponents of mu are power-law "
-              "fits with a bootstrap interval over the seeds (`verify.scaling`)."),
+              "fits with a bootstrap interval over the seeds (`verify.engine.scaling`)."),
     ]
     if "linear" not in fits:
         return b + [Paragraph(f"Too few sorted runs to fit ({fits.get('sorted_runs', 0)}).")]

@@ -19,9 +19,9 @@ import numpy as np
 from numerics import GradientDescent, Problem, Trajectory, simulate
 from papers.s001.alignment import PAPER_LR, Settings
 from papers.s001.e001_1 import digits_problem
-from verify.figures import pyplot, save_png
-from verify.measures import measure
+from verify.language.measures import measure
 from verify.report.doc import Block, Figure, Heading, Paragraph, Table
+from verify.results.figures import pyplot, save_png
 
 BATCH_FRACTION = 6  # batches of n / 6: MNIST's 2000 of 12,665 samples in the paper
 ALIGNMENT_ITERATIONS = 2000  # S001-F9's window (t <= 4 at eta = 2e-3)

@@ -21,8 +21,8 @@ import sympy as sp
 
 from numerics import ExactFlow, Problem, Trajectory, generators
 from theory.claim import Claim
-from verify import runs
-from verify.measures import instance_values
+from verify.language.measures import instance_values
+from verify.running import runs
 
 # seeds of mu = 0.95, n = 4, h = 6 data for which (28) holds at eps = 1e-100
 # (T = 14.34 >= t_1, both S_+ and S_- receive a neuron)

@@ -12,8 +12,15 @@ import math
 import numpy as np
 
 from numerics import Problem, generators
-from verify.families import SMALL_SCALE, ChoiceParam, Family, FloatParam, IntParam, seed_param
-from verify.sizes import Sizes
+from verify.instances.families import (
+    SMALL_SCALE,
+    ChoiceParam,
+    Family,
+    FloatParam,
+    IntParam,
+    seed_param,
+)
+from verify.results.sizes import Sizes
 
 SEPARABLE_HORIZON_FACTOR = 200.0
 
@@ -79,7 +86,7 @@ TIGHTEN = {
     "S001-F9": {"runs": "papers.s001.e001_3:alignment_runs"},
 }
 
-# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+# -- the sizes of the pack's checks, per profile (`verify.results.sizes`; the tests read them) -----
 _E001_1 = "E-001-1: MNIST 0/1, about 12,000 images, d = 784, h = 50 (GD, alpha = 1e-6)"
 _EARLY = {"sep_n": 6, "sep_h": 8, "digits_per_class": 10, "digits_h": 10, "n": 20}
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from numerics import Problem, Trajectory, network
 from numerics.trajectory import CONE_DEAD, CONE_MINUS, CONE_OTHER, CONE_PLUS
-from verify.measures import (
+from verify.language.measures import (
     ERROR_SAFETY,
     FLOAT_EPS,
     ROUNDOFF_ULPS,

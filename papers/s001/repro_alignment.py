@@ -60,9 +60,9 @@ from papers.s001.e001_2 import (
     toy_run,
 )
 from papers.s001.e001_2_text import e001_2_blocks
-from verify.progress import Progress
 from verify.report.doc import Paragraph
 from verify.report.reproduction import Reproduction
+from verify.running.progress import Progress
 
 
 def run(out: Path, profile: str, seed: int = 0, show_progress: bool = True, store=None,

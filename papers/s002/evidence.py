@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from numerics import Problem, Trajectory
-from verify.evidence import DEFAULT_SAVED_TIMES, exact_trajectory
-from verify.measures import instance_values
+from verify.engine.evidence import DEFAULT_SAVED_TIMES, exact_trajectory
+from verify.language.measures import instance_values
 
 # S002's slowest bound is S002-T1's c_T * (-ln lam)/||D_-|| with c_T = 3; the
 # horizon goes 20% past it so that "not reached by the bound" is decidable.

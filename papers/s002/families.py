@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from numerics import Problem, generators
 from papers.s002.evidence import s002_horizon
-from verify.families import SMALL_SCALE, Family, FloatParam, IntParam, seed_param
-from verify.sizes import Sizes
+from verify.instances.families import SMALL_SCALE, Family, FloatParam, IntParam, seed_param
+from verify.results.sizes import Sizes
 
 
 def _s002_horizon(problem: Problem, params: dict) -> float:
@@ -81,7 +81,7 @@ def orthonormal(max_n: int | None = None, profile: str | None = None
 TIGHTEN = {"S002-L5": {"family": "orthogonal", "params": {"p": 40, "lam": 1e-8},
                        "claim_params": {"eps": "1/40"}, "loss_floor": 1e-8}}
 
-# -- the sizes of the pack's checks, per profile (`verify.sizes`; the tests read them) --------
+# -- the sizes of the pack's checks, per profile (`verify.results.sizes`; the tests read them) -----
 _CLAIMS = ("S002-L1", "S002-T1", "S002-L3", "S002-D1", "S002-A1", "S002-A2", "S002-L2",
            "S002-F2", "S002-F3", "S002-L4", "S002-P1", "S002-L5", "S002-F4")
 _NONE_LARGER = ("the paper's one experiment is this two-point example at m = 60; its theorems "
@@ -129,8 +129,8 @@ def orthonormal_sizes(profile: str):
 def _orthonormal_run(profile: str):
     from numerics import ExactFlow
     from papers.s002.evidence import s002_horizon
-    from verify.evidence import exact_times
-    from verify.profiles import get_profile
+    from verify.engine.evidence import exact_times
+    from verify.running.profiles import get_profile
 
     ranges = SIZES[1].at_profile(profile)
     problem = generators.orthonormal(n=ranges["n"][1], d=ranges["d"][1], p=ranges["p"][1],

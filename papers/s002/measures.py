@@ -1,6 +1,7 @@
 """S002 quantities (Boursier, Pillaud-Vivien, Flammarion): vocabulary name -> number.
 
-Merged into `verify.measures` as its pack's measures module (`theory.packs`; TRAJECTORY / INSTANCE /
+Merged into `verify.language.measures` as its pack's measures module (`theory.packs`; TRAJECTORY /
+INSTANCE /
 ENSEMBLE tables with the contracts documented there). Every trajectory quantity
 is a `Series` whose ``roundoff`` covers the formula's rounding and the state's own
 estimated error (`relative_floor`, `output_error`); the integration error is the
@@ -24,8 +25,8 @@ import numpy as np
 
 import theory
 from numerics import Problem, Trajectory, network
-from verify.check import event_time, instance_scalar
-from verify.measures import (
+from verify.engine.check import event_time, instance_scalar
+from verify.language.measures import (
     FLOAT_EPS,
     ROUNDOFF_ULPS,
     Series,

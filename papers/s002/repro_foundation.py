@@ -21,14 +21,14 @@ from numerics import generators
 from papers.s002.evidence import S002_HORIZON_FACTOR, s002_trajectory
 from papers.s002.families import ORTHOGONAL
 from papers.s002.measures import key_neuron_sets
-from verify.check import check
-from verify.figures import pyplot, save_png
-from verify.measures import instance_values
-from verify.profiles import get_profile
-from verify.progress import Progress
+from verify.engine.check import check
+from verify.language.measures import instance_values
 from verify.report.doc import Block, Bullets, Figure, Heading, Math, Paragraph, Table, number_text
 from verify.report.reproduction import Reproduction
-from verify.table import VERDICT_HEADER, VerdictLog, verdict_rows
+from verify.results.figures import pyplot, save_png
+from verify.results.table import VERDICT_HEADER, VerdictLog, verdict_rows
+from verify.running.profiles import get_profile
+from verify.running.progress import Progress
 
 CLAIM_IDS = ("S002-L1", "S002-T1", "S002-L3")
 FIGURE = "two_point_loss.png"

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from numerics import generators
-from verify.figures import pyplot, save_png
 from verify.report.doc import Block, Figure, Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
+from verify.results.figures import pyplot, save_png
 
 FIGURE = "e002_1_gd_loss.png"
 PAPER_ITERATIONS = (5000, 11000)

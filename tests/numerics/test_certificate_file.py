@@ -26,8 +26,8 @@ from numerics.certify import checker as checker_mod
 from numerics.identity import content_hash, leaky_spec, model_spec
 from papers.s002.evidence import s002_horizon
 from theory import get
-from verify.certified import CertifiedOutcome, certify_claim
 from verify.conjecture.statement import statement_of
+from verify.engine.certified import CertifiedOutcome, certify_claim
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = json.loads((ROOT / "tests" / "data" / "bad_certificates.json").read_text())

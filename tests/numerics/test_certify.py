@@ -1,4 +1,4 @@
-"""Certified tubes (numerics.certify) and claims decided on them (verify.certified)."""
+"""Certified tubes (numerics.certify) and claims decided on them (verify.engine.certified)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from numerics.certify.balls import Ball, poly_mul, range_on, sup_on, value_at
 from numerics.certify.tube import exact_step
 from papers.s002.evidence import s002_horizon
 from theory import get
-from verify.certified import CertifiedOutcome, certify_claim
-from verify.check import check
+from verify.engine.certified import CertifiedOutcome, certify_claim
+from verify.engine.check import check
 
 
 # -- ball arithmetic against exact rationals ---------------------------------------------------
@@ -338,7 +338,7 @@ def test_a_regime_that_hides_the_kink_is_rejected(orthogonal, tmp_path):
 def test_enclosures_hold_the_measured_values(orthogonal, name):
     from numerics.certify.balls import Ball
     from numerics.certify.quantities import MEASURES, around
-    from verify.measures import TRAJECTORY_QUANTITIES
+    from verify.language.measures import TRAJECTORY_QUANTITIES
 
     run, tube = orthogonal
     W0, a0 = tube.shape.split(tube.theta0)

@@ -20,13 +20,13 @@ from numerics.certify.quantities import INSTANCE_NUMBERS
 from papers.s002.evidence import s002_horizon
 from papers.s002.families import ORTHOGONAL
 from theory import get
-from verify.certified import CertifiedOutcome, certify_claim
-from verify.certified.spec import claim_spec
 from verify.conjecture.certify import certified_claim
 from verify.conjecture.statement import statement_of
 from verify.conjecture.when import parse_at_time, parse_window
-from verify.expressions import ExpressionError, parse_conjecture
-from verify.measures import instance_values
+from verify.engine.certified import CertifiedOutcome, certify_claim
+from verify.engine.certified.spec import claim_spec
+from verify.language.expressions import ExpressionError, parse_conjecture
+from verify.language.measures import instance_values
 
 
 # -- exact literals -------------------------------------------------------------------------

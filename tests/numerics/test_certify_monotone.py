@@ -30,10 +30,10 @@ from numerics.certify.monotone import (
     loss_gradient,
 )
 from numerics.certify.quantities import loss as quantities_loss
-from verify.certified import CertifiedOutcome, certify_claim
-from verify.certified.spec import claim_spec
 from verify.conjecture.statement import statement_of
-from verify.measures import measure
+from verify.engine.certified import CertifiedOutcome, certify_claim
+from verify.engine.certified.spec import claim_spec
+from verify.language.measures import measure
 
 HORIZON = 296.567239214152  # the conjecture's horizon on this instance
 
@@ -227,7 +227,7 @@ def test_a_field_that_is_not_minus_grad_L_keeps_the_tail_uncertified(model, wors
             a0=np.array([0.2, -0.3, 0.1]), parametrization="mean_field", loss_scale=0.5),
 ], ids=["worst", "loss-scale-2", "mean-field"])
 def test_the_float_L_is_the_certified_L(problem):
-    """The conjecture's float L(t) (`verify.measures`: the Problem's loss with its
+    """The conjecture's float L(t) (`verify.language.measures`: the Problem's loss with its
     prefactor) and the certificate's L (`quantities.loss`, the L of Lemma 9) are one
     function: on the tube's exact centre states they agree to rounding, and at every saved
     time the tube reaches the run's float L lies in the certified enclosure widened by its

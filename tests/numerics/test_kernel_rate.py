@@ -7,7 +7,7 @@ from numerics import generators, network
 from numerics.descent import GradientDescent
 from numerics.simulate import simulate
 from papers.s000.measures import published_pl_bounds
-from verify.measures import average_rate, terminal_rate
+from verify.language.measures import average_rate, terminal_rate
 
 
 def _converged(n=20, d=40, p=10, seed=1, lr=1.0):

@@ -19,9 +19,9 @@ from numerics.recorded import (
     write_run,
 )
 from numerics.recorder import Recorder
-from verify.check import check
+from verify.engine.check import check
+from verify.engine.verdict import Outcome
 from verify.recorded.claims import check_run, first_failure, select
-from verify.verdict import Outcome
 
 Y = (1.0, -0.7, 1.3, -1.2)
 
@@ -114,7 +114,7 @@ def test_one_loop_recorded_four_ways_gives_gradient_descents_table(dtype, mse):
 
 
 def test_an_mse_loop_is_the_flow_of_2l_read_at_twice_its_times():
-    from verify.run_context import in_claim_convention
+    from verify.engine.run_context import in_claim_convention
 
     d1 = theory.get("S002-D1")
     rec = _train(_network(), 0.05, 30.0, loss_fn=nn.MSELoss(), loss_scale=2.0,
@@ -259,7 +259,7 @@ def test_named_layers_and_an_activation_the_output_contradicts():
 def test_a_balanced_float32_start_meets_the_balance_assumptions():
     """A float32 balanced start |a_j| = |w_j| holds to float32's rounding (the authors'
     loop: 113 of 200 neurons below by 7e-8 relative), not float64's."""
-    from verify.check_run import inapplicable_instance
+    from verify.engine.check_run import inapplicable_instance
 
     torch.manual_seed(3)
     net = _Net(d=1, p=200, act=nn.ReLU())
@@ -288,7 +288,7 @@ def test_a_balanced_float32_start_meets_the_balance_assumptions():
 def test_a_claim_between_two_saved_times_is_interpolated_with_its_error(s002_runs):
     run = s002_runs[0.05]
     l2 = theory.get("S002-L2")
-    from verify.check_run import instance_scalar
+    from verify.engine.check_run import instance_scalar
 
     at = instance_scalar(l2, run, l2.window[0])
     assert not np.any(np.abs(run.t - at) < 1e-6)  # not a saved time

@@ -1,7 +1,7 @@
 """Newton's polish of a state to the stationary point of its activation pattern
 (`numerics.stationary`): the derivatives against finite differences and the network's own
 gradient, a saddle and a minimum told apart, refusals, and the limit read off a run
-(`verify.limit_point`)."""
+(`verify.engine.limit_point`)."""
 
 from __future__ import annotations
 
@@ -78,10 +78,10 @@ def test_refusals_name_the_reason():
 
 
 def test_a_runs_limit_is_read_at_its_polished_point():
-    """`verify.limit_point`: the two-point example's loss at its limit (0 to rounding, with
+    """`verify.engine.limit_point`: the two-point example's loss at its limit (0 to rounding, with
     an error from the companion's and the last quarter's polish), the point's kind in the
     estimate's account."""
-    from verify.limit_point import limit_estimate, polished_limit
+    from verify.engine.limit_point import limit_estimate, polished_limit
 
     problem = generators.two_point(p=6, lam=1e-4, seed=0)
     tr = simulate(problem, ExactFlow(rtol=1e-12), t_eval=np.linspace(0, 60, 61))

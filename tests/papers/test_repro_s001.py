@@ -14,7 +14,7 @@ from numerics import ExactFlow, generators, simulate
 from papers.s001 import alignment as al
 from papers.s001 import repro_alignment as rs
 from papers.s001.e001_2 import a1_problem
-from verify.measures import measure
+from verify.language.measures import measure
 from verify.report.doc import Block, Figure, Heading, Table
 
 TINY = al.Settings(grid_n=(4, 8), grid_mu=(0.3, 0.9), grid_seeds=2, grid_points=201,

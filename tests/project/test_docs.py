@@ -8,8 +8,8 @@ import re
 import unicodedata
 from pathlib import Path
 
-from verify import findings
-from verify.table import FIT_HEADER
+from verify.results import findings
+from verify.results.table import FIT_HEADER
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -26,9 +26,9 @@ def test_stores_and_tables_load_as_dataframes(tmp_path, monkeypatch):
     import sys
 
     from verify import sweep
+    from verify.engine.verdict import Outcome, Verdict
     from verify.errors import InputError
-    from verify.table import VerdictLog
-    from verify.verdict import Outcome, Verdict
+    from verify.results.table import VerdictLog
 
     log = VerdictLog()
     log.record(Verdict("S002-L1", Outcome.HOLDS, margin=0.5, error=1e-9), "conserved")

@@ -1,7 +1,7 @@
 """Every example the README and the guides show is a fresh run's output (wall-clock times
 and float64 rounding residues aside): `examples/pages.py --check` re-runs each page's
 commands and Python blocks and compares. ("Your own runs" has its own test,
-tests/verify/test_recorded_cli.py, on the same machinery.)"""
+tests/verify/recorded/test_recorded_cli.py, on the same machinery.)"""
 
 from __future__ import annotations
 

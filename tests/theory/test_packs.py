@@ -13,7 +13,8 @@ import sympy as sp
 
 import theory
 from theory import packs, registry
-from verify import families, sweep
+from verify import sweep
+from verify.instances import families
 from verify.report import reproduction_modules
 
 PACK_SOURCE = {
@@ -37,7 +38,7 @@ PACK_SOURCE = {
         """,
     "toy_pack/fams.py": """
         from numerics import generators
-        from verify.families import Family, IntParam
+        from verify.instances.families import Family, IntParam
         TOY = Family(name="toy", description="two-point data", setting="TOY",
                      params={"seed": IntParam(0, 9, "seed", default=0)},
                      build=lambda seed: generators.two_point(seed=seed),
@@ -52,7 +53,7 @@ PACK_SOURCE = {
 def _reset():
     packs.installed.cache_clear()
     packs.packs.cache_clear()
-    registry._index.cache_clear()
+    registry.reset()
 
 
 @pytest.fixture
@@ -85,7 +86,7 @@ def test_an_installed_pack_joins_every_registry(installed):
     assert "toy" in families.all_families() and families.get("toy").name == "toy"
     assert "toy" in sweep.generator_names() and sweep.generator("toy")(seed=1).n == 2
     assert reproduction_modules()[-1] == "toy_pack.section"
-    from verify import mutants
+    from verify.results import mutants
     assert mutants.roster()[-1] == "TOY-1~half"
 
 
@@ -109,7 +110,7 @@ def test_a_malformed_pack_is_refused_by_name(installed):
 
 def test_a_missing_report_section_is_refused_naming_the_pack_and_module(installed, tmp_path,
                                                                         capsys):
-    from verify.cli import main
+    from verify.front.cli import main
 
     (tmp_path / "toy_pack" / "section.py").unlink()
     installed()
@@ -121,7 +122,7 @@ def test_a_missing_report_section_is_refused_naming_the_pack_and_module(installe
 
 def test_a_report_section_that_raises_on_import_is_refused_naming_the_pack(installed,
                                                                            tmp_path, capsys):
-    from verify.cli import main
+    from verify.front.cli import main
 
     (tmp_path / "toy_pack" / "section.py").write_text("raise ValueError('bad table')\n")
     installed()
@@ -141,13 +142,13 @@ def test_the_selection_admits_only_the_packs_it_names(installed, monkeypatch):
         if not expected:
             with pytest.raises(theory.UnknownName):
                 theory.get("TOY-1")
-    from verify import mutants
+    from verify.results import mutants
 
     assert mutants.roster()[-1] == "TOY-1~half"
 
 
 def test_version(capsys):
-    from verify.cli import main
+    from verify.front.cli import main
 
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
@@ -155,7 +156,7 @@ def test_version(capsys):
 
 
 def test_a_measures_module_imported_first_is_still_merged():
-    """A pack's measures module imports verify.measures; imported before it, its quantities
+    """A pack's measures module imports verify.language.measures; imported before it, its quantities
     must still be measurable (they are merged on the tables' first read, not at import)."""
     import subprocess
 
@@ -194,7 +195,7 @@ def _claim(id="TOY-1", kind="Kind.POINTWISE", paper="TOY", extra="") -> str:
 
 
 def _refused(capsys, *needles, commands=(["packs"], ["claims"])) -> None:
-    from verify.cli import main
+    from verify.front.cli import main
 
     for argv in commands:
         _reset()
@@ -378,7 +379,7 @@ def test_a_section_that_does_not_exist_is_refused_by_report_only(installed, tmp_
     """`packs` and `claims` do not need the report's sections; `report --section` names the
     pack and the missing module before any work (the CI fixture
     tests/fixtures/packs/gfverify-broken-repro is this pack, installed)."""
-    from verify.cli import main
+    from verify.front.cli import main
 
     init = tmp_path / "toy_pack" / "__init__.py"
     init.write_text(init.read_text().replace('"toy_pack.section"', '"toy_pack.nowhere"'))
@@ -395,7 +396,7 @@ def test_verify_packs_names_the_packs_whose_tests_run(installed, monkeypatch):
     """`pytest verify --verify-packs NAME` runs that pack's tests and counts its mutants
     only (a built-in pack by its name in any case, an installed one by its name or entry
     point); an unknown name is refused naming the packs there are."""
-    from verify.plugin import _pack_test_dirs, tested_mutants
+    from verify.front.plugin import _pack_test_dirs, tested_mutants
 
     installed()
     assert [p.name for p in packs.tested("toy")] == ["TOY"]

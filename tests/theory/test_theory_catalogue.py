@@ -296,7 +296,7 @@ def test_every_closed_form_is_declared():
 
 
 def test_docs_catalogue_is_the_claims_own_output(capsys):
-    from verify.cli import main
+    from verify.front.cli import main
 
     assert main(["claims", "--format", "md", "--builtin"]) == 0
     page = Path(__file__).resolve().parents[2] / "docs" / "catalogue.md"

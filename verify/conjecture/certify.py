@@ -27,7 +27,7 @@ from theory import symbols as S
 from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
 from verify.conjecture.statement import Statement, statement_of
 from verify.conjecture.when import AtTime, Window
-from verify.verdict import Outcome
+from verify.engine.verdict import Outcome
 
 # a run is compared with the tube at this many of its saved times (each ends a step)
 SAVED_TIMES = 101
@@ -92,7 +92,7 @@ def certified_lines(result, path: str) -> list[str]:
     """The ``--certify`` lines of a search: the counterexample's certified verdict, or
     each HOLDS instance's, with the certificates written."""
     from numerics.certify import CertifyError, NotCertifiable, certify
-    from verify.certified import certify_claim
+    from verify.engine.certified import certify_claim
 
     if result.found:
         targets = [result.counterexample]

@@ -13,8 +13,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from verify import limits
-from verify.cli import EXIT_OK, UsageError
+from verify.errors import UsageError
+from verify.exit_codes import EXIT_OK
+from verify.language import limits
 
 _EPILOG = """\
 vocabulary: t, n, d, p, lam, mu, Dplus, Dminus, kappa, ... (instance numbers) and
@@ -95,7 +96,7 @@ def register(subparsers) -> None:
     con.add_argument("--reps", type=int, default=None,
                      help="repetitions (seeds) per size for --scaling (default 3)")
     con.add_argument("--jobs", type=int, default=1, help="processes for --scaling")
-    from verify.sweep.dask_executor import add_options
+    from verify.running.executors import add_options
 
     add_options(con, "the search's runs (those its first phase draws all at once)")
     con.add_argument("--run-store", default=None, metavar="DIR",
@@ -184,7 +185,7 @@ def add_run_options(parser) -> None:
 def run_option_kwargs(args) -> dict:
     """The keyword arguments of `add_run_options`'s options that a search takes when given
     (``escalate``, ``sizes``, ``max_cost``)."""
-    from verify.run_cost import CostError, parse_duration
+    from verify.instances.run_cost import CostError, parse_duration
 
     out = {"sizes": args.sizes}
     if args.escalate is not None:
@@ -237,7 +238,7 @@ def plot_path(args, default: str) -> str | None:
 
 def _conjecture_command(args) -> int:
     from verify.conjecture import ConjectureError, conjecture
-    from verify.families import FamilyError
+    from verify.instances.families import FamilyError
 
     if (args.expr is None) == (args.scaling is None):
         raise UsageError("conjecture: give either a statement or --scaling LAW (not both)")
@@ -292,7 +293,7 @@ def _conjecture_command(args) -> int:
             kwargs["loss_floor"] = args.loss_floor
         if args.assume:
             kwargs["assume"] = tuple(args.assume)
-        from verify.runs import configured
+        from verify.running.runs import configured
 
         plot = plot_path(args, "conjecture.png")
         with configured(args.run_store, args.scheduler, args.dask_local):
@@ -333,7 +334,7 @@ def _on_runs(args) -> int:
         raise UsageError(f"{given[0]}: not used with --run (the recorded runs are the "
                          "instances: nothing is drawn or simulated)")
     from verify.conjecture.when import parse_at_time, parse_window
-    from verify.expressions import ExpressionError
+    from verify.language.expressions import ExpressionError
 
     mode = "at_t" if args.at_t is not None else (args.mode or "for_all_t")
     if args.loss_floor is not None and not (0 < args.loss_floor < 1):
@@ -405,7 +406,8 @@ def _scaling(args, params) -> int:
 
 
 def _families_command(args) -> int:
-    from verify.families import all_families, cost_lines, run_costs
+    from verify.instances.families import all_families
+    from verify.instances.run_cost import cost_lines, run_costs
 
     costs = run_costs()
     for fam in all_families().values():

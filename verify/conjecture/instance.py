@@ -1,5 +1,5 @@
 """One instance of a conjecture's search: the run (exact flow or gradient descent, with
-its companion, memoised), the check of the statement on it by `verify.check.check`, and
+its companion, memoised), the check of the statement on it by `verify.engine.check.check`, and
 the tightest point of the relation (margin relative to the size of both sides).
 """
 
@@ -15,10 +15,6 @@ import sympy as sp
 
 from numerics import ExactFlow, Problem, ProblemError, Trajectory
 from theory.claim import Claim, Kind
-from verify import families as fam_mod
-from verify import limits, run_cost, runs
-from verify.check import evaluate, relation_margins
-from verify.check_run import above_loss_floor, inapplicable_instance
 from verify.conjecture.statement import (
     DEFAULT_GD_LR,
     FLOW_RTOL,
@@ -29,11 +25,17 @@ from verify.conjecture.statement import (
     UndefinedHere,
 )
 from verify.conjecture.when import AtTime, Window
-from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
-from verify.escalation import MAX_BUDGET as MAX_ESCALATION
-from verify.escalation import check_escalating
-from verify.run_cost import DEFAULT_MAX_COST
-from verify.verdict import CheckError, Outcome, Verdict, Where
+from verify.engine.check import evaluate, relation_margins
+from verify.engine.check_run import above_loss_floor, inapplicable_instance
+from verify.engine.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
+from verify.engine.escalation import MAX_BUDGET as MAX_ESCALATION
+from verify.engine.escalation import check_escalating
+from verify.engine.verdict import CheckError, Outcome, Verdict, Where
+from verify.instances import families as fam_mod
+from verify.instances import run_cost
+from verify.instances.run_cost import DEFAULT_MAX_COST
+from verify.language import limits
+from verify.running import runs
 
 
 # -- simulation ------------------------------------------------------------------------------
@@ -55,19 +57,19 @@ class MethodSpec:
     coordinates
         The exact flow's coordinates: ``"auto"`` or a name of
         `numerics.coordinates.COORDINATES`; `for_family` sets the family's
-        (`verify.families.Family.flow_coordinates`).
+        (`verify.instances.families.Family.flow_coordinates`).
     escalate
         How many more accurate re-runs an instance undecided by its numerical error gets
-        before it counts as undecided (`verify.escalation`; 0: none).
+        before it counts as undecided (`verify.engine.escalation`; 0: none).
     max_cost
         The largest estimated cost (seconds, by the family's cost model,
-        `verify.run_cost`) of one exact-flow run a search starts (``--max-cost``).
+        `verify.instances.run_cost`) of one exact-flow run a search starts (``--max-cost``).
     """
 
     name: str = "flow"
     lr: float | None = None
     coordinates: str = "auto"  # the exact flow's (from the family: `Family.coordinates`)
-    # re-runs of an instance undecided by its numerical error (`verify.escalation`)
+    # re-runs of an instance undecided by its numerical error (`verify.engine.escalation`)
     escalate: int = ESCALATION_BUDGET
     max_cost: float = DEFAULT_MAX_COST
 
@@ -105,7 +107,7 @@ class MethodSpec:
 
     def for_family(self, family: fam_mod.Family) -> MethodSpec:
         """This method as it runs ``family``'s instances (the exact flow in the family's
-        coordinates, `verify.families.Family.coordinates`)."""
+        coordinates, `verify.instances.families.Family.coordinates`)."""
         if self.name != "flow" or family.flow_coordinates == self.coordinates:
             return self
         return replace(self, coordinates=family.flow_coordinates)
@@ -159,7 +161,8 @@ def run_instance(problem: Problem, horizon: float, method: MethodSpec, points: i
 
 
 def store_runs(planned: Mapping[tuple, runs.RunSpec]) -> int:
-    """Run the planned runs (memo key -> `verify.runs.RunSpec`) not memoised yet, all at once
+    """Run the planned runs (memo key -> `verify.running.runs.RunSpec`) not memoised yet, all at
+    once
     through the current runner (parallel tasks on its executor), into `run_instance`'s
     memo; how many were run."""
     todo = [(k, s) for k, s in planned.items() if k not in _RUNS]
@@ -174,7 +177,7 @@ def store_runs(planned: Mapping[tuple, runs.RunSpec]) -> int:
 def plan_family_instance(family: fam_mod.Family, problem: Problem, params: Mapping,
                          method: MethodSpec, points: int, extra: list[float],
                          at_t: float | None = None) -> tuple[tuple, runs.RunSpec]:
-    """The run `run_family_instance` would make (its memo key and `verify.runs.RunSpec`),
+    """The run `run_family_instance` would make (its memo key and `verify.running.runs.RunSpec`),
     checked against the limits (a CostError above --max-cost), not simulated."""
     horizon = _horizon_within_limits(family, problem, params, method, at_t)
     method = method.for_family(family)
@@ -191,7 +194,7 @@ def _horizon_within_limits(family, problem, params, method: MethodSpec, at_t) ->
         horizon = max(horizon, at_t)
     method = method.for_family(family)
     try:  # the horizon actually run (family rule, --t-max or --at-t): its GD steps, or the
-        # exact flow's estimated cost (the family's cost model, `verify.run_cost`)
+        # exact flow's estimated cost (the family's cost model, `verify.instances.run_cost`)
         if method.name == "gd":
             limits.at_most("horizon / --lr (gradient-descent steps)",
                            horizon / method.step, "gd_steps")
@@ -359,7 +362,8 @@ class InstanceChecker:
         return self.trajectories[self.key(inst.params)]
 
     def plan(self, params: Mapping):
-        """The run `_check` would make of ``params``, not made: (memo key, `verify.runs.RunSpec`);
+        """The run `_check` would make of ``params``, not made: (memo key,
+        `verify.running.runs.RunSpec`);
         None for a draw the search rejects (unbuildable, excluded by --assume, above
         --max-cost); True for one it keeps with no run to plan ahead (undefined there, a
         time that depends on a run, a bad input the search will report)."""

@@ -16,7 +16,6 @@ import sympy as sp
 
 from numerics import Trajectory
 from theory.claim import Claim, Kind
-from verify.check import evaluate
 from verify.conjecture.instance import (
     Instance,
     MethodSpec,
@@ -25,9 +24,10 @@ from verify.conjecture.instance import (
     value_text,
 )
 from verify.conjecture.statement import DEFAULT_POINTS, ConjectureError
+from verify.engine.check import evaluate
+from verify.engine.verdict import Outcome
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
-from verify.figures import legend, pyplot, save_png
-from verify.verdict import Outcome
+from verify.results.figures import legend, pyplot, save_png
 
 
 # -- the result ----------------------------------------------------------------------------------
@@ -58,7 +58,7 @@ class SearchSettings:
         own model.
     selector
         The command-line arguments that select the family in a replay command
-        (`verify.families.Family.selector`, such as ``("--data", "my.npz")``); empty:
+        (`verify.instances.families.Family.selector`, such as ``("--data", "my.npz")``); empty:
         ``--family NAME``.
     """
 
@@ -212,7 +212,7 @@ class ConjectureResult(SearchSettings):
 
     def escalations(self) -> dict[str, int]:
         """How many instances were re-run more accurately, by the run that gave their
-        verdict (`verify.escalation`)."""
+        verdict (`verify.engine.escalation`)."""
         out: dict[str, int] = {}
         for inst in self.tried:
             if inst.verdict.accuracy:
@@ -394,7 +394,7 @@ def replay_command(statement: str, family: str, params: Mapping, mode: str,
                    model: Mapping | None = None, assume=(), selector=()) -> str:
     """A command that checks exactly this instance again (every parameter fixed, and the
     family's model options). ``selector``: the arguments that select the family
-    (`verify.families.Family.selector`), by default ``--family NAME``."""
+    (`verify.instances.families.Family.selector`), by default ``--family NAME``."""
     args = ["gfverify", "conjecture", statement, *(selector or ("--family", family))]
     for k, v in {**params, **(model or {})}.items():
         args += ["--param", f"{k}={value_text(v)}"]

@@ -11,7 +11,7 @@ the rate is still evolving); a run that never reaches the level is extended
 (horizon x EXTEND_FACTOR, at most MAX_EXTENSIONS times), and left out of the
 fit with its reason if it still does not.
 
-Fit (`verify.scaling.fit_power_law`, the one the catalogue's SCALING checks use).
+Fit (`verify.engine.scaling.fit_power_law`, the one the catalogue's SCALING checks use).
 Ordinary least squares of log F(oo) on log n over every run (``reps`` runs per
 n, seeds seed, seed+1, ...), pooled. The interval on the exponent is a
 percentile bootstrap over repetitions (runs resampled within each n) when every
@@ -21,11 +21,11 @@ only: a pre-asymptotic curvature of the law (small n) is not in them, so read
 a narrow interval at small n with care.
 
 Numerical error. Each F(oo) carries the error a check counts on it (the companion
-difference and the propagated error floor, `verify.run_context.evaluate`). Late in a
+difference and the propagated error floor, `verify.engine.run_context.evaluate`). Late in a
 run that floor (the method's nominal accuracy through the outputs, divided by a residual
 of L/L(0) = 1e-9) can exceed the value itself at rtol 1e-10, so a run whose F(oo) is not
 known to ``REL_ERROR_TARGET`` (1%) is re-run up the exact flow's ladder (rtol 1e-12,
-then 1e-13; `verify.escalation`, ``escalate`` rungs at most) and the finest value is
+then 1e-13; `verify.engine.escalation`, ``escalate`` rungs at most) and the finest value is
 kept. The slope is linear in the logged values, so errors e_i on the values F_i move it
 by at most sum_i |w_i| (-log(1 - e_i/F_i)) (w_i the OLS weights of the runs): the
 interval is widened by that much on each side before the verdict, and a run whose error
@@ -51,15 +51,16 @@ import sympy as sp
 from numerics import Trajectory
 from theory import symbols as S
 from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
-from verify import families as fam_mod
-from verify import limits, run_cost
-from verify.check import CheckError, evaluate
 from verify.conjecture import ConjectureError, MethodSpec, run_instance
 from verify.conjecture.statement import FLOW_RTOL
-from verify.escalation import DEFAULT_BUDGET, MAX_BUDGET
-from verify.expressions import ExpressionError, ScalingStatement, parse_scaling
-from verify.figures import legend, pyplot, save_png
-from verify.scaling import FitError, PowerLawFit, fit_power_law
+from verify.engine.check import CheckError, evaluate
+from verify.engine.escalation import DEFAULT_BUDGET, MAX_BUDGET
+from verify.engine.scaling import FitError, PowerLawFit, fit_power_law
+from verify.instances import families as fam_mod
+from verify.instances import run_cost
+from verify.language import limits
+from verify.language.expressions import ExpressionError, ScalingStatement, parse_scaling
+from verify.results.figures import legend, pyplot, save_png
 
 ASYMPTOTIC_LEVEL = 1e-9
 SETTLE_LEVEL = 1e-6
@@ -150,7 +151,7 @@ def _refined(tr: Trajectory, quantity: sp.Basic, value: float, error: float,
              escalate: int) -> tuple[float, float, float, float, str] | None:
     """F(oo) from the first run up the exact flow's ladder that knows it to
     ``REL_ERROR_TARGET`` (else the finest tried), or None when no rung was run."""
-    from verify.escalation import ladder, rerun
+    from verify.engine.escalation import ladder, rerun
 
     best = None
     for rung in ladder(tr, budget=escalate):
@@ -179,7 +180,7 @@ def _point(family: fam_mod.Family, params: dict, quantity: sp.Basic, method: Met
     reason = ""
     for _ in range(MAX_EXTENSIONS + 1):
         if method.name == "flow":
-            try:  # the family's cost model (`verify.run_cost`), within --max-cost
+            try:  # the family's cost model (`verify.instances.run_cost`), within --max-cost
                 run_cost.refuse_above(family.name, params, horizon, method.max_cost)
             except run_cost.CostError as exc:
                 return Point(n, params, horizon=horizon, reason=f"not run: {exc}")
@@ -459,7 +460,7 @@ def scaling_conjecture(text: str, family, ns: Sequence[int] = DEFAULT_NS, *,
             option = "--t-max" if t_max is not None else "--param horizon"
             raise ConjectureError(f"{option} {narrowed.horizon_override:g}: {exc}") from None
     if jobs > 1:
-        from verify.pool import worker_pool
+        from verify.running.pool import worker_pool
 
         with worker_pool(jobs) as pool:
             pts = pool.map(_job, jobs_args)

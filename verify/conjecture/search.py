@@ -1,9 +1,9 @@
 """Checking new conjectures: state it, search it, shrink the counterexample.
 
 ``conjecture("L(t) <= L(0)*exp(-t/n)", "orthogonal")`` reads the statement
-safely (`verify.expressions`), turns it into a `Claim` (POINTWISE over a time
+safely (`verify.language.expressions`), turns it into a `Claim` (POINTWISE over a time
 window, or EVENT_TIME for ``first(EVENT) <= BOUND``) and checks it with
-`verify.check.check` on simulated instances of the family, so a conjecture is
+`verify.engine.check.check` on simulated instances of the family, so a conjecture is
 judged with exactly the numerical-error logic of the catalogue's claims: a
 violation within numerical error is INCONCLUSIVE, never a counterexample.
 
@@ -43,8 +43,6 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings, t
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
-from verify import families as fam_mod
-from verify import limits, run_cost, runs
 from verify.conjecture.instance import (
     Instance,
     InstanceChecker,
@@ -70,11 +68,15 @@ from verify.conjecture.statement import (
     statement_of,
 )
 from verify.conjecture.when import AtTime, Window, parse_at_time, parse_window
-from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
-from verify.expressions import ExpressionError
-from verify.profiles import pinned_hypothesis_draws
-from verify.run_cost import DEFAULT_MAX_COST
-from verify.verdict import Outcome
+from verify.engine.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
+from verify.engine.verdict import Outcome
+from verify.instances import families as fam_mod
+from verify.instances import run_cost
+from verify.instances.run_cost import DEFAULT_MAX_COST
+from verify.language import limits
+from verify.language.expressions import ExpressionError
+from verify.running import runs
+from verify.running.profiles import pinned_hypothesis_draws
 
 
 # -- search and shrink ---------------------------------------------------------------------------
@@ -239,18 +241,18 @@ def conjecture(expr_or_callable, family, *, params: Mapping[str, Any] | None = N
     ``min_decided``: the share of the instances tried that must be decided (HOLDS or
     VIOLATED) for NO COUNTEREXAMPLE; with fewer the verdict is UNDECIDED.
     ``escalate``: re-runs (finer tolerances, then high precision where it applies) of an
-    exact-flow instance undecided by its numerical error (`verify.escalation`; 0: none).
+    exact-flow instance undecided by its numerical error (`verify.engine.escalation`; 0: none).
     ``loss_floor``: with ``for_all_t``, compare only where L(t)/L(0) >= this level (None,
     the default: every saved time; times no float64 run can resolve are named anyway).
     ``assume``: conditions on the instance (``"mu >= 0.1"``, ``"OffDiagGram == 0"``); a
     drawn instance that fails one is excluded before it is simulated (the search draws
     another) and counted in the result, never a counterexample.
     ``sizes``: the family's drawn ranges, ``"default"`` or ``"paper"`` (its papers'
-    experimental sizes, `verify.families.Family.sized`). ``max_cost``: the largest
-    estimated cost in seconds of one exact-flow run (`verify.run_cost`); a draw above it
+    experimental sizes, `verify.instances.families.Family.sized`). ``max_cost``: the largest
+    estimated cost in seconds of one exact-flow run (`verify.instances.run_cost`); a draw above it
     is replaced by another, a fixed instance above it refused.
 
-    Runs go through the current runner (`verify.runs`): with an executor (``--dask-local
+    Runs go through the current runner (`verify.running.runs`): with an executor (``--dask-local
     N``, ``--scheduler ADDRESS``) the instances the search's first phase draws are run
     first, all at once as parallel tasks (`_prefetch`), then searched exactly as without
     one: the same instances, the same verdicts.

@@ -1,5 +1,5 @@
 """A conjecture's statement as a `theory.Claim`: the text a user writes (parsed, never
-evaluated, by `verify.expressions`) or a Python callable read as a temporary trajectory
+evaluated, by `verify.language.expressions`) or a Python callable read as a temporary trajectory
 quantity, with the search's modes, methods and defaults (`verify.conjecture`).
 """
 
@@ -18,9 +18,9 @@ import sympy as sp
 from numerics import Problem, Trajectory
 from theory import symbols as S
 from theory.claim import ANY_MODEL, Assumption, Claim, Kind, Provenance, Source
-from verify import limits, measures
 from verify.errors import InputError
-from verify.expressions import ExpressionError, Parsed, parse_conjecture
+from verify.language import limits, measures
+from verify.language.expressions import ExpressionError, Parsed, parse_conjecture
 
 MODES = ("for_all_t", "at_t", "as_t_to_inf", "window")
 METHODS = ("flow", "gd")

@@ -5,7 +5,7 @@ numeric column of the sweep store (`verify.sweep.COLUMNS`, e.g. ``rate_end`` or
 ``kernel_rate``), SIZE one of the grid sizes n, d, p. Nothing is simulated: the
 rows a sweep stored are read, filtered by ``--where key=value`` (column values,
 compared as text), restricted to successful runs with a positive finite value,
-and fitted by `verify.scaling.fit_power_law` (pooled least squares of log value on
+and fitted by `verify.engine.scaling.fit_power_law` (pooled least squares of log value on
 log size; bootstrap over runs within each size). With a stated exponent the
 verdict is CONSISTENT (inside the interval, exit 0) or REJECTED (exit 1); rows that
 cannot be fitted (one size only, say) give UNDECIDED (exit 3).
@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from verify.engine.scaling import FitError, PowerLawFit, fit_power_law
 from verify.errors import InputError
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
-from verify.expressions import ExpressionError, parse_power_law
-from verify.scaling import FitError, PowerLawFit, fit_power_law
+from verify.language.expressions import ExpressionError, parse_power_law
 from verify.sweep import COLUMNS, SweepStoreError, read_rows
 
 SIZES = ("n", "d", "p")

@@ -20,7 +20,7 @@ import sympy as sp
 from numerics import Problem, Trajectory
 from theory import symbols as S
 from theory.claim import ANY_MODEL, Claim, Kind, Provenance, Source
-from verify.expressions import ExpressionError, parse_time, split_pair
+from verify.language.expressions import ExpressionError, parse_time, split_pair
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class AtTime:
     def value(self, problem: Problem, tr: Trajectory | None = None) -> float:
         """The time on ``problem`` (on its run ``tr`` when it uses an event: inf when the
         event did not happen there)."""
-        from verify.check_run import event_time, problem_scalar
+        from verify.engine.check_run import event_time, problem_scalar
 
         expr = self.expr
         if self.event is not None:
@@ -61,7 +61,7 @@ class AtTime:
         return float(value)
 
     def _event_claim(self) -> Claim:
-        """A claim carrying the event (how `verify.check_run.event_time` reads it)."""
+        """A claim carrying the event (how `verify.engine.check_run.event_time` reads it)."""
         return Claim(id="at-t", title=self.text, kind=Kind.EVENT_TIME,
                      source=Source("user", "--at-t", Provenance.INFERRED),
                      statement=sp.Ge(S.t_conv, 0, evaluate=False),

@@ -16,8 +16,8 @@ import numpy as np
 
 from numerics.trajectory import Trajectory
 from theory.claim import Claim, Kind
+from verify.engine.verdict import Outcome, Verdict, Where
 from verify.errors import InputError
-from verify.verdict import Outcome, Verdict, Where
 
 #: the kinds of claim one run decides
 RUN_KINDS = (Kind.POINTWISE, Kind.CONSERVED, Kind.TRAPPING, Kind.IDENTITY, Kind.EVENT_TIME)
@@ -136,7 +136,7 @@ def _number(x) -> float | None:
 def check_run(claims, tr: Trajectory) -> list[RunVerdict]:
     """Each claim checked on the recorded run ``tr`` (`verify.check`), with where it first
     fails."""
-    from verify.check import check
+    from verify.engine.check import check
 
     out = []
     for claim in claims:
@@ -151,7 +151,7 @@ def check_run(claims, tr: Trajectory) -> list[RunVerdict]:
 
 def limit_evidence(claim: Claim, tr: Trajectory):
     """What ``claim`` is checked on: for a statement about a limit t -> infinity that a
-    pack reads off one run (`verify.measures.LIMIT_QUANTITIES`: BF25's LossInf, S000's
+    pack reads off one run (`verify.language.measures.LIMIT_QUANTITIES`: BF25's LossInf, S000's
     MuInf), the estimate of it at the end of ``tr`` (read in the claim's convention), whose
     error counts how much it still moves there, on a run that has visibly converged (its
     gradient norm at the end within its own error of 0); a line saying what the run lacks
@@ -159,14 +159,14 @@ def limit_evidence(claim: Claim, tr: Trajectory):
     import sympy as sp
 
     from theory.symbols import VOCABULARY
-    from verify.measures import LIMIT_QUANTITIES, ROUNDOFF_ULPS
-    from verify.run_context import evaluate, in_claim_convention
+    from verify.engine.run_context import evaluate, in_claim_convention
+    from verify.language.measures import LIMIT_QUANTITIES, ROUNDOFF_ULPS
 
     names = sorted({s.name for s in claim.substituted(claim.statement).free_symbols}
                    & set(LIMIT_QUANTITIES))
     if len(names) != 1 or tr.departure:
         return tr, ""
-    from verify.check_run import inapplicable_instance
+    from verify.engine.check_run import inapplicable_instance
 
     if inapplicable_instance(claim, tr.problem):  # the check says which hypothesis fails
         return tr, ""
@@ -193,7 +193,7 @@ def first_failure(claim: Claim, tr: Trajectory, verdict: Verdict) -> float | Non
     fails by more than its numerical error (the check's own margins), or None."""
     if verdict.outcome is not Outcome.VIOLATED or claim.kind in (Kind.EVENT_TIME, Kind.LIMIT):
         return None
-    from verify.run_context import in_claim_convention, relation_margins
+    from verify.engine.run_context import in_claim_convention, relation_margins
 
     tr = in_claim_convention(claim, tr)  # the times the verdict speaks in
     lo, hi = verdict.window if verdict.window is not None else (-math.inf, math.inf)

@@ -13,7 +13,8 @@ import math
 import time
 from pathlib import Path
 
-from verify.cli import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED, UsageError
+from verify.errors import UsageError
+from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
 
 _EPILOG = """\
 A run is one .npz file in gfverify's recorded-run format (docs: "Your own runs"):
@@ -123,7 +124,7 @@ def convention_lines(tr, claims) -> list[str]:
 
     p = tr.problem
     out = []
-    from verify.run_context import convention_of
+    from verify.engine.run_context import convention_of
 
     for scale in sorted({convention_of(c, p) for c in claims} - {None, p.loss_scale}):
         factor = p.loss_scale / scale

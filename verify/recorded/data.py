@@ -34,7 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from numerics.problem import LOSSES, Problem
-from verify.families import ChoiceParam, Family, FamilyError, FloatParam, IntParam, seed_param
+from verify.instances.families import (
+    ChoiceParam,
+    Family,
+    FamilyError,
+    FloatParam,
+    IntParam,
+    seed_param,
+)
 
 #: the search range of the width (a fixed --param p may go beyond it)
 WIDTHS = (2, 40)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from verify.engine.verdict import Outcome, Verdict
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
-from verify.verdict import Outcome, Verdict
 
 
 @dataclass
@@ -87,10 +87,10 @@ def on_runs(expr: str, paths, mode: str = "for_all_t", at_t=None,
     from verify.conjecture.instance import first_positive, floored, tightest_point
     from verify.conjecture.statement import ConjectureError, UndefinedHere, statement_of
     from verify.conjecture.when import AtTime, Window
-    from verify.escalation import check_escalating
-    from verify.expressions import ExpressionError
+    from verify.engine.escalation import check_escalating
+    from verify.engine.verdict import Where
+    from verify.language.expressions import ExpressionError
     from verify.recorded.claims import first_failure
-    from verify.verdict import Where
 
     try:
         statement = statement_of(expr)
@@ -150,7 +150,7 @@ def _fixed_times(mode: str, at_t, run) -> list[tuple[str, float]]:
     ConjectureError naming it."""
     from verify.conjecture.statement import ConjectureError
     from verify.conjecture.when import AtTime, Window
-    from verify.verdict import CheckError
+    from verify.engine.verdict import CheckError
 
     def value(label, when):
         if isinstance(when, (int, float)):

@@ -378,7 +378,7 @@ class Figure:
     ----------
     path
         The image file, a PNG (or SVG): for a report section, one it wrote into ``out``
-        (`verify.figures.save_png`) and lists in its
+        (`verify.results.figures.save_png`) and lists in its
         `~verify.report.reproduction.Reproduction`'s ``figures``. Markdown links
         to its name (index.md is written beside it); LaTeX includes the path as given.
     alt

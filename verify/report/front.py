@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 
 from numerics.provenance import source_commit
 from theory import packs, registry
-from verify import findings as findings_mod
-from verify.findings import data_label
 from verify.report.doc import CONTENTS_MARK, Bullets, Heading, Html, inline_html
+from verify.results import findings as findings_mod
+from verify.results.findings import data_label
 
 OUTCOMES = ("VIOLATED", "INCONCLUSIVE", "HOLDS", "INAPPLICABLE")
 
@@ -28,7 +28,7 @@ def base_id(row_claim: str) -> str:
 
 
 def suite_findings(suite_result: dict) -> list:
-    """The findings a suite run recorded, one per id (`verify.findings.distinct`)."""
+    """The findings a suite run recorded, one per id (`verify.results.findings.distinct`)."""
     return findings_mod.distinct([findings_mod.Finding.from_dict(d)
                                   for d in suite_result["findings"]])
 
@@ -79,7 +79,7 @@ def summary(suite_result: dict | None, reproductions, run: dict) -> list:
     prov = (f"gfverify {run['version']}, commit {run['commit']}, profile "
             f"<code>{run['profile']}</code>, seed {run['seed']}, {when}, "
             f"{run['wall']:.0f} s")
-    from verify.sizes import profile_line
+    from verify.results.sizes import profile_line
 
     sizes = profile_line(run["profile"])  # at which sizes the verdicts were obtained
     parts = ['<section class="summary" id="summary">', "<h2>Summary</h2>",

@@ -6,7 +6,7 @@ Writes, beside the HTML, ``DIR/latex/``:
   table (claim, verdict, instances, worst margin, error, time, relation in the paper's
   notation), the findings, the tightness table and the reproductions' figures;
 - ``figures/*.pdf``: those figures as vector PDFs (written by the sections themselves,
-  `verify.figures.pdf_copies`);
+  `verify.results.figures.pdf_copies`);
 - ``main.tex``: a minimal document that inputs the fragment, so that
   ``pdflatex main.tex`` in that directory compiles it as it is (run it twice: longtable
   aligns its columns on the second pass). The preamble a paper
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify import mutants as mutants_mod
 from verify.report import front, verdict_table
 from verify.report.doc import (
     LATEX_PACKAGES,
@@ -28,6 +27,7 @@ from verify.report.doc import (
     Table,
     to_latex,
 )
+from verify.results import mutants as mutants_mod
 
 DIRECTORY = "latex"
 FRAGMENT = "gfverify-report.tex"

@@ -8,7 +8,7 @@ S002's foundation claims) is one module named in a pack's ``reproductions``
         store: Path | None = None[, instances: int | None = None]) -> Reproduction
 
 that simulates (or reads a sweep store), writes its PNG figures into ``out``
-(through `verify.figures.save_png`) and returns the report blocks
+(through `verify.results.figures.save_png`) and returns the report blocks
 (`verify.report.doc`) of its section, headed by the experiment's ID, plus the
 numbers behind them for ``verdicts.json``. Optional: ``instances`` (a section that draws
 random instances receives ``gfverify report --instances`` there) and a function
@@ -47,7 +47,7 @@ class Reproduction:
         from the run that returns them.
     figures
         The PNG figures the section wrote into ``out`` (through
-        `verify.figures.save_png`), the ones its `Figure` blocks show; the LaTeX fragment
+        `verify.results.figures.save_png`), the ones its `Figure` blocks show; the LaTeX fragment
         uses their PDF copies.
     data
         The numbers behind the blocks (JSON-serialisable), written to ``verdicts.json``

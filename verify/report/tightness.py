@@ -3,7 +3,7 @@ value, the sharpest value observed, the slack factor and the witness.
 
 Each claim that `verify.tighten.statement.is_tightenable` accepts (checkable, pointwise or
 event-time, with a bound side that is not 0) is tightened by `tighten_claim` at the
-profile's budget (`verify.profiles.Profile.tighten_budget`), on the family its pack
+profile's budget (`verify.running.profiles.Profile.tighten_budget`), on the family its pack
 declares for it (a ``TIGHTEN`` mapping in the pack's families module: claim id ->
 ``{"family": NAME, "params": {...}, "param": NAME}``, or ``{"runs": "module:function"}``
 for a claim stated for an experiment no family draws: the function returns the named runs
@@ -20,9 +20,9 @@ import time
 
 from theory import packs, registry
 from verify.errors import InputError
-from verify.profiles import get_profile
-from verify.progress import Progress
 from verify.report.doc import Block, Bullets, Heading, Paragraph, Table, number_text
+from verify.running.profiles import get_profile
+from verify.running.progress import Progress
 
 HEADER = ["claim", "constant", "family", "proved", "sharpest observed", "slack",
           "witness", "verdict"]
@@ -132,7 +132,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
     """The section's blocks and its data (for verdicts.json). ``instances`` (`gfverify
     report --instances`) caps the instances drawn per claim (at least 1; default: the
     profile's budget). ``progress``: a pair [done, total] of claims set as they finish (a
-    `verify.pool.Background` counter, when the report runs this beside its sections)."""
+    `verify.running.pool.Background` counter, when the report runs this beside its sections)."""
     from verify.tighten.search import tighten_claim, tighten_claim_on_runs
 
     prof = get_profile(profile)

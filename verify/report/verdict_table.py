@@ -16,10 +16,10 @@ import sympy as sp
 from theory import registry
 from theory.claim import render_latex
 from theory.symbols import latex_names_for
-from verify.findings import data_label
 from verify.report.doc import mathml, number_text
 from verify.report.front import base_id
-from verify.table import FIT_HEADER, certified_cell, fit_cell
+from verify.results.findings import data_label
+from verify.results.table import FIT_HEADER, certified_cell, fit_cell
 
 HEADER = ["claim", "kind", "verdict", "instances: outcomes", "worst margin", "error",
           "instance", "t", "relation"]
@@ -44,7 +44,7 @@ def natural_key(text: str) -> tuple:
 
 def split_where(row: dict) -> tuple[str, str, str]:
     """(instance with its seed, time, relation) where a row's worst margin was attained,
-    from the parts `verify.table` records (a row without them: its whole ``where``)."""
+    from the parts `verify.results.table` records (a row without them: its whole ``where``)."""
     parts = row.get("where_parts")
     if not parts:
         return str(row.get("where", "")), "", ""

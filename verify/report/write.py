@@ -30,15 +30,8 @@ from pathlib import Path
 import theory
 from numerics.provenance import environment
 from theory.suggest import did_you_mean
-from verify import limits
-from verify import mutants as mutants_mod
-from verify.claim_figures import claim_figures
 from verify.errors import InputError
-from verify.figures import pdf_copies
-from verify.findings import data_label
-from verify.pool import Background
-from verify.profiles import get_profile
-from verify.progress import Heartbeat, Progress, latest_bar, say
+from verify.language import limits
 from verify.report import eta, front, tightness, verdict_table
 from verify.report import latex as latex_export
 from verify.report.doc import (
@@ -53,6 +46,13 @@ from verify.report.doc import (
     to_html,
     to_markdown,
 )
+from verify.results import mutants as mutants_mod
+from verify.results.claim_figures import claim_figures
+from verify.results.figures import pdf_copies
+from verify.results.findings import data_label
+from verify.running.pool import Background
+from verify.running.profiles import get_profile
+from verify.running.progress import Heartbeat, Progress, latest_bar, say
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class SuiteRun:
     """``pytest verify`` in a subprocess (so the report's process stays clean), started at
     once so that it runs while the report simulates; `result` waits for it and collects
     its verdict table, the mutants scored against the declared roster and the findings
-    measured by the run (all from ``--verify-json``; `verify.findings`). A watcher thread
+    measured by the run (all from ``--verify-json``; `verify.results.findings`). A watcher thread
     collects the result as soon as the suite ends and hands it to ``on_done`` (the report
     keeps it at once: an interrupted report still has it)."""
 
@@ -104,7 +104,8 @@ class SuiteRun:
                     f"--verify-json={self.vjson}"]
         if certify:
             self.cmd.insert(-1, f"--verify-certify={int(certify)}")
-        self.cmd[-1:-1] = list(runs_args)  # the report's run store and cluster (verify.runs)
+        # the report's run store and cluster (verify.running.runs)
+        self.cmd[-1:-1] = list(runs_args)
         if show_progress:
             say("running the verification suite (pytest verify) in the background ...")
         # one BLAS and torch thread: the suite shares the machine with the report's sections
@@ -283,13 +284,13 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     with the same ``out_dir`` resumes from the kept parts (``fresh`` discards them).
 
     ``parallel`` (default: when the machine has two cores or more): the tightness table runs
-    in a worker process beside the sections (`verify.pool.Background`), the suite in its
+    in a worker process beside the sections (`verify.running.pool.Background`), the suite in its
     own; otherwise after them in this process.
 
     ``scheduler`` (``--scheduler ADDRESS``) or ``dask_local`` (``--dask-local N``): the
     sections' runs and the suite's are tasks of that Dask cluster (a local one is started
     here and the suite joins it), and every run is kept in ``store``/runs as it finishes
-    (`verify.runs`): a stopped report resumes without re-running them."""
+    (`verify.running.runs`): a stopped report resumes without re-running them."""
     from theory import packs
     from verify.report.resume import Request, SavedProgress, code_fingerprint
 
@@ -387,14 +388,14 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
 
 @contextlib.contextmanager
 def _runs_context(store: Path, scheduler: str | None, dask_local: int | None):
-    """The report's runner (`verify.runs`) and the pytest options that give the suite the
+    """The report's runner (`verify.running.runs`) and the pytest options that give the suite the
     same store and cluster: none without ``scheduler``/``dask_local`` (the runs are then
     made as before, here and in the suite's process)."""
     if scheduler is None and dask_local is None:
         yield None, ()
         return
-    from verify import runs
-    from verify.sweep.dask_executor import executor_for
+    from verify.running import runs
+    from verify.running.executors import executor_for
 
     with executor_for(scheduler, dask_local) as ex:
         address = ex.scheduler_address()  # a local cluster starts now: the suite joins it
@@ -608,7 +609,7 @@ def _suite_blocks(suite_result, others=()) -> list[Block]:
           Table(header, rows, anchors, nowrap=verdict_table.number_columns(header)),
           Paragraph(mutants_mod.summary_line(score) + " (deliberately wrong variants of the "
                     "claims that the checks must reject; the roster is "
-                    "`verify/mutant_roster.txt`)")]
+                    "`verify/results/mutant_roster.txt`)")]
     reasons_header, reasons = verdict_table.undecided(suite_result["claims"])
     if reasons:
         b += [Paragraph("Why instances were not decided (grouped by reason):"),

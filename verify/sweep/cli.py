@@ -1,7 +1,7 @@
 """`gfverify sweep CONFIG.toml --results DIR` and `gfverify results DIR`: sweeps at scale.
 
 `--scheduler ADDRESS` (a running Dask scheduler) or `--dask-local N` (a local Dask
-cluster of N worker processes) runs the batches with `verify.sweep.dask_executor.DaskExecutor`;
+cluster of N worker processes) runs the batches with `verify.running.executors.DaskExecutor`;
 the rows are the same whichever executor computed them.
 
 Exit codes: 0 done, 2 bad input (the message names the key), 130 interrupted
@@ -15,8 +15,9 @@ import json
 import math
 import sys
 
-from verify.cli import EXIT_INTERRUPTED, EXIT_OK, UsageError
-from verify.sweep.dask_executor import add_options
+from verify.errors import UsageError
+from verify.exit_codes import EXIT_INTERRUPTED, EXIT_OK
+from verify.running.executors import add_options
 
 
 def register(subparsers) -> None:
@@ -39,7 +40,7 @@ def register(subparsers) -> None:
 
 
 def _executor(args):
-    from verify.sweep.dask_executor import executor_for
+    from verify.running.executors import executor_for
 
     return executor_for(args.scheduler, args.dask_local)
 

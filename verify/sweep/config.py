@@ -15,8 +15,8 @@ from pathlib import Path
 
 from numerics import generators
 from theory.suggest import did_you_mean, unknown_name
-from verify import limits
 from verify.errors import InputError
+from verify.language import limits
 
 BUILTIN_GENERATORS = ("sphere", "orthogonal_scaled", "correlated", "orthonormal", "two_point",
                       "separable", "group")
@@ -236,7 +236,7 @@ def _model(table) -> dict:
     if not isinstance(table, dict):
         raise SweepConfigError("model: expected a table (activation, train, bias, init).")
     _unknown(table, MODEL_KEYS, "model.")
-    from verify.families import FamilyError, parse_model_option
+    from verify.instances.families import FamilyError, parse_model_option
 
     try:
         return {k: parse_model_option(k, v) for k, v in table.items()}
@@ -298,7 +298,7 @@ def integer_range(text: str, where: str) -> list[int]:
 
 
 def _at_most(where: str, count: int) -> None:
-    """Refuse a sweep with more rows than the work limit (`verify.limits`), counted before
+    """Refuse a sweep with more rows than the work limit (`verify.language.limits`), counted before
     any list is built."""
     try:
         limits.at_most(f"{where} (rows of the sweep)", count, "sweep_points")

@@ -45,7 +45,7 @@ A batch (`Batch`) is a self-contained, picklable description of B trajectories:
 `compute_batch` builds the Problems from the generator and seeds and returns the
 rows, wherever it runs. `run_sweep` hands the missing batches, largest estimated
 work first (`Batch.cost`), to an executor (by default this process, one batch after
-another; `verify.sweep.dask_executor` for a Dask cluster)
+another; `verify.running.executors` for a Dask cluster)
 and writes the rows as batches finish, in this process only.
 
 The parts: `verify.sweep.config` (the file), `verify.sweep.store` (the SQLite store and
@@ -72,8 +72,9 @@ import torch
 
 from numerics import ExactFlow, GradientDescent, network, simulate_batch
 from numerics.provenance import environment
-from verify.measures import average_rate, terminal_rate
-from verify.progress import Progress
+from verify.language.measures import average_rate, terminal_rate
+from verify.running.executors import LocalExecutor
+from verify.running.progress import Progress
 from verify.sweep.config import (
     METHODS,
     SweepConfig,
@@ -341,29 +342,12 @@ def _row(batch: Batch, seed: int, problem, traj, versions: str) -> dict:
     }
 
 
-class LocalExecutor:
-    """Runs batches in this process, one after another, in the order given."""
-
-    name = "local"
-
-    def __enter__(self) -> LocalExecutor:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-    def map_unordered(self, fn, items):
-        """``fn(item)`` for each item, in order, yielded as each finishes."""
-        for item in items:
-            yield fn(item)
-
-
 def run_sweep(config, results_dir, *, progress: bool = True, stream=None,
               executor=None) -> SweepResult:
     """Run (or resume) the sweep ``config`` (a SweepConfig, a mapping or a TOML path).
 
     ``executor`` runs the batches (default `LocalExecutor`;
-    `verify.sweep.dask_executor.DaskExecutor` for a cluster): anything with
+    `verify.running.executors.DaskExecutor` for a cluster): anything with
     ``map_unordered(fn, batches)`` yielding fn's results as they finish, used as a
     context manager. Rows are written here, one transaction per batch.
     """

@@ -127,7 +127,7 @@ def _store_error(results_dir: Path, exc: Exception) -> SweepStoreError:
 def to_dataframe(results_dir):
     """The stored rows (`read_rows`) as a pandas DataFrame (``pip install
     'gfverify[notebook]'``)."""
-    from verify.table import as_dataframe
+    from verify.results.table import as_dataframe
 
     return as_dataframe(read_rows(results_dir))
 

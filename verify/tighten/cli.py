@@ -13,7 +13,6 @@ import json
 import re
 from pathlib import Path
 
-from verify.cli import UsageError
 from verify.conjecture.cli import (
     add_run_options,
     add_time_options,
@@ -23,6 +22,7 @@ from verify.conjecture.cli import (
     plot_path,
     run_option_kwargs,
 )
+from verify.errors import UsageError
 
 _EPILOG = """\
 EXPR is a statement with one free constant (--free, default C); a claim id tightens the
@@ -114,7 +114,7 @@ def _json_path(text: str | None) -> Path | None:
 
 
 def _tighten_command(args) -> int:
-    from verify.families import FamilyError
+    from verify.instances.families import FamilyError
     from verify.tighten.search import tighten, tighten_claim
     from verify.tighten.statement import TightenError
 

@@ -21,25 +21,25 @@ import sympy as sp
 
 from numerics import ProblemError
 from numerics.provenance import environment
-from verify import families as fam_mod
-from verify import limits
-from verify.check_run import (
+from verify.conjecture.instance import MethodSpec, run_family_instance
+from verify.conjecture.statement import Statement, UndefinedHere
+from verify.engine.check_run import (
     above_loss_floor,
     at_event,
     event_time,
     inapplicable_instance,
     problem_scalar,
 )
-from verify.conjecture.instance import MethodSpec, run_family_instance
-from verify.conjecture.statement import Statement, UndefinedHere
-from verify.escalation import escalate
-from verify.progress import Progress
-from verify.run_cost import CostError
+from verify.engine.escalation import escalate
+from verify.engine.verdict import CheckError
+from verify.instances import families as fam_mod
+from verify.instances.run_cost import CostError
+from verify.language import limits
+from verify.running.progress import Progress
 from verify.tighten.extreme import DECIDED, INAPPLICABLE, UNDECIDED, Extreme, instance_extreme
 from verify.tighten.result import Searched
 from verify.tighten.statement import Tightenable, TightenError
 from verify.tighten.store import Store, params_key
-from verify.verdict import CheckError
 
 EVENT_POINTS = 1001  # saved times added between an event and the saved time before it
 WINDOW_POINTS = 201  # saved times added across a claim's window when both its ends are finite
@@ -202,7 +202,7 @@ class Evaluator:
 
 
     def _escalated_extreme(self, tr) -> Extreme:
-        """The instance's extreme, re-running the instance up `verify.escalation`'s ladder
+        """The instance's extreme, re-running the instance up `verify.engine.escalation`'s ladder
         while the constant is not resolved on it (the same rule as a check's: a value known
         only within its numerical error is re-run more accurately, within the budget)."""
         def decide(run):
@@ -220,7 +220,7 @@ class RunsEvaluator(Evaluator):
     """Instances that are given runs, by name (``{"run": NAME}``): a claim stated for an
     experiment no family draws (S001-F9 on E-001-3's SGD run) is tightened on that run.
     Nothing is drawn; the runs' own error estimates count (an exact-flow run may still be
-    re-run more accurately by `verify.escalation`, as a family's is)."""
+    re-run more accurately by `verify.engine.escalation`, as a family's is)."""
 
     def __init__(self, tight: Tightenable, runs: Mapping, mode: str, at_t: float | None,
                  method: MethodSpec):

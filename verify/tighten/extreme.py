@@ -1,7 +1,7 @@
 """One instance: the extreme of the critical value of C over the statement's window.
 
 On a run, each part's critical value ``h`` is evaluated at every saved time of the window
-with `verify.check.evaluate` (so with exactly the error a check counts: companion
+with `verify.engine.check.evaluate` (so with exactly the error a check counts: companion
 difference and round-off), and the sign of the slope says which way it bounds C. The
 instance's value is the largest ``h`` where C is bounded below, the smallest where it is
 bounded above; a statement that bounds C from both sides on one run is refused. For an
@@ -22,7 +22,7 @@ of that scale (`witness_move`): either way past the half-width, so C moved past 
 the witness's time and moved back holds at every time.
 
 Saved times that no float64 run decides are left out, as `gfverify conjecture` leaves them
-out of a for-all-t window (`verify.check_run.undecidable_times`, at the value found: the
+out of a for-all-t window (`verify.engine.check_run.undecidable_times`, at the value found: the
 loss within its own error of 0, a margin below the rounding of its own formula, or within
 the finest float64 run's error where the relation holds): when the other times bound C to
 2%, the instance is decided and its note names the times left out, and says so when the
@@ -39,10 +39,10 @@ import sympy as sp
 
 from numerics import Trajectory
 from theory.claim import Claim
-from verify.check import check, evaluate
-from verify.check_run import event_time, instance_scalar, undecidable_times, window_mask
+from verify.engine.check import check, evaluate
+from verify.engine.check_run import event_time, instance_scalar, undecidable_times, window_mask
+from verify.engine.verdict import CheckError, Outcome
 from verify.tighten.statement import Tightenable, TightenError, substitute
-from verify.verdict import CheckError, Outcome
 
 DECIDED, UNDECIDED, INAPPLICABLE = "decided", "undecided", "inapplicable"
 # what an instance's value means; part of a store's query, so that rows measured under an
@@ -276,7 +276,7 @@ def _pointwise(tight: Tightenable, claim: Claim, tr: Trajectory,
 def _undecidable_parts(tight: Tightenable, claim: Claim, tr: Trajectory, parts: list,
                        value: float, holding: bool = False) -> tuple[list[np.ndarray], str]:
     """Per part, the saved times no float64 run decides for that part's own relation at C =
-    ``value`` (`verify.check_run.undecidable_times`, the check's rule; ``holding``: and the
+    ``value`` (`verify.engine.check_run.undecidable_times`, the check's rule; ``holding``: and the
     times where it holds by more than its error), and their note."""
     masks, notes = [], []
     for _, part, _, _, _ in parts:

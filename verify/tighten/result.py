@@ -16,11 +16,11 @@ from theory.claim import Claim
 from verify.conjecture.instance import value_text
 from verify.conjecture.result import SearchSettings, replay_command
 from verify.conjecture.statement import DEFAULT_POINTS
+from verify.engine.verdict import Outcome
 from verify.exit_codes import EXIT_FOUND, EXIT_OK, EXIT_UNDECIDED
-from verify.figures import legend, pyplot, save_png
+from verify.results.figures import legend, pyplot, save_png
 from verify.tighten.extreme import DECIDED, LEFT_OUT, MOVE, Extreme, reason
 from verify.tighten.statement import Tightenable
-from verify.verdict import Outcome
 
 
 def _finite(x) -> float | None:
@@ -103,7 +103,7 @@ class Witness:
         The statement as a claim on this run, C left free; None when not built.
     relaxed
         Which of the claim's non-required hypotheses the witness does not meet
-        (`verify.check_run.relaxed_note`); "" when it meets them all, or for a user's
+        (`verify.engine.check_run.relaxed_note`); "" when it meets them all, or for a user's
         statement.
     """
 

@@ -36,9 +36,6 @@ from hypothesis.errors import Unsatisfiable
 
 from numerics import ProblemError
 from theory import registry
-from verify import families as fam_mod
-from verify.check import check
-from verify.check_run import inapplicable_instance, relaxed_note
 from verify.conjecture.instance import MethodSpec, first_positive
 from verify.conjecture.search import refuse_unaffordable_horizon
 from verify.conjecture.statement import (
@@ -47,11 +44,14 @@ from verify.conjecture.statement import (
     check_search_options,
     parse_assumptions,
 )
-from verify.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
-from verify.profiles import pinned_hypothesis_draws
-from verify.progress import Progress
-from verify.run_context import RunContext
-from verify.run_cost import DEFAULT_MAX_COST
+from verify.engine.check import check
+from verify.engine.check_run import inapplicable_instance, relaxed_note
+from verify.engine.escalation import DEFAULT_BUDGET as ESCALATION_BUDGET
+from verify.engine.run_context import RunContext
+from verify.instances import families as fam_mod
+from verify.instances.run_cost import DEFAULT_MAX_COST
+from verify.running.profiles import pinned_hypothesis_draws
+from verify.running.progress import Progress
 from verify.tighten.evaluate import Evaluator, RunsEvaluator
 from verify.tighten.extreme import (
     DECIDED,
@@ -299,7 +299,7 @@ def tighten(expr: str, family, *, free: str = "C", part: int | None = None,
     simulations for the local refinement (default budget/4). ``results``: a directory
     whose store is read and extended. ``plot``: a PNG of the best value against the
     number of instances searched. ``loss_floor``: the window ends at the last saved time
-    where L(t)/L(0) is at least this (`verify.check_run.above_loss_floor`). ``assume``:
+    where L(t)/L(0) is at least this (`verify.engine.check_run.above_loss_floor`). ``assume``:
     conditions on the instance (``"GammaMax < 1"``), as in `verify.conjecture.conjecture`:
     an instance that fails one is inapplicable, never simulated. Other arguments as in
     `verify.conjecture.conjecture`.

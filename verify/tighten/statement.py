@@ -26,7 +26,7 @@ from theory import registry
 from theory.claim import Claim, Kind
 from theory.suggest import did_you_mean
 from verify.conjecture.statement import ConjectureError, Statement
-from verify.expressions import ExpressionError, Parsed, free_constant, parse_conjecture
+from verify.language.expressions import ExpressionError, Parsed, free_constant, parse_conjecture
 
 
 class TightenError(ConjectureError):

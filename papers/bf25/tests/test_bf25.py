@@ -12,7 +12,7 @@ Instances (quick profile; the full profile adds seeds):
 - the same instances started dominated (a_j = 1.5 s_j |w_j|) for Theorem 1's
   |w_j| <= |a_j|, an equality on a balanced start that float64 cannot decide.
 
-Each run is simulated once per session (`verify.evidence`'s cache). Limits (Theorem 2,
+Each run is simulated once per session (`verify.engine.evidence`'s cache). Limits (Theorem 2,
 Lemma 7) are read by `papers.bf25.measures.limit_estimate` at the end of runs that go 40
 time constants past the escape (`papers.bf25.evidence.horizon`). Two findings are
 measured and recorded (Lemma 8's Assumption 5 fails inside the box; Theorem 2 needs a
@@ -35,11 +35,11 @@ from papers.bf25.families import ASSUMPTION3, SECTION5, SIZES
 from papers.bf25.measures import LIMIT_OF, limit_estimate, live_positive
 from theory.symbols import L, NormSumDrift, Xmax, eps, t
 from verify import Outcome, check
-from verify.check_run import inapplicable_problem
-from verify.evidence import Sample, claim_time
-from verify.findings import Finding
-from verify.measures import instance_values
-from verify.run_context import RunContext, in_claim_convention
+from verify.engine.check_run import inapplicable_problem
+from verify.engine.evidence import Sample, claim_time
+from verify.engine.run_context import RunContext, in_claim_convention
+from verify.language.measures import instance_values
+from verify.results.findings import Finding
 
 A3_PARAMS = {"m": 20, "eta": 0.15, "lam": 1e-5}
 EPS_TENTH = sp.Rational(1, 10)
@@ -267,7 +267,7 @@ def test_mutant_is_caught(mutant, verdicts):
 # -- the rates and limits as lam -> 0 (Theorem 1 (ii), Lemma 4 (1), Theorem 4, F1d, F3) ----------
 # Runs along lam decreasing geometrically on one instance draw (the same data and shapes):
 # the O(lam^eps) of Theorem 1 (ii) and Lemma 4 (1) and F1d's early phase need the run up to
-# tau only; Theorem 4 and F3 read each run at its limit point (`verify.limit_point`).
+# tau only; Theorem 4 and F3 read each run at its limit point (`verify.engine.limit_point`).
 RATE_LAMS = {"quick": tuple(10.0**-k for k in range(4, 13)),
              "full": tuple(10.0 ** -(k / 2) for k in range(8, 27)),
              "paper": tuple(10.0 ** -(k / 2) for k in range(8, 27))}
@@ -395,7 +395,7 @@ def test_polished_limit_is_the_ols_point():
     """The limit of a box draw, polished by Newton's method: |grad L| at rounding, a minimum
     of its activation pattern that is degenerate (the all-active neurons share v = beta*), and
     the loss L_LS to 1e-12, with the gradient's start at the run's end above it."""
-    from verify.limit_point import polished_limit
+    from verify.engine.limit_point import polished_limit
 
     limit = polished_limit(_run(_assumption3(0)))
     point = limit.point

@@ -30,10 +30,10 @@ from papers.cel23.measures import structure
 from theory.claim import Kind
 from theory.symbols import PL, L, t
 from verify import Outcome, check
-from verify.check_run import above_loss_floor
-from verify.evidence import claim_time
-from verify.findings import Finding
-from verify.measures import instance_values
+from verify.engine.check_run import above_loss_floor
+from verify.engine.evidence import claim_time
+from verify.language.measures import instance_values
+from verify.results.findings import Finding
 
 SMALL_LAM = 1e-30
 PAPER_LAM = 4.0**-7
@@ -205,7 +205,7 @@ def test_mutant_is_caught(mutant, verdicts):
 
 # -- the limits (Theorem 7, Lemma 34, F7a/F7b/F35a) ------------------------------------------------
 # lam -> 0 along a geometric sequence, each run read at its limit point (its end state polished
-# by Newton's method, `verify.limit_point`): the quick profile on seed 2 (the cheap one: its
+# by Newton's method, `verify.engine.limit_point`): the quick profile on seed 2 (the cheap one: its
 # eta_d is 6 times seed 1's, so its runs are 7 times shorter), the full one on seeds 1 and 2 at
 # half-decade steps. The last values (1e-11, 1e-14) are past where the distances to the limit
 # fall below the runs' errors (about 0.028 lam against 1e-11 for the limit network): the
@@ -326,10 +326,16 @@ def test_limit_mutant_is_caught(mutant, verdicts, verify_profile):
 
 @pytest.mark.parametrize("mutant", sorted(FIXED_LAM_MUTANTS))
 def test_fixed_lam_mutant_is_caught(mutant, verdicts, verify_profile):
+    """Each fixed-lam mutant on every seed of the profile, at the paper's lam: caught when
+    one of them is VIOLATED. (On seed 1 of the full profile F7a's bound >= 1 is met with
+    equality, so ``< 1`` is INCONCLUSIVE there within the run's error, never decided; the
+    other seed decides it.)"""
     claim = FIXED_LAM_MUTANTS[mutant]()
     assert claim.id == mutant
-    seed = next(iter(_sequences(verify_profile)))
-    verdict = check(claim, _limit_run(FIXED_LAMS[0], seed))
-    caught = verdict.outcome is Outcome.VIOLATED
+    verdicts_by_seed = [check(claim, _limit_run(FIXED_LAMS[0], seed))
+                        for seed in _sequences(verify_profile)]
+    violated = [v for v in verdicts_by_seed if v.outcome is Outcome.VIOLATED]
+    verdict = violated[0] if violated else verdicts_by_seed[0]
+    caught = bool(violated)
     verdicts.record_mutant(verdict, caught)
     assert caught, f"mutant {mutant} not caught: {verdict}"

@@ -12,7 +12,7 @@ eps, so each verdict of a claim that assumes it says "relaxed" with the numbers.
 holds (S001's mu = 0.95, eps = 1e-100 instance) MZV25-F13 checks S001's bound on T*.
 
 Theorem 1's limits (T1, T1c, F2, F10 and the K-class T1e, T1f, P2) are checked as limits along
-each run's saves to t = 1e12 (`verify.check_limit`): over that range 1/|theta|^2 spans a
+each run's saves to t = 1e12 (`verify.engine.check_limit`): over that range 1/|theta|^2 spans a
 factor 2, so they come out INCONCLUSIVE unless a part settles, and their mutants (a growing
 misalignment, a wrong rate, a wrong value of a settled part) VIOLATED. Their finite-time
 consequences are decided: from each run's T* the pattern stays separated and the class
@@ -44,11 +44,11 @@ from papers.s001 import evidence as s001_evidence
 from theory.claim import Kind
 from theory.symbols import NormSumDrift, T_early, Xmin, t, t_1
 from verify import Outcome, check, event_time
-from verify.evidence import Grid, claim_time
-from verify.findings import Finding
-from verify.measures import measure
-from verify.profiles import per_profile
-from verify.verdict import combine
+from verify.engine.evidence import Grid, claim_time
+from verify.engine.verdict import combine
+from verify.language.measures import measure
+from verify.results.findings import Finding
+from verify.running.profiles import per_profile
 
 CLAIMS = {c.id: c for c in theory.claims(paper="MZV25")}
 T_END = 1e9
@@ -427,7 +427,7 @@ def test_k_class_mutants(mutant, verdicts, verify_profile):
 # -- the limits t -> infinity and the rate in eps ------------------------------------------------
 # Theorem 1's limits are read along each run's log-spaced saves to t = 1e12 (the vector
 # output's to 1e8), against
-# 1/|theta|^2 (the norm grows like log t, `verify.check_limit`): over that range it spans a
+# 1/|theta|^2 (the norm grows like log t, `verify.engine.check_limit`): over that range it spans a
 # factor 2 only, so the limits are not extrapolated and their rows say INCONCLUSIVE with what a
 # longer run would need; a sequence that settles (NC2 and 1 - <e~_k, v^_j> are 0 exactly on the
 # K-class runs) decides, and so does a claimed rate against the fitted exponent.

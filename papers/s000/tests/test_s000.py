@@ -67,11 +67,11 @@ from theory.symbols import (
     t_conv,
 )
 from verify import Outcome, check
-from verify import runs as run_service
-from verify.evidence import Sample, ScalingData
-from verify.findings import Finding
-from verify.profiles import active
-from verify.verdict import Verdict, combine
+from verify.engine.evidence import Sample, ScalingData
+from verify.engine.verdict import Verdict, combine
+from verify.results.findings import Finding
+from verify.running import runs as run_service
+from verify.running.profiles import active
 
 C = {cid: theory.get(cid) for cid in (
     "S000-P1", "S000-D2", "S000-A1", "S000-A2", "S000-A3", "S000-L1", "S000-L2",
@@ -121,7 +121,7 @@ _FLOWS: dict[tuple, object] = {}
 
 def flows(jobs) -> list:
     """Exact flows of ``(problem, horizon, points, rtol)`` jobs, memoised; those not yet
-    run go to the session's runner at once (`verify.runs`: parallel tasks on a cluster,
+    run go to the session's runner at once (`verify.running.runs`: parallel tasks on a cluster,
     kept in its store)."""
     jobs = [(pr, float(h), int(k), float(r)) for pr, h, k, r in jobs]
     todo = list(dict.fromkeys(j for j in jobs if j not in _FLOWS))
@@ -198,7 +198,7 @@ def test_p1_parametrisation_map(verdicts, verify_profile):
 
 def test_p1_mutant_literal_rebuttal(verdicts, monkeypatch):
     """The rebuttal's literal 'theta_t = theta~_t' (no sqrt(p)) must be rejected."""
-    from verify import measures
+    from verify.language import measures
     monkeypatch.setitem(measures.TRAJECTORY_QUANTITIES, "ParamMapGap",
                         lambda tr: m0.param_map_gap(tr, power=0.0))
     mutant = _windowed(C["S000-P1"]).variant("literal")
@@ -460,7 +460,7 @@ def _above_floor(claim, runs, level=PL_FLOOR):
     """Check each run up to the last time with L/L(0) >= level (THEORY N-5, N-10): below it
     the PL's round-off swamps every margin."""
     from verify import above_loss_floor
-    from verify.verdict import combine
+    from verify.engine.verdict import combine
     return combine(claim.id, [check(above_loss_floor(claim, tr, level), tr) for tr in runs])
 
 

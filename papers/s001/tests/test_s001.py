@@ -59,9 +59,9 @@ from theory.symbols import (
     yhat,
 )
 from verify import Outcome, at_event, check, event_time
-from verify.evidence import Grid, Sample, ScalingData
-from verify.measures import instance_values
-from verify.verdict import combine
+from verify.engine.evidence import Grid, Sample, ScalingData
+from verify.engine.verdict import combine
+from verify.language.measures import instance_values
 
 C = {c.id: c for c in theory.claims(paper="S001")}
 _SIZES = {g.key: g for g in SIZES}  # papers/s001/families.py: what each profile runs

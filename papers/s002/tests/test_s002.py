@@ -8,7 +8,7 @@ assumption dropped) that must be caught.
 
 Cost: every family test draws the same instances (one hypothesis seed), and every
 test asks for the same evidence (`_evidence`: the saved grid plus S002-L2's t_1), so
-each instance is simulated once per session (``verify.evidence``'s cache).
+each instance is simulated once per session (``verify.engine.evidence``'s cache).
 
 Length: one test module per paper, as `pytest verify` reports them; each test is a
 claim on its evidence, and splitting would scatter the shared instances they reuse.
@@ -52,12 +52,12 @@ from theory.symbols import (
     t,
 )
 from verify import Outcome, check
-from verify.evidence import Sample, claim_time
-from verify.findings import Finding
-from verify.measures import instance_values
-from verify.profiles import active
+from verify.engine.evidence import Sample, claim_time
+from verify.engine.verdict import Verdict, Where
+from verify.language.measures import instance_values
 from verify.report.verdict_table import relation_cell
-from verify.verdict import Verdict, Where
+from verify.results.findings import Finding
+from verify.running.profiles import active
 
 L1, T1, L3 = theory.get("S002-L1"), theory.get("S002-T1"), theory.get("S002-L3")
 D1, A1, A2, A3 = (theory.get(f"S002-{k}") for k in ("D1", "A1", "A2", "A3"))
@@ -86,7 +86,7 @@ def _evidence(problem: Problem, profile):
 def _claim_evidence(claim, problem, profile):
     """The run for ``claim``. Lemma 5's window reaches past float64's resolution of the PL
     ratio (L/L(0) below about 1e-12, N-5): the check names the saved times there that no
-    float64 run decides, after re-running the instance more accurately (verify.escalation),
+    float64 run decides, after re-running the instance more accurately (verify.engine.escalation),
     and decides the others."""
     return _evidence(problem, profile)
 
@@ -144,7 +144,7 @@ def test_two_point_example_small_scale_phase_two(verdicts, verify_profile):
 # - seed 25665 (n=4, lam=1e-17): violated S002-L3 with eps = 1/10 before the data-dependent
 #   eps condition (GrowthRatioOut 0.963) was made explicit (README findings);
 # - seed 176 (n=2, lam=1e-6): a balance drift just above a too-optimistic error estimate,
-#   which led to the running-envelope error floor of verify.measures.relative_floor.
+#   which led to the running-envelope error floor of verify.language.measures.relative_floor.
 PINNED = (
     generators.orthonormal(n=4, d=6, p=40, lam=1e-17, seed=25665),
     generators.orthonormal(n=2, d=2, p=30, lam=1e-6, seed=176),
@@ -520,7 +520,8 @@ def test_leaky_min_norm_program_at_slope_zero_is_s002s():
 
 # -- the main theorem's implicit bias and the alignment ODE as limits lam -> 0 ---------------------
 # The two-point example at lam decreasing geometrically (the same shapes; `generators.two_point`
-# scales one draw), each run read at its limit point (`verify.limit_point`). Its minimal norm is
+# scales one draw), each run read at its limit point (`verify.engine.limit_point`). Its minimal
+# norm is
 # known exactly: |theta*|^2 = 6/sqrt 5 (THEORY S002-F5, CF-9).
 T1B, F1 = theory.get("S002-T1b"), theory.get("S002-F1")
 BIAS_LAMS = {"quick": (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12),

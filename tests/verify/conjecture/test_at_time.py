@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from numerics import generators
-from verify.cli import main
 from verify.conjecture import conjecture
 from verify.conjecture.when import AtTime, parse_at_time
 from verify.exit_codes import EXIT_FOUND, EXIT_OK
-from verify.expressions import ExpressionError
+from verify.front.cli import main
+from verify.language.expressions import ExpressionError
 
 
 def test_a_time_is_a_number_an_instance_expression_or_an_event():

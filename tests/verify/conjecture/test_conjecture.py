@@ -12,13 +12,14 @@ import sympy as sp
 
 from papers.s002 import families as s002_families
 from theory import symbols as S
-from verify import ConjectureResult, conjecture, families
-from verify.cli import EXIT_INTERNAL, EXIT_UNDECIDED, main
+from verify import ConjectureResult, conjecture
 from verify.conjecture.instance import InstanceChecker
 from verify.conjecture.search import MethodSpec, _shrink, statement_of
-from verify.expressions import ExpressionError, parse_conjecture, parse_scaling
-from verify.scaling import fit_power_law
-from verify.verdict import ALL_NAMED, WITHIN_ERROR, Outcome
+from verify.engine.scaling import fit_power_law
+from verify.engine.verdict import ALL_NAMED, WITHIN_ERROR, Outcome
+from verify.front.cli import EXIT_INTERNAL, EXIT_UNDECIDED, main
+from verify.instances import families
+from verify.language.expressions import ExpressionError, parse_conjecture, parse_scaling
 
 # short horizons: lam = 1e-6 instead of down to 1e-20
 FAST = {"lam": "1e-6"}
@@ -180,7 +181,7 @@ def test_partly_decided_searches_need_the_share_asked_for():
 
 
 def test_an_internal_error_is_exit_4_in_one_line(capsys, monkeypatch):
-    import verify.cli as cli
+    import verify.front.cli as cli
 
     def broken(args):
         raise RuntimeError("simulated bug")

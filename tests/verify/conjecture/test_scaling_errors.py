@@ -10,9 +10,9 @@ import numpy as np
 
 from numerics import ExactFlow, simulate
 from verify.conjecture import scaling as S
-from verify.expressions import parse_scaling
-from verify.families import get
-from verify.scaling import PowerLawFit
+from verify.engine.scaling import PowerLawFit
+from verify.instances.families import get
+from verify.language.expressions import parse_scaling
 
 LAW = "PL(oo) ~ n**(-1/2)"
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from verify import sweep
-from verify.cli import main
 from verify.conjecture.stored import StoreConjectureError, parse_law, stored_scaling
-from verify.scaling import fit_power_law
+from verify.engine.scaling import fit_power_law
+from verify.front.cli import main
 
 
 @pytest.fixture(scope="module")

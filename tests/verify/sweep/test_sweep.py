@@ -18,7 +18,7 @@ from sweep_helpers import stored_rows, write_config
 
 import verify.sweep.run as sweep
 from numerics import generators
-from verify.cli import main
+from verify.front.cli import main
 
 SMALL = (Path(__file__).parent / "small.toml").read_text()  # shared with test_sweep_dask
 

@@ -13,8 +13,8 @@ pytest.importorskip("distributed")
 from sweep_helpers import stored_rows, write_config  # noqa: E402
 
 import verify.sweep.run as sweep  # noqa: E402
-from verify.cli import main  # noqa: E402
-from verify.sweep.dask_executor import (  # noqa: E402
+from verify.front.cli import main  # noqa: E402
+from verify.running.executors import (  # noqa: E402
     MISSING,
     DaskExecutor,
     DaskMissingError,

@@ -9,12 +9,12 @@ import warnings
 
 import numpy as np
 
-from verify.check_run import undecidable_times
-from verify.cli import EXIT_OK, main
 from verify.conjecture.instance import MethodSpec, first_positive, run_family_instance
 from verify.conjecture.statement import statement_of
-from verify.escalation import check_escalating
-from verify.families import get as get_family
+from verify.engine.check_run import undecidable_times
+from verify.engine.escalation import check_escalating
+from verify.front.cli import EXIT_OK, main
+from verify.instances.families import get as get_family
 from verify.tighten import tighten
 from verify.tighten.extreme import LEFT_OUT
 

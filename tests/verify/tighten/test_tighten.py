@@ -12,10 +12,10 @@ import sympy as sp
 from theory import closed_forms as cf
 from theory import symbols as S
 from verify import conjecture
-from verify.cli import EXIT_OK, main
+from verify.engine.verdict import Outcome
+from verify.front.cli import EXIT_OK, main
 from verify.tighten import tighten, tighten_claim
 from verify.tighten.statement import TightenError, from_text
-from verify.verdict import Outcome
 
 SMALL = {"lam": "1e-6"}  # short horizons on the orthogonal family
 
@@ -117,7 +117,7 @@ def test_the_multiplier_of_a_claim_and_an_event_time_ratio():
     assert result.tightenable.proved == 1 and result.direction == 1
     w = result.witness
     claim = result.tightenable.claim_for("for_all_t", None, float(w.trajectory.t[-1]), 1)
-    from verify.check import check
+    from verify.engine.check import check
     verdict = check(claim, w.trajectory)
     assert result.sharpest == pytest.approx(verdict.observed / verdict.predicted, rel=1e-9)
 

@@ -12,9 +12,9 @@ from numerics import ExactFlow, simulate
 from theory import registry
 from theory import symbols as S
 from verify import above_loss_floor, at_event, event_time
-from verify.cli import main
 from verify.conjecture.instance import MethodSpec
-from verify.families import get as family
+from verify.front.cli import main
+from verify.instances.families import get as family
 from verify.report.tightness import declared_settings
 from verify.tighten import tighten, tighten_claim
 from verify.tighten.extreme import move_scale, witness_move
@@ -63,7 +63,7 @@ def test_a_window_opened_by_an_event_is_fixed_on_the_run():
     assert w.searched.extreme.t == pytest.approx(t_2)
     # check places the window (t_2, oo) on the run itself, as tighten does
     from verify import check
-    from verify.verdict import Outcome
+    from verify.engine.verdict import Outcome
     assert w.relaxed == ""  # S001's hypotheses are all required: nothing relaxed
     plain = check(claim, w.trajectory)
     fixed = check(at_event(claim, w.trajectory), w.trajectory)
@@ -78,7 +78,7 @@ def test_an_overflowing_slope_does_not_make_the_error_unknown():
     result = _declared("S001-L13", budget=1, refine_budget=0)
     assert result.witness is not None and result.witness.decided, result.report()
     w = result.witness
-    from verify.check import evaluate
+    from verify.engine.check import evaluate
     part = result.tightenable.parts[w.searched.extreme.part]
     _, errors = evaluate(w.claim, w.trajectory, part.critical)
     k = int(np.searchsorted(w.trajectory.t, w.searched.extreme.t))
@@ -104,7 +104,7 @@ def test_a_witness_outside_a_relaxed_hypothesis_says_so():
 def test_a_float64_overflow_in_a_bound_is_infinite_not_an_error(two_point_run):
     """3/lam**(eps/2) at a huge eps: Python floats raise, float64 gives +inf (the bound is
     then met everywhere)."""
-    from verify.check import evaluate
+    from verify.engine.check import evaluate
 
     claim = registry.get("S002-L5")
     values, _ = evaluate(claim, two_point_run, 3 / S.lam ** sp.Float(6e8))
@@ -114,12 +114,12 @@ def test_a_float64_overflow_in_a_bound_is_infinite_not_an_error(two_point_run):
 def test_an_unknown_round_off_stays_unknown():
     """The moved value bounds only a slope that overflows: an input whose own round-off
     is unknown (inf) leaves the error unknown, whatever the expression does with it."""
-    from verify.run_context import _moved
+    from verify.engine.run_context import _moved
 
     moved = _moved(lambda a: 1 / a["x"] ** 2, {"x": np.array([2.0, 3.0])}, "x",
                    np.array([1e-16, 1e-16]), np.array([0.25, 1 / 9]))
     assert np.all(np.isfinite(moved)) and np.all(moved < 1e-15)
-    from verify.run_context import RunContext
+    from verify.engine.run_context import RunContext
     fam = family("two-point")
     tr = simulate(fam.make(dict(fam.defaults(), lam=1e-6)), ExactFlow(),
                   t_eval=np.linspace(0.0, 20.0, 41))

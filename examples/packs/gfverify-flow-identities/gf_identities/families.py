@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from numerics import ExactFlow, Problem, simulate
-from verify.families import Family, FloatParam, IntParam
+from verify.instances.families import Family, FloatParam, IntParam
 
 
 def gaussian(n: int = 6, d: int = 4, p: int = 8, scale: float = 0.5, seed: int = 0) -> Problem:

@@ -11,7 +11,7 @@ between the two one-sided sums), summed up to t; plus the state's relative error
 
 import numpy as np
 
-from verify.measures import Series, relative_floor
+from verify.language.measures import Series, relative_floor
 
 
 def path_energy(tr) -> Series:

@@ -11,9 +11,9 @@ from pathlib import Path
 from gf_identities.claims import CLAIMS
 from gf_identities.families import flow
 from verify import check
-from verify.profiles import per_profile
 from verify.report.doc import Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
+from verify.running.profiles import per_profile
 
 INSTANCES = {"quick": 4, "full": 16, "paper": 16}
 

@@ -10,7 +10,7 @@ from gf_identities.claims import CLAIMS, PathEnergy
 from gf_identities.families import flow
 from theory.symbols import L, ParamDrift, kappa, t
 from verify import Outcome, check
-from verify.profiles import per_profile
+from verify.running.profiles import per_profile
 
 BY_ID = {c.id: c for c in CLAIMS}
 

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import gf_identities
-from verify.cli import main
+from verify.front.cli import main
 from verify.report import write_report
 from verify.sweep import read_rows, run_sweep
 

@@ -1,0 +1,2 @@
+"""The command line (`cli`, the ``gfverify`` command), the pytest plugin (`plugin`,
+``pytest verify``) and the new-pack generator (`new_pack`)."""
