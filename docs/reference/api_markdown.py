@@ -41,8 +41,12 @@ _LIST_SECTIONS = ("Parameters", "Attributes", "Returns", "Yields", "Raises",
 def resolve(target: str):
     """The object a directive names, imported as autodoc does (the longest importable
     module prefix, then attributes)."""
+    from verify.moved import new_path
+
     parts = target.split(".")
     for cut in range(len(parts), 0, -1):
+        if new_path(".".join(parts[:cut])):
+            continue  # an old module path (`verify.moved`): `verify.check` is the function
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
         except ModuleNotFoundError:

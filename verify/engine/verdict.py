@@ -220,10 +220,23 @@ class Verdict:
         if self.accuracy:
             extra += f"; decided by {self.accuracy}"
         if self.certificate:
-            from verify.engine.certified.decide import certified_text
-
             extra += f"; {certified_text(self.certificate, self.outcome)}"
         return f"{head}{margin}{tol}{where}{reason}{extra}"
+
+
+def certified_text(cert: dict, float_outcome) -> str:
+    """How a verdict shows its certified outcome (``cert``: `Certification.to_dict`) beside
+    its float outcome: where the float check found the claim's assumptions unmet
+    (INAPPLICABLE) and the tube decided it anyway, both are said, since the certificate
+    decides the inequality on this instance's flow and reads no assumption."""
+    at = "" if cert.get("t") is None else f" at t={cert['t']:.6g}"
+    text = f"certified: {cert['outcome']}{at} ({cert['reason']})"
+    if (getattr(float_outcome, "value", float_outcome) == "INAPPLICABLE"
+            and cert["outcome"] in ("PROVED", "DISPROVED")):
+        text += ("; the certificate decides the statement on this instance's flow only: "
+                 "the claim's assumptions are not met here (the float check: INAPPLICABLE), "
+                 "so it is no evidence for or against the theorem")
+    return text
 
 
 def combine(claim_id: str, verdicts: list[Verdict]) -> Verdict:

@@ -97,19 +97,4 @@ def certify_claim(claim: Claim, traj, tube: Tube | None = None, file=None) -> Ce
     return Certification(out.claim_id, out.outcome, out.reason, out.t, record)
 
 
-def certified_text(cert: dict, float_outcome) -> str:
-    """How a verdict shows its certified outcome (``cert``: `Certification.to_dict`) beside
-    its float outcome: where the float check found the claim's assumptions unmet
-    (INAPPLICABLE) and the tube decided it anyway, both are said, since the certificate
-    decides the inequality on this instance's flow and reads no assumption."""
-    at = "" if cert.get("t") is None else f" at t={cert['t']:.6g}"
-    text = f"certified: {cert['outcome']}{at} ({cert['reason']})"
-    if (getattr(float_outcome, "value", float_outcome) == "INAPPLICABLE"
-            and cert["outcome"] in ("PROVED", "DISPROVED")):
-        text += ("; the certificate decides the statement on this instance's flow only: "
-                 "the claim's assumptions are not met here (the float check: INAPPLICABLE), "
-                 "so it is no evidence for or against the theorem")
-    return text
-
-
-__all__ = ["Certification", "CertifiedOutcome", "certified_text", "certify_claim"]
+__all__ = ["Certification", "CertifiedOutcome", "certify_claim"]
