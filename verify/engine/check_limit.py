@@ -515,10 +515,11 @@ def check_limit(claim: Claim, evidence) -> Verdict:
         form = matching[0]
         target = None
         if form.target is not None:
-            if form.target.free_symbols:
+            value = claim.substituted(form.target)  # the claim's parameters set
+            if value.free_symbols:
                 raise CheckError(f"{claim.id}: the claimed limit {sp.sstr(form.target)} "
                                  "depends on the instance: give runs, not a LimitSequence")
-            target = float(claim.substituted(form.target))
+            target = float(value)
         return decide(claim, form, evidence, target)
     runs = [evidence] if isinstance(evidence, Trajectory) else list(evidence)
     if not runs or not all(isinstance(r, Trajectory) for r in runs):

@@ -110,6 +110,20 @@ def test_bounds_on_a_limit():
         is Outcome.HOLDS
 
 
+def test_a_claimed_limit_named_by_a_parameter_is_decided_on_a_sequence():
+    """A bound given as a claim parameter (MOR26-Tx4's RatioBound) is a number once the
+    parameters are set: a LimitSequence decides it, with the parameter's value (it was
+    refused as 'depending on the instance' before the parameters were substituted)."""
+    bound = sp.Symbol("RatioBound", positive=True)
+    claim = Claim(id="TOY-LIM", title="a toy limit", kind=Kind.LIMIT, source=SOURCE,
+                  statement=sp.Le(sp.Limit(L(t), lam, 0), bound),
+                  parameters={"RatioBound": sp.Rational(1, 2)})
+    q = [0.3 + 0.5 * x for x in LAMS]
+    assert check(claim, _sequence(q, LAMS)).outcome is Outcome.HOLDS
+    lower = claim.with_parameters(RatioBound=sp.Rational(1, 5))
+    assert check(lower, _sequence(q, LAMS)).outcome is Outcome.VIOLATED
+
+
 @pytest.mark.parametrize(("exponent", "op", "outcome"), [
     (sp.Rational(1, 4), sp.Le, Outcome.HOLDS),     # vanishes faster than claimed
     (sp.Rational(1, 2), sp.Le, Outcome.HOLDS),     # the claimed rate itself
