@@ -16,7 +16,7 @@ from numerics import ClosedForm, ExactFlow, generators, simulate
 from numerics.coordinates import relative_difference
 from papers.s000 import measures as m0
 from papers.s000.groups_model import BETAS, EPS, LOSS_DROP, N0, S_MAX_SIM, P, Settings, cf7, num
-from verify.engine import check
+from verify import check
 from verify.engine.evidence import ScalingData
 from verify.engine.scaling import line_fit
 

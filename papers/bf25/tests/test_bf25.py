@@ -34,8 +34,7 @@ from papers.bf25.evidence import bf25_trajectory
 from papers.bf25.families import ASSUMPTION3, SECTION5, SIZES
 from papers.bf25.measures import LIMIT_OF, limit_estimate, live_positive
 from theory.symbols import L, NormSumDrift, Xmax, eps, t
-from verify import Outcome
-from verify.engine import check
+from verify import Outcome, check
 from verify.engine.check_run import inapplicable_problem
 from verify.engine.evidence import Sample, claim_time
 from verify.engine.run_context import RunContext, in_claim_convention

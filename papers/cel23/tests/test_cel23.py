@@ -29,8 +29,7 @@ from papers.cel23.families import SIZES
 from papers.cel23.measures import structure
 from theory.claim import Kind
 from theory.symbols import PL, L, t
-from verify import Outcome
-from verify.engine import check
+from verify import Outcome, check
 from verify.engine.check_run import above_loss_floor
 from verify.engine.evidence import claim_time
 from verify.language.measures import instance_values
@@ -327,10 +326,16 @@ def test_limit_mutant_is_caught(mutant, verdicts, verify_profile):
 
 @pytest.mark.parametrize("mutant", sorted(FIXED_LAM_MUTANTS))
 def test_fixed_lam_mutant_is_caught(mutant, verdicts, verify_profile):
+    """Each fixed-lam mutant on every seed of the profile, at the paper's lam: caught when
+    one of them is VIOLATED. (On seed 1 of the full profile F7a's bound >= 1 is met with
+    equality, so ``< 1`` is INCONCLUSIVE there within the run's error, never decided; the
+    other seed decides it.)"""
     claim = FIXED_LAM_MUTANTS[mutant]()
     assert claim.id == mutant
-    seed = next(iter(_sequences(verify_profile)))
-    verdict = check(claim, _limit_run(FIXED_LAMS[0], seed))
-    caught = verdict.outcome is Outcome.VIOLATED
+    verdicts_by_seed = [check(claim, _limit_run(FIXED_LAMS[0], seed))
+                        for seed in _sequences(verify_profile)]
+    violated = [v for v in verdicts_by_seed if v.outcome is Outcome.VIOLATED]
+    verdict = violated[0] if violated else verdicts_by_seed[0]
+    caught = bool(violated)
     verdicts.record_mutant(verdict, caught)
     assert caught, f"mutant {mutant} not caught: {verdict}"

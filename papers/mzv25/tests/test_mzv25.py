@@ -43,8 +43,7 @@ from papers.mzv25.measures import geometry, groups
 from papers.s001 import evidence as s001_evidence
 from theory.claim import Kind
 from theory.symbols import NormSumDrift, T_early, Xmin, t, t_1
-from verify import Outcome, event_time
-from verify.engine import check
+from verify import Outcome, check, event_time
 from verify.engine.evidence import Grid, claim_time
 from verify.engine.verdict import combine
 from verify.language.measures import measure

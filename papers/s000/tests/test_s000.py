@@ -66,8 +66,7 @@ from theory.symbols import (
     t,
     t_conv,
 )
-from verify import Outcome
-from verify.engine import check
+from verify import Outcome, check
 from verify.engine.evidence import Sample, ScalingData
 from verify.engine.verdict import Verdict, combine
 from verify.results.findings import Finding

@@ -58,8 +58,7 @@ from theory.symbols import (
     t_align,
     yhat,
 )
-from verify import Outcome, at_event, event_time
-from verify.engine import check
+from verify import Outcome, at_event, check, event_time
 from verify.engine.evidence import Grid, Sample, ScalingData
 from verify.engine.verdict import combine
 from verify.language.measures import instance_values

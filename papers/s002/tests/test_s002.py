@@ -51,8 +51,7 @@ from theory.symbols import (
     p,
     t,
 )
-from verify import Outcome
-from verify.engine import check
+from verify import Outcome, check
 from verify.engine.evidence import Sample, claim_time
 from verify.engine.verdict import Verdict, Where
 from verify.language.measures import instance_values

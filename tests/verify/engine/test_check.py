@@ -13,8 +13,7 @@ from numerics import ExactFlow, Status, generators, simulate
 from papers.s002.evidence import s002_trajectory
 from theory.claim import Claim, Kind, Provenance, Source
 from theory.symbols import Balance, L, t
-from verify import CheckError, Outcome
-from verify.engine import check
+from verify import CheckError, Outcome, check
 from verify.engine.evidence import Estimate, Grid
 from verify.engine.verdict import ALL_NAMED, WITHIN_ERROR
 

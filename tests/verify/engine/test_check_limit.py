@@ -14,8 +14,7 @@ import sympy as sp
 
 from theory.claim import Claim, Kind, Provenance, Source
 from theory.symbols import L, lam, t
-from verify import Outcome
-from verify.engine import check
+from verify import Outcome, check
 from verify.engine.check_limit import EXTRAPOLATION_SPAN
 from verify.engine.evidence import LimitSequence
 from verify.engine.scaling import FitError, fit_limit

@@ -8,8 +8,7 @@ import sympy as sp
 
 import theory
 from numerics import Problem
-from verify import Outcome
-from verify.engine import check
+from verify import Outcome, check
 from verify.engine.evidence import Sample, ScalingData
 from verify.engine.scaling import binomial_interval, fit_power_law
 

@@ -11,8 +11,7 @@ from numerics import generators
 from papers.s002.evidence import s002_trajectory
 from theory.claim import Assumption, Claim, Kind, Provenance, Source
 from theory.symbols import L, lam, t
-from verify import Outcome
-from verify.engine import check
+from verify import Outcome, check
 
 SOURCE = Source("S002", "test", Provenance.DERIVED)
 TINY_LAM = Assumption("lam tiny", sp.Lt(lam, sp.Float(1e-300)), "lam < 1e-300", required=False)

@@ -17,7 +17,7 @@ from papers.s002.evidence import s002_trajectory
 from theory.claim import Kind
 from theory.symbols import K, MuInf, ParamDrift, kappa, n, t
 from theory.symbols import L as Loss
-from verify.engine import check
+from verify import check
 from verify.engine.check import evaluate, relation_margins
 from verify.engine.evidence import Sample, ScalingData
 from verify.engine.figure_data import MAX_POINTS

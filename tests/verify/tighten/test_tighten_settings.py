@@ -62,7 +62,7 @@ def test_a_window_opened_by_an_event_is_fixed_on_the_run():
     t_2 = event_time(claim, w.trajectory)
     assert w.searched.extreme.t == pytest.approx(t_2)
     # check places the window (t_2, oo) on the run itself, as tighten does
-    from verify.engine import check
+    from verify import check
     from verify.engine.verdict import Outcome
     assert w.relaxed == ""  # S001's hypotheses are all required: nothing relaxed
     plain = check(claim, w.trajectory)

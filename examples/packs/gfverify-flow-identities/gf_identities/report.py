@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gf_identities.claims import CLAIMS
 from gf_identities.families import flow
-from verify.engine import check
+from verify import check
 from verify.report.doc import Heading, Paragraph, Table
 from verify.report.reproduction import Reproduction
 from verify.running.profiles import per_profile

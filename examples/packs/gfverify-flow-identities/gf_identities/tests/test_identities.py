@@ -9,8 +9,7 @@ import sympy as sp
 from gf_identities.claims import CLAIMS, PathEnergy
 from gf_identities.families import flow
 from theory.symbols import L, ParamDrift, kappa, t
-from verify import Outcome
-from verify.engine import check
+from verify import Outcome, check
 from verify.running.profiles import per_profile
 
 BY_ID = {c.id: c for c in CLAIMS}
