@@ -282,6 +282,11 @@ BUILTIN = (
          families="papers.mzv25.families", generators="papers.mzv25.families",
          reproductions=("papers.mzv25.repro_binary",), tests="papers.mzv25.tests",
          source="NeurIPS 2025, arXiv 2510.21078", builtin=True),
+    Pack("MOR26", "Mildly overparameterized ReLU networks on orthogonal data (2026): "
+         "incremental learning", "papers.mor26.claims", measures="papers.mor26.measures",
+         families="papers.mor26.families", reproductions=("papers.mor26.repro_staircase",),
+         tests="papers.mor26.tests", source="arXiv 2605.27097 (abstract only: the text was "
+         "not read)", builtin=True),
     Pack("CF", "closed forms derived for S000, S001 and S002", "theory.closed_form_claims",
          builtin=True),
 )
