@@ -57,36 +57,54 @@ FAMILIES = (MILD,)
 RESOLVED_MARGIN = 0.03
 
 
-def resolved_seeds(n: int, p: int, count: int, start: int = 0) -> tuple[int, ...]:
+def resolved_seeds(n: int, p: int, count: int, start: int = 0,
+                   interpolating: bool | None = None) -> tuple[int, ...]:
     """The first ``count`` seeds from ``start`` whose draw of the family (d = n) is generic
-    for Algorithm 1 and resolved (`RESOLVED_MARGIN`): the draws the limit checks read."""
+    for Algorithm 1 and resolved (`RESOLVED_MARGIN`), and, with ``interpolating`` True or
+    False, whose limit does or does not fit every sample: the draws the limit checks read."""
     out: list[int] = []
     seed = start
     while len(out) < count:
         problem = generators.orthonormal(n=n, d=n, p=p, lam=1e-8, seed=seed)
         try:
-            if algorithm.of_problem(problem).margin >= RESOLVED_MARGIN:
-                out.append(seed)
+            jp = algorithm.of_problem(problem)
         except algorithm.NotGeneric:
-            pass
+            jp = None
+        if jp is not None and jp.margin >= RESOLVED_MARGIN and (
+                interpolating is None or jp.interpolates == interpolating):
+            out.append(seed)
         seed += 1
     return tuple(out)
+
+
+def sequence_draws(profile: str) -> list[tuple[int, int, int]]:
+    """(n, m, seed) of the lam sequences at ``profile`` (`SIZES`' first group: per entry
+    [n, m, count, which], which "interpolating", "uncovered" or "any")."""
+    which = {"interpolating": True, "uncovered": False, "any": None}
+    out = []
+    for n, p, count, kind in SIZES[0].at_profile(profile)["draws"]:
+        out += [(n, p, seed) for seed in resolved_seeds(n, p, count,
+                                                        interpolating=which[kind])]
+    return out
 
 
 _UNREAD = "none read: the paper's experiments could not be reached (its text was not read)"
 _SAME = "the paper's sizes are unknown: the paper profile runs the full profile's sizes"
 _SEQUENCE_CLAIMS = ("MOR26-Tx1", "MOR26-Tx1b", "MOR26-F3", "MOR26-F4", "MOR26-Tx2c",
                     "MOR26-A1", "MOR26-F1")
-_FULL_DRAWS = {"draws": [[6, 4, 2], [8, 18, 2], [12, 6, 2], [12, 8, 1], [16, 8, 2]], "n": 16}
+_FULL_DRAWS = {"draws": [[6, 4, 2, "any"], [8, 18, 2, "interpolating"], [8, 18, 1, "uncovered"],
+                         [12, 6, 2, "any"], [12, 8, 1, "any"], [16, 8, 2, "any"]], "n": 16}
 
 SIZES = (
     Sizes(key="MOR26 lam sequences", claims=_SEQUENCE_CLAIMS, paper=_UNREAD, scale="n",
-          at={"quick": {"draws": [[8, 18, 1], [12, 6, 1], [12, 8, 1]], "n": 12},
+          at={"quick": {"draws": [[8, 18, 1, "interpolating"], [12, 6, 1, "any"],
+                                  [12, 8, 1, "any"]], "n": 12},
               "full": _FULL_DRAWS, "paper": _FULL_DRAWS},
-          shown={"quick": "n = 8, 12, 12 at m = 18, 6, 8: one resolved draw each, 10 lam "
-                          "from 1e-6 to 1e-136",
-                 "full": "n = 6, 8, 12, 12, 16 at m = 4, 18, 6, 8, 8: nine resolved draws, 10 "
-                         "lam from 1e-6 to 1e-136",
+          shown={"quick": "n = 8, 12, 12 at m = 18, 6, 8: one resolved draw each (the first "
+                          "at n = 8 one whose limit interpolates), 10 lam from 1e-6 to 1e-136",
+                 "full": "n = 6, 8, 8, 12, 12, 16 at m = 4, 18, 18, 6, 8, 8: ten resolved draws "
+                         "(at n = 8: two that interpolate, one that does not), 10 lam from "
+                         "1e-6 to 1e-136",
                  "paper": "as the full profile"},
           reason=_SAME),
     Sizes(key="MOR26 coverage sample", claims=("MOR26-Tx2", "MOR26-Tx2b", "MOR26-Tx2d"),

@@ -28,9 +28,9 @@ from verify.running.profiles import per_profile
 FIGURE = "emor26_1_staircase.png"
 #: the three lam of the acceptance table and of the staircase panel
 SHOWN_LAMS = (1e-8, 1e-34, 1e-136)
-#: the draws (n, m) of the section: one that interpolates (m = S000's width rule at n = 8)
-#: and one whose start leaves a sample uncovered (m = 6 at n = 12)
-DRAWS = ((8, 18), (12, 6))
+#: the draws (n, m, whether the limit interpolates) of the section: one that does (m = S000's
+#: width rule at n = 8) and one whose start leaves a sample uncovered (m = 6 at n = 12)
+DRAWS = ((8, 18, True), (12, 6, False))
 #: the n of the norm-ratio table, and its draws per n, per profile
 RATIO_NS = {"quick": (16, 64, 256, 1024, 4096), "full": (16, 64, 256, 1024, 4096, 16384),
             "paper": (16, 64, 256, 1024, 4096, 16384)}
@@ -58,6 +58,7 @@ def draw_rows(n: int, p: int, seed: int) -> dict:
 
 def _figure(draw: dict, path: Path) -> None:
     plt = pyplot()
+    from matplotlib.ticker import NullFormatter
     fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4.2))
     colors = ("tab:blue", "tab:orange", "tab:green")
     for (lam_, (tau, loss)), color in zip(sorted(draw["curves"].items(), reverse=True), colors,
@@ -81,6 +82,7 @@ def _figure(draw: dict, path: Path) -> None:
         right.loglog(s, gaps, marker="o", ms=3, lw=1, label=f"activation {i + 1}")
     first = abs(draw["rescaled_times"][0][0] - draw["activations"][0]["tau"])
     right.loglog(s, s * first / s[0], color="black", ls="--", lw=0.8, label="slope 1")
+    right.xaxis.set_minor_formatter(NullFormatter())
     right.set_xlabel("1 / ln(1/lam)")
     right.set_ylabel("|t_i / ln(1/lam) - tau_i|")
     right.set_title("gap to Algorithm 1's times")
@@ -113,7 +115,8 @@ def run(out: Path, profile: str, *, seed: int = 0, show_progress: bool = True,
     """The section at ``profile`` (``seed`` offsets the draws' seeds; ``store`` unused: the
     runs go through `verify.engine.evidence.exact_trajectory`)."""
     start = time.perf_counter()
-    draws = [draw_rows(n, p, resolved_seeds(n, p, 1, start=seed)[0]) for n, p in DRAWS]
+    draws = [draw_rows(n, p, resolved_seeds(n, p, 1, start=seed, interpolating=fits)[0])
+             for n, p, fits in DRAWS]
     figure = Path(out) / FIGURE
     _figure(draws[0], figure)
     ns = per_profile(RATIO_NS, profile, "E-MOR26-1 ratio sizes")

@@ -38,7 +38,7 @@ from papers.mor26.claims import (
     TransitionGap,
 )
 from papers.mor26.evidence import LIMIT_LAMS, lam_sequence, limit_draw, ratio_sequence
-from papers.mor26.families import SIZES, resolved_seeds
+from papers.mor26.families import SIZES, sequence_draws
 from papers.mor26.measures import exit_times, process
 from theory.symbols import L, c_hi, lam, n, p, t
 from verify import Outcome, check
@@ -54,10 +54,7 @@ LIMIT_CLAIMS = (TX1, TX1B, F3, F4, TX2C)
 # -- evidence -------------------------------------------------------------------------------------
 def _draws(profile: str) -> list[tuple[int, int, int]]:
     """(n, m, seed) of the profile's lam sequences."""
-    out = []
-    for n_, p_, count in SEQUENCES.at_profile(profile)["draws"]:
-        out += [(n_, p_, seed) for seed in resolved_seeds(n_, p_, count)]
-    return out
+    return sequence_draws(profile)
 
 
 @cache
