@@ -154,6 +154,13 @@ class JumpProcess:
                  for a, end, r in zip(acts, ends, rates, strict=True)]
         return min([a.lead for a in acts] + depth, default=math.inf)
 
+    @property
+    def grown_dormant(self) -> tuple[int, ...]:
+        """The neurons that never activate but grow for a while (a non-empty growth set,
+        emptied by the others' fits): at a finite lam they end at lam^|e_j|, not O(lam)."""
+        active = {j for act in self.activations for j in act.neurons}
+        return tuple(j for j, S in enumerate(self.growth_sets) if S and j not in active)
+
     def plateau_loss(self, tau: float) -> float:
         """The loss of the saddle the limit sits at at time ``tau`` (between jumps)."""
         loss = self.loss0

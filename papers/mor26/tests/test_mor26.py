@@ -32,7 +32,6 @@ from papers.mor26.claims import (
     InvLogLam,
     PInterpLimit,
     PlateauLossGap,
-    PlateauRatioMax,
     PlateauRatioMin,
     SaddleNormGap,
     TransitionGap,
@@ -132,12 +131,14 @@ def test_the_transition_gap_shrinks_as_lam_decreases(verify_profile):
             (draw, scaled)
 
 
-# mutants of the limits: a wrong time normalisation, and the dormant neurons believed to stay
-# at O(lam) (their outputs O(lam^2)), which they do not: they grow to lam^|e_j|
+# mutants of the limits: a wrong time normalisation (the flow of the loss without its 1/2,
+# twice as fast: even the earliest plateau would end by half Algorithm 1's time; stated as a
+# bound, which the limit's band decides whichever side the ratios approach 1 from), and the
+# dormant neurons believed to stay at O(lam) (their outputs O(lam^2)), which they do not:
+# they grow to lam^|e_j|
 LIMIT_MUTANTS = {
-    "MOR26-Tx1~times/2": lambda: TX1.variant("times/2", statement=sp.And(
-        sp.Eq(sp.Limit(PlateauRatioMax(t), InvLogLam, 0), sp.Rational(1, 2)),
-        sp.Eq(sp.Limit(PlateauRatioMin(t), InvLogLam, 0), sp.Rational(1, 2)))),
+    "MOR26-Tx1~times/2": lambda: TX1.variant("times/2", statement=sp.Le(
+        sp.Limit(PlateauRatioMin(t), InvLogLam, 0), sp.Rational(1, 2))),
     "MOR26-Tx1b~rate-s^2": lambda: TX1B.variant(
         "rate-s^2", statement=sp.Le(TransitionGap(t), c_hi * InvLogLam**2)),
     "MOR26-F3~O(lam^2)": lambda: F3.variant(
@@ -151,9 +152,16 @@ LIMIT_MUTANTS = {
 
 @pytest.mark.parametrize("mutant", sorted(LIMIT_MUTANTS))
 def test_limit_mutants_are_caught(mutant, verdicts, verify_profile):
+    """Each mutant VIOLATED on every draw; the saddle-norm mutant on the draws where some
+    neuron grows without activating (elsewhere every neuron left out of the final saddle
+    has an empty growth set, stays O(lam), and O(lam^2) is true)."""
     claim = LIMIT_MUTANTS[mutant]()
     assert claim.id == mutant
-    for draw in _draws(verify_profile.name):
+    draws = _draws(verify_profile.name)
+    if claim.id == "MOR26-F4~O(lam^2)":
+        draws = [d for d in draws if process(_runs(*d)[0].problem).grown_dormant]
+    assert draws
+    for draw in draws:
         verdict = check(claim, list(_runs(*draw)))
         caught = verdict.outcome is Outcome.VIOLATED
         verdicts.record_mutant(verdict, caught)
