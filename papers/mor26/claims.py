@@ -97,10 +97,8 @@ LATEX_NAMES = {
     "AlgInterp": r"\mathbb{1}[F_N = [n]]", "NormRatio": r"\frac{\|\theta^{\mathrm{alg}}\|^2}"
     r"{\min_{L=0}\|\theta\|^2}", "PCoverExact": r"P_{\mathrm{cover}}",
     "PInterpLimit": r"P(\mathrm{limit\ interpolates})", "RatioBound": "C",
-    "PlateauRatioMax": r"\max_i \frac{t_i}{\tau_i \ln(1/\lambda)}",
-    "PlateauRatioMin": r"\min_i \frac{t_i}{\tau_i \ln(1/\lambda)}",
-    "TransitionGap": r"\max_i \left|\frac{t_i}{\ln(1/\lambda)} - \tau_i\right|",
-    "PlateauLossGap": r"\max_i |L(t^{\mathrm{mid}}_i) - L^{F_i}|",
+    "PlateauRatioMax": r"\rho_{\max}(t)", "PlateauRatioMin": r"\rho_{\min}(t)",
+    "TransitionGap": r"\Delta_\tau(t)", "PlateauLossGap": r"\Delta_L(t)",
     "SaddleNormGap": r"\max_g \left|\sum_{j \in g} \|w_j(t)\|^2 - N_g\right|",
 }
 
