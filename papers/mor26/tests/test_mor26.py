@@ -75,6 +75,15 @@ def _sample(count: int, n_: int, p_: int) -> Sample:
     return Sample(problems, description=f"{count} starts, n = {n_}, m = {p_}")
 
 
+def _catch(verdicts, claim, evidence, where: str = "") -> None:
+    """Check the mutant ``claim`` on ``evidence``, record whether it was caught (VIOLATED)
+    and fail if not."""
+    verdict = check(claim, evidence)
+    caught = verdict.outcome is Outcome.VIOLATED
+    verdicts.record_mutant(verdict, caught)
+    assert caught, f"mutant {claim.id} not caught{where}: {verdict}"
+
+
 # -- the limits lam -> 0 on the flow --------------------------------------------------------------
 @pytest.mark.parametrize("claim", LIMIT_CLAIMS, ids=lambda c: c.id)
 def test_limits_along_lam(claim, verdicts, verify_profile):
@@ -162,10 +171,7 @@ def test_limit_mutants_are_caught(mutant, verdicts, verify_profile):
         draws = [d for d in draws if process(_runs(*d)[0].problem).grown_dormant]
     assert draws
     for draw in draws:
-        verdict = check(claim, list(_runs(*draw)))
-        caught = verdict.outcome is Outcome.VIOLATED
-        verdicts.record_mutant(verdict, caught)
-        assert caught, f"mutant {mutant} not caught on {draw}: {verdict}"
+        _catch(verdicts, claim, list(_runs(*draw)), f" on {draw}")
 
 
 def test_the_interpolation_mutant_is_caught_where_a_sample_is_uncovered(verdicts, verify_profile):
@@ -173,28 +179,23 @@ def test_the_interpolation_mutant_is_caught_where_a_sample_is_uncovered(verdicts
     draws whose Algorithm 1 leaves a sample uncovered (final loss > 0)."""
     claim = TX2C.variant("interpolates", statement=sp.Eq(
         sp.Limit(sp.Limit(L(t), t, sp.oo), lam, 0), 0))
-    uncovered = [d for d in _draws(verify_profile.name) if not process(_runs(*d)[0].problem)
-                 .interpolates]
-    assert uncovered
-    for draw in uncovered:
-        verdict = check(claim, list(_runs(*draw)))
-        caught = verdict.outcome is Outcome.VIOLATED
-        verdicts.record_mutant(verdict, caught)
-        assert caught, f"{draw}: {verdict}"
+    for draw in _uncovered(verify_profile.name):
+        _catch(verdicts, claim, list(_runs(*draw)), f" on {draw}")
 
 
 def test_the_coverage_mutant_is_caught_where_a_sample_is_uncovered(verdicts, verify_profile):
     """MOR26-Tx2d~always (Algorithm 1 always interpolates): VIOLATED on a run whose start
     leaves a sample uncovered."""
     claim = TX2D.variant("always", statement=sp.Eq(AlgInterp, 1))
-    for draw in _draws(verify_profile.name):
-        run = _runs(*draw)[0]
-        if process(run.problem).interpolates:
-            continue
-        verdict = check(claim, run)
-        caught = verdict.outcome is Outcome.VIOLATED
-        verdicts.record_mutant(verdict, caught)
-        assert caught, f"{draw}: {verdict}"
+    for draw in _uncovered(verify_profile.name):
+        _catch(verdicts, claim, _runs(*draw)[0], f" on {draw}")
+
+
+def _uncovered(profile: str) -> list[tuple[int, int, int]]:
+    """The profile's draws whose start leaves a sample uncovered (there is one at least)."""
+    out = [d for d in _draws(profile) if not process(_runs(*d)[0].problem).interpolates]
+    assert out, "the profile's draws all interpolate: no evidence for the mutant"
+    return out
 
 
 # -- interpolation's probability ------------------------------------------------------------------
@@ -224,11 +225,7 @@ PROBABILITY_MUTANTS = {
 
 @pytest.mark.parametrize("mutant", sorted(PROBABILITY_MUTANTS))
 def test_probability_mutants_are_caught(mutant, verdicts, verify_profile):
-    claim = PROBABILITY_MUTANTS[mutant]()
-    verdict = check(claim, _coverage_sample(verify_profile.name))
-    caught = verdict.outcome is Outcome.VIOLATED
-    verdicts.record_mutant(verdict, caught)
-    assert caught, f"mutant {mutant} not caught: {verdict}"
+    _catch(verdicts, PROBABILITY_MUTANTS[mutant](), _coverage_sample(verify_profile.name))
 
 
 # -- the norm ratio's limit n -> infinity ---------------------------------------------------------
@@ -249,8 +246,5 @@ def test_the_norm_ratio_stays_bounded_as_n_grows(verdicts, verify_profile):
 def test_the_min_norm_mutant_is_caught(verdicts, verify_profile):
     """MOR26-Tx4~min-norm: S002's implicit bias (the least norm itself, ratio 1) carried over
     to mild widths: VIOLATED, the ratio's limit is above 2."""
-    claim = TX4.variant("min-norm", parameters={"RatioBound": 1})
-    verdict = check(claim, _ratio_sequence(verify_profile.name))
-    caught = verdict.outcome is Outcome.VIOLATED
-    verdicts.record_mutant(verdict, caught)
-    assert caught, str(verdict)
+    _catch(verdicts, TX4.variant("min-norm", parameters={"RatioBound": 1}),
+           _ratio_sequence(verify_profile.name))
