@@ -53,7 +53,7 @@ PACK_SOURCE = {
 def _reset():
     packs.installed.cache_clear()
     packs.packs.cache_clear()
-    registry._index.cache_clear()
+    registry.reset()
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def test_workers_end_when_their_parent_is_killed(tmp_path):
         import os, sys, time
         sys.path.insert(0, {_ROOT!r})
         from verify.running.pool import worker_pool
-        from tests.verify.test_pool import _spin
+        from tests.verify.running.test_pool import _spin
         with worker_pool(2) as pool:
             pool.map_async(_spin, [{str(pids)!r}] * 2)
             time.sleep(600)
