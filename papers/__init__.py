@@ -1,4 +1,4 @@
-"""The six papers gfverify is built around, as built-in packs (`theory.packs`).
+"""The seven papers gfverify is built around, as built-in packs (`theory.packs`).
 
 Each folder is laid out as an outside pack is (``examples/packs/`` shows one) and uses only
 the public API an outside pack can use; the engine (``theory``, ``numerics``, ``verify``)
@@ -17,7 +17,11 @@ imports none of them and finds them through `theory.packs.BUILTIN`:
   reproduction, tests;
 - ``mzv25``: neural collapse under gradient flow on orthogonally separable data (Min, Zhu,
   Vidal, NeurIPS 2025): claims, measures, the K-class quantities, families, evidence, the
-  binary reproduction, tests.
+  binary reproduction, tests;
+- ``mor26``: mildly overparameterized ReLU networks on orthogonal data (arXiv 2605.27097,
+  2026; only its abstract was read): Algorithm 1 (the lam -> 0 jump process, our
+  reconstruction), claims, measures, family, evidence, the staircase reproduction, tests.
 
-``catalogues/`` holds draft catalogues of papers not yet packs (issue 54).
+``catalogues/`` holds draft catalogues of papers not yet packs (issue 54: BF25B); a pack's
+catalogue moves to its page, ``docs/papers/NAME.md``, when the pack is written.
 """

@@ -39,7 +39,7 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
 - ``mutants``: the ids of the mutant checks those tests record (the roster that
   "mutants caught k/N" is counted against).
 
-The six papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
+The seven papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
 (``papers/s000/`` ...) laid out as an outside pack is, and uses only the public API an
 outside pack can use. The closed forms (CF) are a pack of derived claims kept in
 ``theory`` (`theory.closed_form_claims`, on the formulas of `theory.closed_forms`).
@@ -248,7 +248,7 @@ def _check_claims(pack: Pack, module: ModuleType) -> None:
         raise PackError(f"pack {pack.name!r}: claim {label} in {where}: {problem}")
 
 
-#: The packs gfverify ships, the six papers (``papers/``) and the closed forms (CF).
+#: The packs gfverify ships, the seven papers (``papers/``) and the closed forms (CF).
 BUILTIN = (
     Pack("S000", "Dana et al. 2025: weakly interacting data", "papers.s000.claims",
          measures="papers.s000.measures", families="papers.s000.families",
@@ -282,6 +282,11 @@ BUILTIN = (
          families="papers.mzv25.families", generators="papers.mzv25.families",
          reproductions=("papers.mzv25.repro_binary",), tests="papers.mzv25.tests",
          source="NeurIPS 2025, arXiv 2510.21078", builtin=True),
+    Pack("MOR26", "Mildly overparameterized ReLU networks on orthogonal data (2026): "
+         "incremental learning", "papers.mor26.claims", measures="papers.mor26.measures",
+         families="papers.mor26.families", reproductions=("papers.mor26.repro_staircase",),
+         tests="papers.mor26.tests", source="arXiv 2605.27097 (abstract only: the text was "
+         "not read)", builtin=True),
     Pack("CF", "closed forms derived for S000, S001 and S002", "theory.closed_form_claims",
          builtin=True),
 )

@@ -387,6 +387,17 @@ def _wrong_side(form: LimitForm, diff: float, error: float) -> bool:
     return abs(diff) > error
 
 
+def exponent_error(s: np.ndarray, q: np.ndarray, e: np.ndarray) -> float:
+    """The most the least-squares slope of log q on log s moves when each q_k moves by up to
+    its error e_k < q_k: sum_k |w_k| (-ln(1 - e_k/q_k)), w_k the slope's weights."""
+    x = np.log(s)
+    spread = np.sum((x - x.mean()) ** 2)
+    if x.size < 2 or spread == 0:
+        return 0.0
+    rel = np.clip(e / q, 0.0, 1.0 - 1e-12)
+    return float(np.sum(np.abs(x - x.mean()) / spread * -np.log1p(-rel)))
+
+
 def _decide_rate(claim, form, seq, s, q, e, where, a: float) -> Verdict:
     x = sp.sstr(form.rate[0])
     toward = "0" if seq.scale == "x" else "oo"
@@ -410,7 +421,12 @@ def _decide_rate(claim, form, seq, s, q, e, where, a: float) -> Verdict:
                        f"{len(q)} values exceed their errors (a fit needs 3); undecided: a "
                        f"longer sequence would take {_longer(seq)}",
                        figure_data=_figure(claim, form, seq, None, None, None, a))
-    lo, hi, half = fit.lo, fit.hi, fit.half_width
+    # the band also holds what the values' own errors allow: exact values (Q = C x^a to
+    # rounding) fit with a band narrower than their errors, and a claimed a just outside it
+    # would be decided on rounding
+    slack = exponent_error(s[res], q[res], e[res])
+    lo, hi = fit.lo - slack, fit.hi + slack
+    half = 0.5 * (hi - lo)
     if form.op in (sp.Le, sp.Lt):  # Q <~ x^a as x -> 0: the exponent is at least a
         margin = hi - a
         violated = hi < a
@@ -425,8 +441,9 @@ def _decide_rate(claim, form, seq, s, q, e, where, a: float) -> Verdict:
         holds = lo <= a <= hi and half <= SCALING_MAX_HALF_WIDTH
     outcome = Outcome.VIOLATED if violated else Outcome.HOLDS if holds else \
         Outcome.INCONCLUSIVE
+    widened = f", widened by {slack:.2g} for the values' errors" if slack > 0 else ""
     reason = (f"{head}; fitted exponent {fit.exponent:.3g}, {100 * CONFIDENCE:.0f}% band "
-              f"[{lo:.3g}, {hi:.3g}] ({fit.points} values above their errors, "
+              f"[{lo:.3g}, {hi:.3g}] ({fit.points} values above their errors{widened}, "
               f"{seq.description})")
     if outcome is Outcome.INCONCLUSIVE:
         reason += f"; undecided: a longer sequence would take {_longer(seq)}"
@@ -515,10 +532,11 @@ def check_limit(claim: Claim, evidence) -> Verdict:
         form = matching[0]
         target = None
         if form.target is not None:
-            if form.target.free_symbols:
+            value = claim.substituted(form.target)  # the claim's parameters set
+            if value.free_symbols:
                 raise CheckError(f"{claim.id}: the claimed limit {sp.sstr(form.target)} "
                                  "depends on the instance: give runs, not a LimitSequence")
-            target = float(claim.substituted(form.target))
+            target = float(value)
         return decide(claim, form, evidence, target)
     runs = [evidence] if isinstance(evidence, Trajectory) else list(evidence)
     if not runs or not all(isinstance(r, Trajectory) for r in runs):
@@ -556,4 +574,4 @@ def _conjunction(claim: Claim, verdicts: list[Verdict]) -> Verdict:
                                           for v in verdicts))
 
 
-__all__ = ["check_limit", "decide", "run_limit", "sequence"]
+__all__ = ["check_limit", "decide", "exponent_error", "run_limit", "sequence"]

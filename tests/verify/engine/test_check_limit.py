@@ -15,7 +15,7 @@ import sympy as sp
 from theory.claim import Claim, Kind, Provenance, Source
 from theory.symbols import L, lam, t
 from verify import Outcome, check
-from verify.engine.check_limit import EXTRAPOLATION_SPAN
+from verify.engine.check_limit import EXTRAPOLATION_SPAN, exponent_error
 from verify.engine.evidence import LimitSequence
 from verify.engine.scaling import FitError, fit_limit
 from verify.results.table import VerdictLog, format_table, markdown_table, verdict_header
@@ -109,6 +109,20 @@ def test_bounds_on_a_limit():
         is Outcome.HOLDS
 
 
+def test_a_claimed_limit_named_by_a_parameter_is_decided_on_a_sequence():
+    """A bound given as a claim parameter (MOR26-Tx4's RatioBound) is a number once the
+    parameters are set: a LimitSequence decides it, with the parameter's value (it was
+    refused as 'depending on the instance' before the parameters were substituted)."""
+    bound = sp.Symbol("RatioBound", positive=True)
+    claim = Claim(id="TOY-LIM", title="a toy limit", kind=Kind.LIMIT, source=SOURCE,
+                  statement=sp.Le(sp.Limit(L(t), lam, 0), bound),
+                  parameters={"RatioBound": sp.Rational(1, 2)})
+    q = [0.3 + 0.5 * x for x in LAMS]
+    assert check(claim, _sequence(q, LAMS)).outcome is Outcome.HOLDS
+    lower = claim.with_parameters(RatioBound=sp.Rational(1, 5))
+    assert check(lower, _sequence(q, LAMS)).outcome is Outcome.VIOLATED
+
+
 @pytest.mark.parametrize(("exponent", "op", "outcome"), [
     (sp.Rational(1, 4), sp.Le, Outcome.HOLDS),     # vanishes faster than claimed
     (sp.Rational(1, 2), sp.Le, Outcome.HOLDS),     # the claimed rate itself
@@ -120,6 +134,34 @@ def test_rates(exponent, op, outcome):
     verdict = check(_rate_claim(exponent, op), _sequence(q, LAMS))
     assert verdict.outcome is outcome, str(verdict)
     assert verdict.observed == pytest.approx(0.5, abs=1e-9)
+
+
+def test_a_rate_met_to_rounding_is_not_decided_on_its_rounding():
+    """Q = 2 s^(1 - 1e-9) with 0.1% errors (MOR26-Tx1b's gap is c/ln(1/lam) to rounding): the
+    fit's own band is narrower than 1e-9 and excluded the claimed exponent 1, which read as
+    VIOLATED; the band now holds what the values' errors allow (about 1e-3 here)."""
+    lams = tuple(10.0**-k for k in range(2, 12))
+    q = [2.0 * x ** (1 - 1e-9) for x in lams]
+    seq = LimitSequence("lam", lams, tuple(q), tuple(1e-3 * v for v in q), quantity="L(t)")
+    verdict = check(_rate_claim(1), seq)
+    assert verdict.outcome is Outcome.HOLDS, str(verdict)
+    assert "widened by" in verdict.reason
+    assert verdict.band[0] < 1 < verdict.band[1] < 1 + 0.01
+    assert check(_rate_claim(sp.Rational(11, 10)), seq).outcome is Outcome.VIOLATED
+
+
+def test_the_exponent_error_bounds_the_slope_s_motion():
+    """Moving every value by its full error in the worst direction moves the least-squares
+    slope by at most `exponent_error`, and by exactly it for that direction."""
+    s = np.geomspace(1e-1, 1e-4, 7)
+    q = 3.0 * s**0.7
+    e = 0.01 * q
+    bound = exponent_error(s, q, e)
+    x = np.log(s)
+    worst = q * np.where(x > x.mean(), 1 - 0.01, 1 + 0.01)  # lower at large s, higher at small
+    moved = np.polyfit(x, np.log(worst), 1)[0]
+    assert abs(moved - 0.7) <= bound + 1e-12
+    assert abs(moved - 0.7) > 0.5 * bound
 
 
 def test_a_rate_without_three_resolved_values_is_inconclusive():
