@@ -18,10 +18,12 @@ def _directions(result: E.Search) -> list[tuple[int, np.ndarray]]:
 def _cones_extremal(problem) -> list[tuple[int, np.ndarray, str]]:
     """(sign, unit vector, kind of cell) of every extremal vector BF25's cones enumerate."""
     out = []
+    norms = np.linalg.norm(problem.X, axis=1)
     for pat in cones.patterns(problem):
         for D in cones.extremal(pat):
             u = D / np.linalg.norm(D)
-            if cones._in_closed_cone(pat, D):
+            z, s = problem.X @ u / norms, np.array(pat.u)
+            if np.all(z[s != 0] * s[s != 0] >= -1e-10) and np.all(np.abs(z[s == 0]) <= 1e-10):
                 out.append((1, u, pat.kind))
             else:
                 out.append((-1, -u, pat.kind))
