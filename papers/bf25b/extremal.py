@@ -14,8 +14,10 @@ list is what the starts reached, a lower bound on the set (extremal vectors on a
 boundary are not found).
 
 The search: from each start u_0, u_{i+1} = s D_n(u_i)/|D_n(u_i)| (s = +1 for positive, -1
-for negative vectors) until the cell repeats (then the candidate is verified) or
-`MAX_STEPS` steps pass (the start counts as unresolved). BF25B's population field is
+for negative vectors), each candidate verified; when the cells cycle, the faces around the
+cycle are tried and the step is halved (a damped iteration with the same fixed points) until
+a vector verifies, the step falls below `MIN_STEP` or `MAX_STEPS` steps pass (the start
+counts as unresolved). BF25B's population field is
 constant (BF25B-F1), so for many samples the map is a contraction and one or two steps
 suffice.
 """
@@ -32,7 +34,9 @@ MARGIN = 1e-9
 #: a face vector's |<u, x_k>|/|x_k| for k on the face: rounding of a small linear solve
 FACE_TOL = 1e-10
 #: steps of the fixed-point iteration per start
-MAX_STEPS = 100
+MAX_STEPS = 400
+#: the smallest step of the damped iteration (halved at each cycle)
+MIN_STEP = 2.0**-12
 
 
 @dataclass(frozen=True)
@@ -161,13 +165,16 @@ def _faces(X, y, pattern: tuple, free: np.ndarray, sign: int, scale: float) -> E
 def iterate(X: np.ndarray, y: np.ndarray, start: np.ndarray, sign: int, scale: float = 1.0,
             max_steps: int = MAX_STEPS) -> Extremal | None:
     """The fixed-point iteration u <- sign D_n(u)/|D_n(u)| from ``start``, verified
-    (`verify`) at each step. When the cells visited cycle (D_n jumps across a face on which
-    the extremal vector lies), the face of the samples whose sign changes along the cycle is
-    solved (`on_face`). None if neither verifies within ``max_steps``."""
+    (`verify`) at each step. When the cells visited cycle (D_n jumps across the extremal
+    vector's cell or face), the faces around the cycle are tried (`_faces`, when few samples
+    change sign along it), and the step is halved, u <- (1 - a) u + a sign D_n(u)/|D_n(u)|
+    normalised (the same fixed points), which walks into the cells between; None if nothing
+    verifies within ``max_steps`` or the step falls below `MIN_STEP`."""
     v = np.asarray(start, dtype=float)
     v = v / np.linalg.norm(v)
     norms = np.linalg.norm(X, axis=1)
     seen: list[tuple] = []
+    step = 1.0
     for _ in range(max_steps):
         found = verify(X, y, v, sign, scale)
         if found is not None:
@@ -175,14 +182,21 @@ def iterate(X: np.ndarray, y: np.ndarray, start: np.ndarray, sign: int, scale: f
         pattern, _ = _cell(X, norms, v)
         if pattern in seen:
             cycle = np.array(seen[seen.index(pattern):])
-            return _faces(X, y, pattern, np.flatnonzero(np.any(cycle != cycle[0], axis=0)),
-                          sign, scale)
+            found = _faces(X, y, pattern, np.flatnonzero(np.any(cycle != cycle[0], axis=0)),
+                           sign, scale)
+            if found is not None:
+                return found
+            step /= 2
+            seen = []
+            if step < MIN_STEP:
+                return None
         seen.append(pattern)
         D = field(X, y, v, scale)
         size = float(np.linalg.norm(D))
         if size == 0.0:
             return None
-        v = sign * D / size
+        v = (1 - step) * v + step * sign * D / size
+        v = v / np.linalg.norm(v)
     return None
 
 

@@ -107,11 +107,14 @@ def extremal_search(problem: Problem) -> extremal.Search:
 
 def extremal_angle(problem: Problem) -> float:
     """ExtremalAngle: the largest angle between a found extremal vector u of sign s and
-    s beta*/|beta*| (exact to rounding: each vector is verified)."""
+    s beta*/|beta*| (exact to rounding: each vector is verified); undefined unless vectors of
+    both signs were resolved."""
     result = extremal_search(problem)
-    if not result.found:
-        raise UndefinedQuantity(f"no extremal vector found from {result.starts} starts "
-                                f"({result.unresolved} unresolved)")
+    missing = [name for sign, name in ((1, "positive"), (-1, "negative"))
+               if not result.of_sign(sign)]
+    if missing:
+        raise UndefinedQuantity(f"no {' or '.join(missing)} extremal vector resolved from "
+                                f"{result.starts} starts ({result.unresolved} unresolved)")
     angle = extremal.largest_angle(result, teacher(problem))
     return Measured(angle, 1e-9)
 

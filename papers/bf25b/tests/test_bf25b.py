@@ -92,8 +92,12 @@ def _dims(profile: str) -> list[int]:
 
 
 def test_extremal_vectors_concentrate(verdicts, verify_profile):
-    """BF25B-T3.1 HOLDS at each d: the angle falls at least like sqrt(log(n)/n)."""
+    """BF25B-T3.1 HOLDS at each d: the angle falls at least like sqrt(log(n)/n). At most
+    one draw in ten is left out of a series for a sign the search did not resolve."""
     for d in _dims(verify_profile.name):
+        series = _series(verify_profile.name, d)
+        at = ANGLES.at_profile(verify_profile.name)
+        assert len(series.x) >= 0.9 * len(at["n"]) * at["seeds"], series.description
         verdict = verdicts.record(check(T31, _series(verify_profile.name, d)), T31.kind.value)
         assert verdict.outcome is Outcome.HOLDS, f"d = {d}: {verdict}"
 
