@@ -39,7 +39,7 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
 - ``mutants``: the ids of the mutant checks those tests record (the roster that
   "mutants caught k/N" is counted against).
 
-The seven papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
+The eight papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
 (``papers/s000/`` ...) laid out as an outside pack is, and uses only the public API an
 outside pack can use. The closed forms (CF) are a pack of derived claims kept in
 ``theory`` (`theory.closed_form_claims`, on the formulas of `theory.closed_forms`).
