@@ -256,8 +256,8 @@ def test_a_holding_inequality_reports_its_least_slack():
 def test_limit_rows_get_a_figure(tmp_path, recwarn):
     """A LIMIT row (a limit with its claimed value, and a rate) is drawn from the sequence it
     was decided on; before, the report warned "unknown figure type 'limit'" and drew none."""
-    from verify.engine.evidence import LimitSequence
     from tests.verify.engine.test_check_limit import _limit_claim, _rate_claim
+    from verify.engine.evidence import LimitSequence
 
     lams = tuple(10.0 ** -k for k in range(2, 12))
     near = LimitSequence("lam", lams, tuple(0.3 + 0.5 * x for x in lams), (1e-12,) * 10,
