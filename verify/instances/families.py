@@ -108,9 +108,10 @@ class _Numeric:
         else:
             value = float(text)
             if math.isinf(value) or (value == 0 and _NONZERO_DIGIT.search(literal["mantissa"])):
+                size = "large" if value else "small"
                 raise FamilyError(
-                    f"--param {name}={text}: too {'large' if value else 'small'} in magnitude for a "
-                    f"float64 (it would be read as {value:g}); allowed {self.allowed_text()}")
+                    f"--param {name}={text}: too {size} in magnitude for a float64 (it would "
+                    f"be read as {value:g}); allowed {self.allowed_text()}")
         why = self.violation(name, value, typed=text)
         if why:
             raise FamilyError(why)
