@@ -291,13 +291,16 @@ def _limit_band(seq: LimitSequence, s, q, e):
         f"widened by {ERROR_SAFETY:g} x {shift:.2g}, the largest gap to a half's limit)")
 
 
-def _figure(claim, form, seq, target, fit, band, rate=None) -> dict:
+def _figure(claim, form, seq, target, fit, band, rate=None, exponent_band=None) -> dict:
+    """The figure data of a limit row; ``exponent_band`` the band the verdict used, where it
+    is wider than the fit's own (a rate's, widened for the values' errors)."""
+    lo, hi = exponent_band or ((None, None) if fit is None else (fit.lo, fit.hi))
     return {"type": "limit", "kind": claim.kind.value, "part": sp.sstr(form.relation),
             "variable": seq.variable, "scale": seq.scale, "x": floats(seq.x),
             "s": floats(seq.s), "values": floats(seq.values), "errors": floats(seq.errors),
             "quantity": seq.quantity, "target": number(target),
             "exponent": None if fit is None else number(fit.exponent),
-            "band": None if fit is None else [number(fit.lo), number(fit.hi)],
+            "band": None if fit is None else [number(lo), number(hi)],
             "prefactor": None if fit is None else number(fit.prefactor),
             "limit_band": None if band is None else [number(band[0]), number(band[1])],
             "rate": number(rate)}
@@ -449,7 +452,8 @@ def _decide_rate(claim, form, seq, s, q, e, where, a: float) -> Verdict:
         reason += f"; undecided: a longer sequence would take {_longer(seq)}"
     return Verdict(claim.id, outcome, margin=float(margin), error=float(half), where=where,
                    reason=reason, observed=fit.exponent, predicted=a, band=(lo, hi),
-                   method="limit fit", figure_data=_figure(claim, form, seq, None, fit, None, a))
+                   method="limit fit", figure_data=_figure(claim, form, seq, None, fit, None, a,
+                                                           exponent_band=(lo, hi)))
 
 
 # -- the claims on runs ----------------------------------------------------------------------

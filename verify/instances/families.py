@@ -28,6 +28,7 @@ family's own model (ReLU, both layers, its paper's initialisation) unless one is
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -67,21 +68,54 @@ def _float_text(x) -> str:
     return "inf" if x is None else f"{x:g}"
 
 
+_INT_LITERAL = re.compile(r"[+-]?\d+")
+_FLOAT_LITERAL = re.compile(r"[+-]?(?P<mantissa>\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NONZERO_DIGIT = re.compile(r"[1-9]")
+
+
 class _Numeric:
     """What `IntParam` and `FloatParam` share: the allowed range (``limits``, printed by
     ``gfverify families`` as it is enforced), the drawn range ([lo, hi], and the drawn range
     at the papers' sizes, ``paper``) and the one message per violation."""
 
-    def violation(self, name: str, value) -> str | None:
-        """The one-line message for ``value`` outside the allowed range, or None."""
+    def violation(self, name: str, value, typed: str | None = None) -> str | None:
+        """The one-line message for ``value`` (``typed`` by the user, if given) outside the
+        allowed range, or None."""
         lo, hi = self.limits
         low_ok = lo is None or (value > lo if self._open_low else value >= lo)
         if low_ok and (hi is None or value <= hi) and (self.kind == "int"
                                                       or math.isfinite(value)):
             return None
-        shown = f"{value}" if self.kind == "int" else f"{value:g}"
+        shown = typed if typed is not None else f"{value}" if self.kind == "int" else \
+            f"{value:g}"
         return (f"--param {name}={shown}: outside the allowed range {self.allowed_text()} "
                 f"of {name} ({self.meaning})")
+
+    def parse(self, name: str, text: str):
+        """``text`` (a ``--param name=text`` value) as a number within ``limits``: a plain
+        decimal literal (an integer for an int parameter; no underscores, hex, ``nan`` or
+        ``inf``), read exactly as typed. A FamilyError naming ``name``, what was typed and
+        the allowed range otherwise, including a literal float64 cannot hold (``1e-400``
+        would be read as 0, ``1e400`` as infinity)."""
+        literal = (_INT_LITERAL if self.kind == "int" else _FLOAT_LITERAL).fullmatch(
+            text.strip())
+        if literal is None:
+            what = "an integer" if self.kind == "int" else "a decimal number"
+            raise FamilyError(f"--param {name}={text}: expected {what} "
+                              f"(allowed {self.allowed_text()})")
+        if self.kind == "int":
+            value = int(text)
+        else:
+            value = float(text)
+            if math.isinf(value) or (value == 0 and _NONZERO_DIGIT.search(literal["mantissa"])):
+                size = "large" if value else "small"
+                raise FamilyError(
+                    f"--param {name}={text}: too {size} in magnitude for a float64 (it would "
+                    f"be read as {value:g}); allowed {self.allowed_text()}")
+        why = self.violation(name, value, typed=text)
+        if why:
+            raise FamilyError(why)
+        return value
 
     def within(self, value) -> bool:
         """Whether ``value`` is in the allowed range."""
@@ -213,19 +247,6 @@ class IntParam(_Numeric):
             return self._from_unit(float(rng.uniform()), lo, hi)
         return int(rng.integers(lo, hi + 1))
 
-    def parse(self, name: str, text: str) -> int:
-        """``text`` (a ``--param name=text`` value) as an int within ``limits``; a
-        FamilyError naming ``name`` and the allowed range otherwise."""
-        try:
-            value = int(text)
-        except ValueError:
-            raise FamilyError(f"--param {name}={text}: expected an integer "
-                              f"(allowed {self.allowed_text()})") from None
-        why = self.violation(name, value)
-        if why:
-            raise FamilyError(why)
-        return value
-
     def narrowed(self, lo, hi) -> IntParam:
         """The same parameter drawn from [lo, hi] (its papers' sizes too)."""
         return replace(self, lo=lo, hi=hi, paper=None)
@@ -315,19 +336,6 @@ class FloatParam(_Numeric):
     def sample(self, rng: np.random.Generator, values: Mapping[str, Any]):
         """One value drawn with ``rng`` as the strategy draws it."""
         return self._from_unit(float(rng.uniform()))
-
-    def parse(self, name: str, text: str) -> float:
-        """``text`` as a finite float within ``limits``; a FamilyError naming ``name`` and
-        the allowed range otherwise."""
-        try:
-            value = float(text)
-        except ValueError:
-            raise FamilyError(f"--param {name}={text}: expected a number "
-                              f"(allowed {self.allowed_text()})") from None
-        why = self.violation(name, value)
-        if why:
-            raise FamilyError(why)
-        return value
 
     def narrowed(self, lo, hi) -> FloatParam:
         """The same parameter drawn from [lo, hi] (its papers' sizes too)."""

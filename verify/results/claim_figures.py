@@ -15,7 +15,12 @@ each row whose ``"figure"`` is set (the instance the row's ``where`` names; see
   slope through the centroid of the data;
 - probability: each relation's measured side at the estimates, with its range over the
   simultaneous intervals, against the claimed level (itself a range if it depends on an
-  estimate).
+  estimate);
+- limit (`verify.engine.check_limit`): the sequence's values with their errors against the
+  small variable s -> 0 the fit used, the claimed limit and the limit's band (settled or
+  extrapolated to s = 0) beside it; right, the distance to the claimed limit in log-log
+  with its fitted power law (for a rate: the values themselves, the fitted law and the
+  claimed exponent through the last value).
 """
 
 from __future__ import annotations
@@ -318,6 +323,71 @@ def _probability(row: dict, data: dict):
     return _finish(fig, row, data, 0.92)
 
 
-_DRAW = {"series": _series, "scaling": _scaling, "probability": _probability}
+# -- limit -----------------------------------------------------------------------------------
+_S_NAME = {"x": "{v}", "1/x": "1/{v}", "1/log x": "1/ln {v}"}
+
+
+def _limit(row: dict, data: dict):
+    plt = pyplot()
+    s, q, e = _arr(data.get("s")), _arr(data.get("values")), _arr(data.get("errors"))
+    target, rate = data.get("target"), data.get("rate")
+    s_name = _S_NAME.get(data.get("scale"), "s({v})").format(v=data.get("variable", "x"))
+    quantity = _label(str(data.get("quantity", "Q")), 50)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4.8))
+    left.errorbar(s, q, yerr=e, fmt="o", ms=4, color="C0", capsize=3,
+                  label=f"{quantity} (error bars: its numerical error)")
+    if target is not None:
+        left.axhline(target, color="C3", lw=1.4, ls="--", label=f"claimed limit {target:.6g}")
+    band = data.get("limit_band")
+    if band and None not in band:
+        left.axhspan(band[0], band[1], color="C2", alpha=0.2, lw=0,
+                     label=f"the limit's band [{band[0]:.6g}, {band[1]:.6g}]")
+    left.set_xscale("log")
+    if _spans_decades(q):
+        left.set_yscale("log")
+    left.invert_xaxis()  # the sequence goes toward the limit from left to right
+    left.set_xlabel(f"s = {s_name}  (-> 0, to the right)")
+    left.set_ylabel(quantity)
+    left.grid(alpha=0.3, which="both")
+    legend(left, fontsize=7, loc="best")
+    exponent, prefactor = data.get("exponent"), data.get("prefactor")
+    if rate is not None:  # Q = O(x^a): the values themselves in log-log
+        y, what = q, quantity
+    else:
+        y, what = (np.abs(q - target) if target is not None else np.full_like(q, np.nan),
+                   f"|{quantity} - claimed limit|")
+    shown = np.isfinite(y) & (y > 0) & (s > 0)
+    right.scatter(s[shown], y[shown], s=16, color="C0", zorder=3, label=what)
+    above = shown & (e > 0)
+    if above.any():
+        right.plot(s[above], e[above], color="0.5", lw=1, ls=":", label="numerical error")
+    if shown.any() and exponent is not None and prefactor is not None:
+        grid = np.geomspace(s[shown].min(), s[shown].max(), 50)
+        band_text = data.get("band") or [None, None]
+        label = f"fit: {prefactor:.3g} s^{exponent:.3g}"
+        if None not in band_text:
+            label += f", exponent in [{band_text[0]:.3g}, {band_text[1]:.3g}]"
+        right.plot(grid, prefactor * grid ** exponent, color="C0", lw=1.4, label=label)
+    if rate is not None and shown.any():
+        anchor = np.flatnonzero(shown)[-1]
+        grid = np.geomspace(s[shown].min(), s[shown].max(), 50)
+        right.plot(grid, y[anchor] * (grid / s[anchor]) ** rate, color="C3", lw=1.4, ls="--",
+                   label=f"claimed exponent {rate:.3g} (through the last value)")
+    if shown.any():
+        right.set_xscale("log")
+        right.set_yscale("log")
+        right.invert_xaxis()
+    else:
+        right.text(0.5, 0.5, "no value to draw on a log scale", ha="center",
+                   transform=right.transAxes, fontsize=9)
+    right.set_xlabel(f"s = {s_name}")
+    right.set_ylabel(_label(what, 50))
+    right.grid(alpha=0.3, which="both")
+    legend(right, fontsize=7, loc="best")
+    return _finish(fig, row, data, 0.9)
+
+
+_DRAW = {"series": _series, "scaling": _scaling, "probability": _probability,
+         "limit": _limit}
 
 __all__ = ["claim_figures", "figure_path"]

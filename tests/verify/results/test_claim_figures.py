@@ -251,3 +251,32 @@ def test_a_holding_inequality_reports_its_least_slack():
     assert v.outcome is Outcome.HOLDS
     margins = [m for m in v.figure_data["margin"] if m is not None]
     assert v.margin == min(margins)
+
+
+def test_limit_rows_get_a_figure(tmp_path, recwarn):
+    """A LIMIT row (a limit with its claimed value, and a rate) is drawn from the sequence it
+    was decided on; before, the report warned "unknown figure type 'limit'" and drew none."""
+    from tests.verify.engine.test_check_limit import _limit_claim, _rate_claim
+    from verify.engine.evidence import LimitSequence
+
+    lams = tuple(10.0 ** -k for k in range(2, 12))
+    near = LimitSequence("lam", lams, tuple(0.3 + 0.5 * x for x in lams), (1e-12,) * 10,
+                         quantity="L(t)")
+    rate = LimitSequence("lam", lams, tuple(2.0 * x ** 0.5 for x in lams), (1e-4,) * 10,
+                         quantity="L(t)")
+    log = VerdictLog()
+    for claim, seq in ((_limit_claim(sp.Rational(3, 10)), near),
+                       (_rate_claim(sp.Rational(1, 2)), rate)):
+        v = check(claim, seq)
+        assert v.outcome is Outcome.HOLDS, str(v)
+        assert v.figure_data["type"] == "limit"
+        # the exponent band drawn is the one decided on (a rate's, widened by its errors)
+        assert v.figure_data["band"] == pytest.approx(list(v.band))
+        log.record(v, "limit")
+    rows = json.loads(json.dumps(log.table()))
+    paths = claim_figures(rows, tmp_path)
+    assert not [w for w in recwarn if "figure" in str(w.message)]
+    assert set(paths) == {"TOY-LIM", "TOY-RATE"}
+    for path in paths.values():
+        assert path.read_bytes()[:8] == PNG_SIGNATURE
+        assert path.stat().st_size > 5000
