@@ -361,8 +361,9 @@ def _limit(row: dict, data: dict):
     above = shown & (e > 0)
     if above.any():
         right.plot(s[above], e[above], color="0.5", lw=1, ls=":", label="numerical error")
-    if shown.any() and exponent is not None and prefactor is not None:
-        grid = np.geomspace(s[shown].min(), s[shown].max(), 50)
+    fitted = shown & (y > e)  # the values the law was fitted on: above their errors
+    if fitted.any() and exponent is not None and prefactor is not None:
+        grid = np.geomspace(s[fitted].min(), s[fitted].max(), 50)
         band_text = data.get("band") or [None, None]
         label = f"fit: {prefactor:.3g} s^{exponent:.3g}"
         if None not in band_text:
@@ -380,6 +381,8 @@ def _limit(row: dict, data: dict):
     else:
         right.text(0.5, 0.5, "no value to draw on a log scale", ha="center",
                    transform=right.transAxes, fontsize=9)
+    for ax in (left, right):  # a span under two decades labels its minor ticks, overlapping
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
     right.set_xlabel(f"s = {s_name}")
     right.set_ylabel(_label(what, 50))
     right.grid(alpha=0.3, which="both")
