@@ -1,4 +1,4 @@
-"""The seven papers gfverify is built around, as built-in packs (`theory.packs`).
+"""The eight papers gfverify is built around, as built-in packs (`theory.packs`).
 
 Each folder is laid out as an outside pack is (``examples/packs/`` shows one) and uses only
 the public API an outside pack can use; the engine (``theory``, ``numerics``, ``verify``)
@@ -20,8 +20,12 @@ imports none of them and finds them through `theory.packs.BUILTIN`:
   binary reproduction, tests;
 - ``mor26``: mildly overparameterized ReLU networks on orthogonal data (arXiv 2605.27097,
   2026; only its abstract was read): Algorithm 1 (the lam -> 0 jump process, our
-  reconstruction), claims, measures, family, evidence, the staircase reproduction, tests.
+  reconstruction), claims, measures, family, evidence, the staircase reproduction, tests;
+- ``bf25b``: simplicity bias and the optimisation threshold (Boursier, Flammarion, ICML
+  2025; only its abstract was read): the linear-teacher data, a d-general extremal-vector
+  finder (each vector verified exactly), claims, measures, family, evidence, the threshold
+  reproduction, tests.
 
-``catalogues/`` holds draft catalogues of papers not yet packs (issue 54: BF25B); a pack's
-catalogue moves to its page, ``docs/papers/NAME.md``, when the pack is written.
+A draft catalogue of a paper not yet a pack may sit in ``catalogues/``; it moves to the
+pack's page, ``docs/papers/NAME.md``, when the pack is written (BF25B's and MOR26's did).
 """

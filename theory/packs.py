@@ -39,7 +39,7 @@ and ``my_pack.PACK`` is a `Pack`. What each module named here must define:
 - ``mutants``: the ids of the mutant checks those tests record (the roster that
   "mutants caught k/N" is counted against).
 
-The seven papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
+The eight papers are built in (`BUILTIN`): each is a folder of the ``papers`` package
 (``papers/s000/`` ...) laid out as an outside pack is, and uses only the public API an
 outside pack can use. The closed forms (CF) are a pack of derived claims kept in
 ``theory`` (`theory.closed_form_claims`, on the formulas of `theory.closed_forms`).
@@ -248,7 +248,7 @@ def _check_claims(pack: Pack, module: ModuleType) -> None:
         raise PackError(f"pack {pack.name!r}: claim {label} in {where}: {problem}")
 
 
-#: The packs gfverify ships, the seven papers (``papers/``) and the closed forms (CF).
+#: The packs gfverify ships, the eight papers (``papers/``) and the closed forms (CF).
 BUILTIN = (
     Pack("S000", "Dana et al. 2025: weakly interacting data", "papers.s000.claims",
          measures="papers.s000.measures", families="papers.s000.families",
@@ -287,6 +287,12 @@ BUILTIN = (
          families="papers.mor26.families", reproductions=("papers.mor26.repro_staircase",),
          tests="papers.mor26.tests", source="arXiv 2605.27097 (abstract only: the text was "
          "not read)", builtin=True),
+    Pack("BF25B", "Boursier, Flammarion, ICML 2025: simplicity bias and optimization threshold",
+         "papers.bf25b.claims", measures="papers.bf25b.measures",
+         families="papers.bf25b.families",
+         reproductions=("papers.bf25b.repro_threshold",), tests="papers.bf25b.tests",
+         source="ICML 2025, arXiv 2410.02348 (abstract only: the body was not read)",
+         builtin=True),
     Pack("CF", "closed forms derived for S000, S001 and S002", "theory.closed_form_claims",
          builtin=True),
 )

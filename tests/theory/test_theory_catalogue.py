@@ -28,7 +28,8 @@ from theory.registry import by_heading, pack_of
 HEADINGS = Path(__file__).resolve().parents[1] / "data" / "theory_headings.txt"
 CEL23_HEADINGS = HEADINGS.with_name("cel23_headings.txt")
 # the catalogues of the packs written after CEL23's standard (docs/papers/NAME.md)
-PACK_HEADINGS = [HEADINGS.with_name(f"{name}_headings.txt") for name in ("mzv25", "bf25", "mor26")]
+PACK_HEADINGS = [HEADINGS.with_name(f"{name}_headings.txt") for name in ("mzv25", "bf25", "mor26",
+                                                                        "bf25b")]
 CLAIMS = theory.claims()
 CHECKABLE = [c for c in CLAIMS if c.checkable]
 # relations the verdict machinery evaluates (verify.check): no Ne, no Implies
