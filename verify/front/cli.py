@@ -36,6 +36,13 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+
+def _builtin_names() -> str:
+    """The built-in packs' names, for help texts (``S000, S001, ...``), from the one list."""
+    from theory.packs import BUILTIN
+
+    return ", ".join(pack.name for pack in BUILTIN if pack.name != "CF")
+
 def _claims_command(args) -> int:
     import sympy
 
@@ -314,9 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     cl = sub.add_parser("claims", help="list the catalogue's claims")
     cl.add_argument("--paper", default=None,
-                    help="a pack's name (BF25, CEL23, MZV25, S000, S001, S002 or an "
-                         "installed pack's: `gfverify packs`) or CF, the closed-form "
-                         "identities (default: all)")
+                    help=f"a pack's name ({_builtin_names()} or an installed pack's: "
+                         "`gfverify packs`) or CF, the closed-form identities (default: all)")
     cl.add_argument("--kind", default=None, help="only claims of this kind")
     cl.add_argument("--format", default="table",
                     choices=("table", "long", "json", "latex", "md"),
