@@ -150,6 +150,8 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 th, td { border: 1px solid #bbb; padding: 2px 4px; text-align: left; vertical-align: top; }
 th { background: #eee; position: sticky; top: 0; }
 td.id, td:first-child, td.nowrap { white-space: nowrap; }
+td.wrap { white-space: normal; }
+td.wrap a, td.wrap code { white-space: nowrap; }
 tr:target, li:target, :target > td { background: #fff3c4; }
 code, pre { background: #f5f5f5; font-size: 0.9em; }
 pre { padding: 0.5em; overflow-x: auto; }
@@ -305,10 +307,16 @@ def _cell(c) -> str:
     return str(c).replace("|", "\\|").replace("\n", " ")
 
 
-def _table_cell_html(c, nowrap: bool = False) -> str:
+_SLASH_IN_WORD = re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])")
+
+
+def _table_cell_html(c, nowrap: bool = False, wrap: bool = False) -> str:
     s = str(c)
-    classes = ([s] if s in _OUTCOMES else []) + (["nowrap"] if nowrap else [])
+    classes = ([s] if s in _OUTCOMES else []) + (["nowrap"] if nowrap else []) \
+        + (["wrap"] if wrap else [])
     cls = f' class="{" ".join(classes)}"' if classes else ""
+    if wrap and "](" not in s:  # a line may break after the slash of trapping/monotonicity
+        s = _SLASH_IN_WORD.sub("/\u200b", s)
     return f"<td{cls}>{inline_html(s)}</td>"
 
 
@@ -334,6 +342,10 @@ class Table:
         The indices of the columns whose cells the HTML keeps on one line (numbers such
         as ``2e-101``, which a narrow column would break after the hyphen); () (the
         default): every cell wraps as the browser sees fit.
+    wrap
+        The indices of the columns whose cells the HTML breaks between words even where
+        the page keeps a column whole (the first column), with links and code kept whole,
+        and a word break allowed after a slash (``trapping/monotonicity``).
     """
 
     header: Sequence
@@ -341,6 +353,7 @@ class Table:
     row_anchors: Sequence = ()  # an id per row (None: no id), e.g. the claim id of a row
     latex_columns: str = ""  # the LaTeX column spec (default: "l" per column)
     nowrap: Sequence = ()  # columns kept on one line in the HTML
+    wrap: Sequence = ()  # columns broken between words in the HTML (links kept whole)
 
     def markdown(self) -> list[str]:
         """The block as Markdown lines (for index.md), a blank line last."""
@@ -354,9 +367,10 @@ class Table:
         its ids unique."""
         head = "".join(f"<th>{inline_html(h)}</th>" for h in self.header)
         ids = list(self.row_anchors) + [None] * (len(self.rows) - len(self.row_anchors))
-        keep = set(self.nowrap)
+        keep, wrap = set(self.nowrap), set(self.wrap)
         body = "".join(f"<tr{_id_attr(anchors, i)}>"
-                       + "".join(_table_cell_html(c, k in keep) for k, c in enumerate(row))
+                       + "".join(_table_cell_html(c, k in keep, k in wrap)
+                                 for k, c in enumerate(row))
                        + "</tr>" for row, i in zip(self.rows, ids, strict=True))
         return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
                 f"<tbody>{body}</tbody></table></div>")

@@ -27,13 +27,22 @@ _OUTCOMES = ("HOLDS", "VIOLATED", "INCONCLUSIVE", "INAPPLICABLE")
 #: The columns of numbers (worst margin, error, t), kept on one line (their places in
 #: `HEADER`; `number_columns` finds them in a header with the fit or certified column).
 NUMBER_COLUMNS = (4, 5, 7)
-_NUMBER_NAMES = ("worst margin", "error", FIT_HEADER, "t")
+_NUMBER_NAMES = ("worst margin", "error", "t")
+_WRAP_NAMES = ("claim", "kind", FIT_HEADER)
 
 
 def number_columns(header: list[str]) -> tuple[int, ...]:
-    """The places of the columns of numbers in ``header`` (as `rows` returns it): the worst
-    margin, the error, the fit (when limit rows add it) and t."""
+    """The places of the columns of single numbers in ``header`` (as `rows` returns it), kept
+    on one line: the worst margin, the error and t."""
     return tuple(k for k, name in enumerate(header) if name in _NUMBER_NAMES)
+
+
+def wrapped_columns(header: list[str]) -> tuple[int, ...]:
+    """The places of the columns the HTML may break between words (`verify.report.doc.Table`'s
+    ``wrap``): the claim (its id kept whole, a variant or data label on the next line), the
+    kind and the fit (the exponent above its band), so that the table fits a 1,400 px
+    window."""
+    return tuple(k for k, name in enumerate(header) if name in _WRAP_NAMES)
 
 
 def natural_key(text: str) -> tuple:
@@ -172,7 +181,9 @@ def rows(table: list[dict], catalogue_page: str = "catalogue.html"):
         relation = relation_cell(r["claim"], part, catalogue_page)
         margin = number_text(r["worst_margin"], ".3g", missing="", nonfinite="not finite")
         error = number_text(r["error"], ".1g", missing="", nonfinite="not finite")
-        link = f"[{r['claim']}]({catalogue_page}#{cid})"
+        # the id is the link, a variant's label ([lam 4^-7]) after it, where a line may break
+        variant = r["claim"][len(cid):].replace("[", "\\[").replace("]", "\\]")
+        link = f"[{cid}]({catalogue_page}#{cid}){variant}"
         if data_label(r.get("data")):
             link += f" ({data_label(r.get('data'))})"
         counts = ", ".join(f"{r[o]} {o}" for o in _OUTCOMES if r.get(o))

@@ -606,7 +606,8 @@ def _suite_blocks(suite_result, others=()) -> list[Block]:
                     "instance (content hash and seed), the time t and the relation. Rows "
                     "marked `published` were decided on data the papers' authors published, "
                     "not on our simulations, and are counted apart."),
-          Table(header, rows, anchors, nowrap=verdict_table.number_columns(header)),
+          Table(header, rows, anchors, nowrap=verdict_table.number_columns(header),
+                wrap=verdict_table.wrapped_columns(header)),
           Paragraph(mutants_mod.summary_line(score) + " (deliberately wrong variants of the "
                     "claims that the checks must reject; the roster is "
                     "`verify/results/mutant_roster.txt`)")]

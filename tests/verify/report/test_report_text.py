@@ -78,3 +78,31 @@ def test_every_citation_of_the_undistributed_catalogue_is_resolved_in_the_glossa
         assert f"8.{k} " in points, k
     assert "not distributed, so nothing here depends on reading it" in glossary[
         "THEORY, THEORY.md"]
+
+
+def test_the_verdict_table_wraps_ids_kinds_and_fits_between_words():
+    """The quick report of 2026-12-06 at 1,400 px: the table's columns at their narrowest
+    (claim ids with a variant on one line, ``trapping/monotonicity``, a fit and its band on
+    one line) summed to 1,445 px in a 1,216 px column. The claim's id is its link and stays
+    whole, its variant follows where the line may break; a kind may break after its slash;
+    the fit breaks between its exponent and its band; single numbers stay whole."""
+    row = {"claim": "CEL23-L4[lam 4^-7]", "kind": "trapping/monotonicity", "verdict": "HOLDS",
+           "instances": 2, "HOLDS": 2, "worst_margin": -3.77e-6, "error": 1e-5,
+           "fit": {"exponent": 0.499, "lo": 0.498, "hi": 0.5},
+           "where_parts": {"instance": "1bc6e5da4f98558e", "seed": 1, "t": 1.439,
+                           "part": "Eq(MaxGradNorm(t), 0)"}}
+    header, rows, anchors = V.rows([row])
+    page = to_html([Table(header, rows, anchors, nowrap=V.number_columns(header),
+                          wrap=V.wrapped_columns(header))], "t")
+    cells = dict(zip(header, re.findall(r"<td[^>]*>.*?</td>", page, flags=re.S), strict=True))
+    claim = cells["claim"]
+    assert claim.startswith('<td class="wrap">')
+    assert re.search(r'<a href="catalogue.html#CEL23-L4">CEL23-L4</a>\[lam 4\^-7\]', claim), claim
+    assert cells["kind"] == '<td class="wrap">trapping/\u200bmonotonicity</td>'
+    assert cells[V.FIT_HEADER].startswith('<td class="wrap">')
+    for name in ("worst margin", "error", "t"):
+        assert cells[name].startswith('<td class="nowrap">'), name
+    assert "td.wrap a, td.wrap code { white-space: nowrap; }" in page
+    # the Markdown and LaTeX copies read the variant as text
+    from verify.report.doc import inline_latex
+    assert "[lam 4" in inline_latex(rows[0][0]) and "\\[" not in inline_latex(rows[0][0])
