@@ -164,3 +164,27 @@ def test_the_paper_agrees_when_the_medians_are_within_the_stated_factor():
     assert cell["q1"] == pytest.approx(0.5 * published)
     assert R.agrees(1.0, 2.0) and R.agrees(2.0, 1.0) and not R.agrees(2.01, 1.0)
     assert not R.agrees(0.49, 1.0)
+
+
+def test_the_quartile_criterion_and_the_ratio_across_lam():
+    """Beside the factor-2 criterion: the paper's median inside our interquartile range,
+    and how far ours / paper moves across lam in one (method, data, d): a constant ratio
+    says the two follow the same law in lam and differ by the data draws' constant."""
+    ks = (-7, -10)
+
+    def trial(angle):
+        return {"max_angle": angle, "mean_angle": 0.0, "nuclear": 1.0, "loss": 0.0}
+
+    runs = {"gd": {}}
+    for k in ks:
+        published = R.PUBLISHED_MAX_ANGLE[("centred", 4)][k][0]
+        for s in R.SCHEMES:  # ours = 0.4 x the paper's at both lam, quartiles around it
+            runs["gd"][(s, 4, k)] = [trial(f * 0.4 * published) for f in (0.5, 0.9, 1, 1.1, 3)]
+    cells, _, _ = R._summaries(runs, (4,), ks, trials=5)
+    centred = [c for c in cells if c["scheme"] == "centred"]
+    assert all(c["ratio"] == pytest.approx(0.4) and not c["agrees"] for c in centred)
+    assert all(c["in_quartiles"] is False for c in centred)
+    assert R.ratio_drifts(centred) == [pytest.approx(1.0)]
+    moving = [dict(c) for c in centred]
+    moving[1]["ratio"] = 1.2  # ours / paper goes from 0.4 to 1.2 across lam: a factor 3
+    assert R.ratio_drifts(moving) == [pytest.approx(3.0)]
