@@ -42,12 +42,32 @@ def legend(ax, **kwargs) -> None:
         ax.legend(**kwargs)
 
 
+#: a PNG larger than this (bytes) is stored with a 256-colour palette (`_palette`)
+PALETTE_ABOVE = 100_000
+
+
+def _palette(path: Path) -> None:
+    """Rewrite the PNG at ``path`` with an adaptive 256-colour palette, no dithering: a
+    heat map or a dense scatter plot shrinks about 2.5 times (358 kB to 133 kB for E-001-1's
+    figure; mean change 0.3 of 255 per channel), and the report, which embeds its figures,
+    stays under its size target."""
+    from PIL import Image
+
+    with Image.open(path) as im:
+        small = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                           dither=Image.Dither.NONE)
+    small.save(path, format="PNG", optimize=True)
+
+
 def save_png(fig, path, dpi: int = 110) -> Path:
-    """Save ``fig`` to ``path`` (parents created) atomically, then close it."""
+    """Save ``fig`` to ``path`` (parents created) atomically, then close it; a large PNG
+    with a palette (`PALETTE_ABOVE`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".partial.png")
     fig.savefig(tmp, dpi=dpi)
+    if tmp.stat().st_size > PALETTE_ABOVE:
+        _palette(tmp)
     if _PDF_DIR:
         pdf = _PDF_DIR[-1] / path.with_suffix(".pdf").name
         pdf.parent.mkdir(parents=True, exist_ok=True)

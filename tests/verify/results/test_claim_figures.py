@@ -280,3 +280,24 @@ def test_limit_rows_get_a_figure(tmp_path, recwarn):
     for path in paths.values():
         assert path.read_bytes()[:8] == PNG_SIGNATURE
         assert path.stat().st_size > 5000
+
+
+def test_a_large_figure_is_stored_with_a_palette(tmp_path):
+    """The quick report embeds its figures; the CI run of 2026-12-06 found its index.html at
+    3.07 MB, over the 3 MB target. A PNG over PALETTE_ABOVE bytes is rewritten with a
+    256-colour palette (a dense heat map here), a small one is left as matplotlib wrote it."""
+    from PIL import Image
+
+    from verify.results.figures import PALETTE_ABOVE, pyplot, save_png
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 6))
+    ax.imshow(np.random.default_rng(0).standard_normal((200, 200)), cmap="RdBu_r")
+    big = save_png(fig, tmp_path / "big.png")
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1], [0, 1])
+    small = save_png(fig, tmp_path / "small.png")
+    with Image.open(big) as im:
+        assert im.mode == "P" and big.stat().st_size > 5000
+    with Image.open(small) as im:
+        assert small.stat().st_size <= PALETTE_ABOVE and im.mode == "RGBA"
