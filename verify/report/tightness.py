@@ -37,10 +37,13 @@ def declared_settings() -> dict[str, dict]:
     return out
 
 
-def tightenable_claims() -> list:
+def tightenable_claims(papers: tuple[str, ...] | None = None) -> list:
+    """The claims the table tightens: every tightenable claim, or only those declared by the
+    packs named in ``papers``."""
     from verify.tighten.statement import is_tightenable
 
-    return [c for c in registry.claims() if is_tightenable(c)]
+    return [c for c in registry.claims() if is_tightenable(c)
+            and (papers is None or registry.pack_of(c.id).name in papers)]
 
 
 def statement_parameter(claim) -> str | None:
@@ -128,18 +131,21 @@ def catalogue_line(key: str, d: dict) -> str:
 
 
 def run(out_dir, profile: str, store, show_progress: bool = True,
-        instances: int | None = None, progress=None) -> tuple[list[Block], dict]:
+        instances: int | None = None, progress=None,
+        papers: tuple[str, ...] | None = None) -> tuple[list[Block], dict]:
     """The section's blocks and its data (for verdicts.json). ``instances`` (`gfverify
     report --instances`) caps the instances drawn per claim (at least 1; default: the
     profile's budget). ``progress``: a pair [done, total] of claims set as they finish (a
-    `verify.running.pool.Background` counter, when the report runs this beside its sections)."""
+    `verify.running.pool.Background` counter, when the report runs this beside its sections).
+    ``papers``: only the claims of these packs (`tightenable_claims`; the report passes the
+    packs of the sections ``--section`` selected); None: every pack's."""
     from verify.tighten.search import tighten_claim, tighten_claim_on_runs
 
     prof = get_profile(profile)
     budget = (prof.tighten_budget if instances is None
               else max(1, min(int(instances), prof.tighten_budget)))
     settings = declared_settings()
-    claims = tightenable_claims()
+    claims = tightenable_claims(papers)
     rows, data, start = [], {}, time.perf_counter()
     if progress is not None:
         progress[1] = len(claims)
@@ -199,7 +205,7 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
               f"proved value is on the side that keeps the claim true) and the witness. A "
               f"witness is *decided* when the claim with the constant moved 2% past the "
               f"sharpest value is VIOLATED on it and 2% back HOLDS; UNDECIDED rows say why. "
-              f"{len(claims)} claims ({rows_total} rows: a claim whose parts bound the "
+              f"{len(claims)} claims{_of_papers(papers)} ({rows_total} rows: a claim whose parts bound the "
               f"constant from opposite sides has one row per part); {found} rows have a "
               f"decided witness ({wall:.1f} s)."),
         Table(HEADER, rows),
@@ -208,7 +214,17 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
         blocks += [Paragraph("Rows without a decided witness, by reason (the numbers in "
                              "the verdict column; instances counted per row):"),
                    Bullets(notes)]
-    return blocks, {"profile": profile, "wall_time": wall, "claims": data}
+    return blocks, {"profile": profile, "wall_time": wall, "claims": data,
+                    "papers": None if papers is None else sorted(papers)}
+
+
+def _of_papers(papers) -> str:
+    """" of S002's" for the table's paragraph when it covers some packs only."""
+    if papers is None:
+        return ""
+    names = sorted(papers)
+    return (" of " + (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
+                      else names[0]) + "'s" + " (the packs of the sections selected)")
 
 
 def _number_reasons(rows: list[list[str]], data: dict) -> list[str]:

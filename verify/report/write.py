@@ -348,8 +348,12 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
     if parallel is None:
         parallel = (os.cpu_count() or 1) >= 2
     tight_run = None
+    # a report of some sections only (--section) tightens their packs' claims only
+    tight_papers = (None if reproductions is None else
+                    tuple(p.name for p in packs.packs() if set(p.reproductions) & set(sections)))
     if parallel and "tightness" not in saved.sections:
-        tight_run = Background(tightness.run, out, profile, store, False, instances)
+        tight_run = Background(tightness.run, out, profile, store, False, instances,
+                               papers=tight_papers)
         if show_progress:
             say("tightness table: running in a worker process beside the sections ...")
 
@@ -370,7 +374,7 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
             result = _write_report(out, profile, seed, show_progress, instances, start,
                                    suite_run, saved, store,
                                    dict(zip(sections, modules, strict=True)), latex, state,
-                                   tight_run, clock)
+                                   tight_run, clock, tight_papers)
     except BaseException as exc:
         if tight_run is not None:
             _keep_tightness(tight_run, saved)
@@ -428,7 +432,7 @@ def _note_finished(clock, suite_run, tight_run) -> None:
 
 def _write_report(out, profile, seed, show_progress, instances, start, suite_run, saved,
                   store, sections, latex=False, state=None, tight_run=None,
-                  clock=None) -> ReportResult:
+                  clock=None, tight_papers=None) -> ReportResult:
     state = state if state is not None else {}
     clock = clock if clock is not None else eta.Clock(sections, profile)
     others, part_times = [], {}
@@ -470,7 +474,8 @@ def _write_report(out, profile, seed, show_progress, instances, start, suite_run
     else:
         if show_progress:
             say(f"tightness table ...{_suite_status(suite_run)}")
-        tight_blocks, tight_data = tightness.run(out, profile, store, show_progress, instances)
+        tight_blocks, tight_data = tightness.run(out, profile, store, show_progress, instances,
+                                                 papers=tight_papers)
         saved.save_section("tightness", (tight_blocks, tight_data))
     clock.finished("tightness")
     if "wall_time" in tight_data:

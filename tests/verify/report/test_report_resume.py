@@ -86,7 +86,8 @@ def test_sigterm_stops_a_report_as_ctrl_c_does():
         cli._interrupt_on_sigterm(signal.SIGTERM, None)
 
 
-def _tightness_elsewhere(out, profile, store, show_progress, instances, progress=None):
+def _tightness_elsewhere(out, profile, store, show_progress, instances, progress=None,
+                         papers=None):
     import os
 
     progress[1] = 3
@@ -168,3 +169,25 @@ def test_the_report_records_the_commit_its_run_started_from(tmp_path, monkeypatc
     assert data["provenance"]["commit"] == "commit-at-start"
     page = result.html.read_text()
     assert "commit-at-start" in page and "commit-at-the-end" not in page
+
+
+def test_a_report_of_some_sections_tightens_their_packs_claims_only(tmp_path, monkeypatch):
+    """``gfverify report --section X``: the tightness table covers the packs whose sections
+    were selected (before, it tightened every pack's claims, most of the run's time)."""
+    from theory import registry
+
+    asked = []
+
+    def tightness_of(*args, papers=None, **kwargs):
+        asked.append(papers)
+        return [], {"claims": {}}
+
+    monkeypatch.setattr(W.tightness, "run", tightness_of)
+    W.write_report(tmp_path, suite=False, reproductions=(FIRST,), show_progress=False,
+                   parallel=False)
+    assert asked == [("CEL23",)]
+    only = W.tightness.tightenable_claims(("CEL23",))
+    every = W.tightness.tightenable_claims()
+    assert only and len(only) < len(every)
+    assert {registry.pack_of(c.id).name for c in only} == {"CEL23"}
+    assert W.tightness._of_papers(("S002", "CEL23")).startswith(" of CEL23 and S002's")

@@ -165,7 +165,7 @@ def test_the_report_table_covers_each_claim_and_reads_its_store(tmp_path, monkey
     from verify.report.doc import Table
 
     chosen = [registry.get(c) for c in ("S002-T1", "S002-L2", "S000-A3")]
-    monkeypatch.setattr(tightness, "tightenable_claims", lambda: chosen)
+    monkeypatch.setattr(tightness, "tightenable_claims", lambda papers=None: chosen)
     blocks, data = tightness.run(tmp_path, "quick", tmp_path / "store", show_progress=False)
     rows = {k: d for k, d in data["claims"].items()}
     assert set(rows) == {"S002-T1", "S002-L2 part 1", "S002-L2 part 2", "S002-L2 part 3",
