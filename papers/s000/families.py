@@ -118,9 +118,19 @@ TIGHTEN = {cid: {"family": "orthogonal-asym", "loss_floor": PL_FLOOR}
 # I-000-repo-orth flows (d = 2n, R's width, to 6n).
 _ORTH_QUICK = [(k, s) for k in (4, 8) for s in range(3)] + [(16, 0)]
 _ORTH_FULL = [(k, s) for k in (4, 8) for s in range(10)] + [(16, 0)]
-_ORTH_PAPER = [(160, 0), (160, 1), (400, 0), (1000, 0), (2000, 0)]
+_ORTH_PAPER = [(160, 0), (160, 1), (400, 0), (400, 1)]
 _E000_4 = "G-000-orth, d = 2,000, n = 1,000-2,000, p = 35-37 (E-000-4)"
+# measured 2026-12-07, one core, the protocol's run (orth_spec: rtol 1e-10, 201 saved times)
+_ORTH_COST = ("one exact flow of the protocol at rtol 1e-10 costs 37 s of one core at n = 400 "
+              "and more than 15 min at n = 1,000 (E-000-4's smallest; n = 2,000 more again): "
+              "E-000-4's sizes would take the paper profile past its stated time; "
+              "`gfverify tighten` and `conjecture` on the orthogonal-asym family reach "
+              "n = 1,000 (--param n=1000) one instance at a time")
 _E000_1 = "sphere data, d = 100, n = 1,300-2,100, p = 36-38 (E-000-1)"
+_E000_1_COST = ("A1-A3 are conditions at t = 0; L1 is checked along the flow to t = 1 only: "
+                "at this size (d < n, most pre-activations sliding) the exact flow costs "
+                "about 2 min of one core per unit of time at its start (t = 1: 122 s, the "
+                "loss down 1%), so the other groups' horizon 6 n = 7,800 is out of reach")
 
 
 def _same(values: dict, text: str) -> tuple[dict, dict]:
@@ -134,10 +144,10 @@ SIZES = (
           paper=_E000_4, paper_scale=2000, scale="n",
           at={"quick": {"n": 16, "runs": _ORTH_QUICK, "points": 801},
               "full": {"n": 16, "runs": _ORTH_FULL, "points": 801},
-              "paper": {"n": 2000, "runs": _ORTH_PAPER, "points": 201}},
+              "paper": {"n": 400, "runs": _ORTH_PAPER, "points": 201}},
           shown={"quick": "n = 4, 8 (3 seeds), 16; d = 2n", "full": "n = 4, 8 (10 seeds), 16; "
-                 "d = 2n", "paper": "n = 160 (2 seeds), 400, 1,000, 2,000; d = 2n (201 saved "
-                 "times)"},
+                 "d = 2n", "paper": "n = 160, 400 (2 seeds each); d = 2n (201 saved times)"},
+          reason=_ORTH_COST,
           run=lambda prof: orth_spec(max(SIZES[0].at_profile(prof)["runs"]), prof)),
     Sizes(key="S000 parametrisation map and conservation",
           claims=("S000-P1", "S000-L1"), paper=_E000_4, paper_scale=2000, scale="n",
@@ -168,10 +178,11 @@ SIZES = (
           claims=("S000-A1", "S000-A2", "S000-A3", "S000-L1", "S000-T1", "S000-L3"),
           paper=_E000_1, paper_scale=1300, scale="n",
           at={"quick": {"n": 0}, "full": {"n": 0},
-              "paper": {"n": 1300, "d": 100, "p": 36, "points": 101}},
+              "paper": {"n": 1300, "d": 100, "p": 36, "points": 101, "horizon": 1.0}},
           shown={"quick": "not run (paper profile only)", "full": "not run (paper profile "
-                 "only)", "paper": "sphere n = 1,300, d = 100, p = 36 (E-000-1's smallest n; "
-                 "101 saved times)"}),
+                 "only)", "paper": "sphere n = 1,300, d = 100, p = 36 (E-000-1's smallest n), "
+                 "exact flow to t = 1 (101 saved times)"},
+          reason=_E000_1_COST),
     Sizes(key="S000 good-initialisation samples", claims=("S000-L2",),
           paper=_E000_1 + " (R's width rule)", paper_scale=2100, scale="n",
           at={"quick": {"n": 20, "p": 15, "reps": 3000},
@@ -198,11 +209,12 @@ SIZES = (
           paper_scale=2000, scale="n",
           at={"quick": {"n": (4, 6, 8, 12, 16), "seeds": 3, "scale_n": 4, "points": 801},
               "full": {"n": (4, 8, 16, 24, 32), "seeds": 8, "scale_n": 4, "points": 801},
-              "paper": {"n": (250, 500, 1000, 2000), "seeds": 2, "scale_n": 40,
+              "paper": {"n": (50, 100, 200, 400), "seeds": 2, "scale_n": 40,
                         "points": 201}},
           shown={"quick": "n = 4-16 (3 seeds)", "full": "n = 4-32 (8 seeds)",
-                 "paper": "n = 250-2,000 (2 seeds; 201 saved times); F8's data scales at "
-                          "n = 40"}),
+                 "paper": "n = 50-400 (2 seeds; 201 saved times); F8's data scales at "
+                          "n = 40"},
+          reason=_ORTH_COST),
     Sizes(key="S000 group initialisation (closed form)", claims=("S000-P3", "S000-F2"),
           paper="E-000-5: p = 2 groups, n = 1.7e18 (analytic)", paper_scale=1.7e18, scale="n",
           at={"quick": {"n": 21, "factor": 1}, "full": {"n": 21, "factor": 1},

@@ -222,7 +222,8 @@ if active() == "paper":  # collected under the paper profile only (E-000-1's own
         T1 and L3 say nothing there (INAPPLICABLE)."""
         at = E000_1.at_profile(verify_profile.name)
         problem = generators.sphere(n=at["n"], d=at["d"], p=at["p"], seed=0)
-        tr = flow(problem, 6.0 * problem.n, at["points"])
+        horizon = float(at["horizon"])  # A1-A3 hold or fail at t = 0; L1 along the run
+        tr = flow(problem, horizon, at["points"])
         for cid in ("S000-A1", "S000-A2", "S000-L1"):
             v = _record(verdicts, check(C[cid], tr), C[cid])
             assert v.outcome is Outcome.HOLDS, str(v)
@@ -233,7 +234,7 @@ if active() == "paper":  # collected under the paper profile only (E-000-1's own
             "E-000-1-outside-A3", "E-000-1's own data are not weakly interacting: S000-A3 "
             "fails at the paper's experimental size",
             f"Sphere data at E-000-1's d = {problem.d}, n = {problem.n}, p = {problem.p} "
-            f"[{problem.content_hash}] (exact flow to t = {6.0 * problem.n:g}): S000-A3 "
+            f"[{problem.content_hash}] (exact flow to t = {horizon:g}): S000-A3 "
             f"VIOLATED, margin {a3.margin:.3g} at {a3.where}; on the weakly interacting "
             f"draws (n <= {max(WEAK.at_profile(verify_profile.name)['n'])}, d = "
             f"{WEAK.at_profile(verify_profile.name)['d_factor']} n^2) it is {weak.outcome.value}"
