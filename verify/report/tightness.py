@@ -206,8 +206,8 @@ def run(out_dir, profile: str, store, show_progress: bool = True,
               f"witness is *decided* when the claim with the constant moved 2% past the "
               f"sharpest value is VIOLATED on it and 2% back HOLDS; UNDECIDED rows say why. "
               f"{len(claims)} claims{_of_papers(papers)} ({rows_total} rows: a claim whose "
-              f"parts bound the constant from opposite sides has one row per part); {found} rows have a "
-              f"decided witness ({wall:.1f} s)."),
+              f"parts bound the constant from opposite sides has one row per part); {found} rows "
+              f"have a decided witness ({wall:.1f} s)."),
         Table(HEADER, rows),
     ]
     if notes:
