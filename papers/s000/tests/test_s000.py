@@ -387,6 +387,11 @@ def _l2(kind, profile):
 def test_l2_union_bound(kind, verdicts, verify_profile):
     claim = C["S000-L2"]
     v = _record(verdicts, check(claim, _l2(kind, verify_profile)), claim)
+    if verify_profile.name == "paper":
+        # at R's width rule (n = 200, p = 29) the bound is within 0.01 of 1 - P(good): a
+        # sample of 1,000 draws cannot decide it (the sizes table's reason), and says so
+        assert v.outcome in (Outcome.HOLDS, Outcome.INCONCLUSIVE), str(v)
+        return
     assert v.outcome is Outcome.HOLDS, str(v)
 
 
