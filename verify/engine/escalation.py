@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import replace
 
-from numerics import Trajectory, simulate
+from numerics import Trajectory
 from verify.engine.accuracy import (  # noqa: F401  (the ladder is read here by its users)
     DEFAULT_BUDGET,
     FLOAT64_RTOLS,
@@ -31,6 +31,7 @@ from verify.engine.accuracy import (  # noqa: F401  (the ladder is read here by 
 )
 from verify.engine.check_run import check_one as _check_one
 from verify.engine.verdict import ESCALATABLE, Outcome, Verdict
+from verify.running import runs as run_service
 
 _CACHE: OrderedDict[tuple, Trajectory] = OrderedDict()
 _CACHE_SIZE = 2  # escalated runs of up to 8,001 saved times (with companions): memory
@@ -45,13 +46,15 @@ def escalatable(verdict: Verdict) -> bool:
 
 def rerun(tr: Trajectory, rung: Rung) -> Trajectory:
     """``tr``'s problem re-run by ``rung`` on the same saved times (memoised by the problem,
-    the saved times and the rung's method with all its options)."""
+    the saved times and the rung's method with all its options). The run goes through the
+    process's runner (`verify.running.runs`): under ``pytest verify --verify-store`` it is
+    kept in the store as it finishes, so that a stopped paper profile does not redo it."""
     key = (tr.problem.content_hash, tr.t.tobytes(), rung.label,
            tuple(sorted(rung.method.options().items())))
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    out = simulate(tr.problem, rung.method, t_eval=tr.t)
+    out = run_service.simulate(tr.problem, rung.method, tr.t)
     _CACHE[key] = out
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

@@ -292,3 +292,25 @@ def test_an_instant_claim_on_a_run_built_in_python_is_decided():
         assert "no saved time" not in verdict.reason
         assert ("interpolated between the saved times" in verdict.reason) == interpolated
         assert verdict.where.t == pytest.approx(at)
+
+
+def test_an_escalation_rerun_is_kept_in_the_runners_store(toy, tmp_path):
+    """The finer runs a check escalates to go through the process's runner: with a store
+    (``pytest verify --verify-store``, the paper profile's default), they are kept there as
+    they finish and read back by the next check, so that a stopped run does not redo them."""
+    from verify.engine import escalation
+    from verify.running import runs
+
+    claim = _pointwise(sp.Le(Balance(t), 0))  # inconclusive: escalated up the ladder
+    escalation._CACHE.clear()
+    runner = runs.Runner(runs.RunStore(tmp_path))
+    with runs.using(runner):
+        first = check(claim, toy)
+    assert first.accuracy.startswith("the exact flow at rtol")
+    assert runner.computed >= 1 and len(runner.store.keys()) == runner.computed
+    escalation._CACHE.clear()
+    again = runs.Runner(runs.RunStore(tmp_path))
+    with runs.using(again):
+        second = check(claim, toy)
+    assert again.computed == 0 and again.loaded == runner.computed
+    assert (second.outcome, second.margin) == (first.outcome, first.margin)
