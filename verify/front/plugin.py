@@ -45,7 +45,8 @@ def pytest_addoption(parser):
     group.addoption("--dask-local", default=None, metavar="N", dest="verify_dask_local",
                     type=_workers_option,
                     help="run the suite's simulations as tasks on a local Dask cluster of N "
-                         "worker processes (not with pytest-xdist's -n: use --scheduler)")
+                         "worker processes; with pytest-xdist's -n the tests also run in "
+                         "parallel and every xdist worker sends its runs to that one cluster")
     group.addoption("--verify-json", default=None, metavar="PATH",
                     help="write the verdict table as JSON to PATH")
     group.addoption("--verify-packs", default=None, metavar="WHICH",
@@ -172,18 +173,28 @@ def _configure_runs(config, profile: str) -> None:
     scheduler = config.getoption("verify_scheduler")
     local = config.getoption("verify_dask_local")
     config._gfverify_runs = None
+    config._gfverify_cluster = None
     if store is None and scheduler is None and local is None:
         return
-    if local is not None and getattr(config.option, "numprocesses", None):
-        raise pytest.UsageError("--dask-local: not with pytest-xdist's -n (each worker would "
-                                "start a cluster); start one (`dask scheduler`) and pass "
-                                "--scheduler ADDRESS")
     import contextlib
-    import signal
 
     from verify.running import runs
     from verify.running.executors import executor_for
 
+    if local is not None and scheduler is not None:
+        raise pytest.UsageError("--dask-local and --scheduler: give one (a local cluster, or "
+                                "a running scheduler's address)")
+    if local is not None:
+        worker_input = getattr(config, "workerinput", None)
+        if worker_input is not None:  # an xdist worker: join the controller's cluster
+            scheduler, local = worker_input.get(_SCHEDULER_KEY), None
+            if scheduler is None:
+                raise pytest.UsageError("--dask-local: this pytest-xdist worker was given no "
+                                        "cluster address by its controller")
+        elif _distributes(config):
+            if not config.getoption("collectonly", False):
+                _start_shared_cluster(config, local)  # the controller runs no test
+            return
     stack = contextlib.ExitStack()
     try:
         ex = executor_for(scheduler, local)
@@ -194,11 +205,63 @@ def _configure_runs(config, profile: str) -> None:
         stack.close()
         raise pytest.UsageError(str(exc)) from None
     previous_runner = runs.set_current(runner)
-    previous_signal = signal.getsignal(signal.SIGTERM)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _interrupt)
+    previous_signal = _catch_sigterm()
     config._gfverify_runs = (runner, stack, previous_runner, previous_signal,
                              getattr(ex, "name", "here"))
+
+
+def _distributes(config) -> bool:
+    """Whether this is a pytest-xdist controller that hands tests to workers (as xdist
+    decides it: a distribution mode and test environments, ``-n K`` or ``--tx``)."""
+    try:
+        return config.getoption("dist") != "no" and bool(config.getoption("tx"))
+    except ValueError:  # xdist is not installed or not loaded
+        return False
+
+
+_SCHEDULER_KEY = "gfverify_scheduler"  # in each xdist worker's workerinput
+_RUNS_KEY = "gfverify_runs"  # a worker's runner counts, in its workeroutput
+
+
+def _start_shared_cluster(config, workers: int) -> None:
+    """``-n K --dask-local N``: the xdist controller starts the one local cluster (N
+    processes) that all K test workers send their runs to (`pytest_configure_node` hands
+    them its address), so the tests and the simulations both run in parallel."""
+    from verify.running.executors import DaskExecutor
+
+    ex = DaskExecutor(local_workers=workers)
+    try:
+        ex.__enter__()
+        address = ex.scheduler_address()  # the cluster starts now
+    except Exception as exc:
+        ex.__exit__(None, None, None)
+        raise pytest.UsageError(str(exc)) from None
+    config._gfverify_cluster = (ex, address, _catch_sigterm())
+
+
+def _catch_sigterm():
+    """SIGTERM ends the session as Ctrl-C does (in the main thread); the handler it
+    replaced."""
+    import signal
+
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+    return previous
+
+
+def _restore_sigterm(previous) -> None:
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, previous)
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook
+def pytest_configure_node(node):
+    held = getattr(node.config, "_gfverify_cluster", None)
+    if held:
+        node.workerinput[_SCHEDULER_KEY] = held[1]
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -227,10 +290,16 @@ def _interrupt(signum, frame) -> None:  # SIGTERM as Ctrl-C: pytest stops and cl
 
 
 def pytest_unconfigure(config):
+    cluster = getattr(config, "_gfverify_cluster", None)
+    if cluster:
+        config._gfverify_cluster = None
+        try:
+            cluster[0].__exit__(None, None, None)
+        finally:
+            _restore_sigterm(cluster[2])
     held = getattr(config, "_gfverify_runs", None)
     if not held:
         return
-    import signal
 
     from verify.running import runs
 
@@ -240,14 +309,17 @@ def pytest_unconfigure(config):
         stack.close()  # cancels unfinished tasks, closes the client and cluster
     finally:
         runs.set_current(previous_runner)
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, previous_signal)
+        _restore_sigterm(previous_signal)
 
 
 def pytest_sessionfinish(session):
     config = session.config
     if hasattr(config, "workeroutput"):  # xdist worker: ship rows to the controller
         config.workeroutput[_WORKER_KEY] = json.dumps(config._gfverify_log.payload())
+        held = getattr(config, "_gfverify_runs", None)
+        if held:
+            config.workeroutput[_RUNS_KEY] = json.dumps(
+                {"loaded": held[0].loaded, "computed": held[0].computed, "where": held[-1]})
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest without xdist must not refuse it
@@ -255,6 +327,11 @@ def pytest_testnodedown(node, error):
     data = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
     if data:
         node.config._gfverify_log.merge(json.loads(data))
+    counts = getattr(node, "workeroutput", {}).get(_RUNS_KEY)
+    if counts:
+        if getattr(node.config, "_gfverify_worker_runs", None) is None:
+            node.config._gfverify_worker_runs = []
+        node.config._gfverify_worker_runs.append(json.loads(counts))
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -273,12 +350,8 @@ def pytest_terminal_summary(terminalreporter, config):
     if not table and not log.mutants and not log.findings:
         return
     terminalreporter.section("gfverify verdicts")
-    held = getattr(config, "_gfverify_runs", None)
-    if held:
-        runner, *_, where = held
-        kept = f", kept in {runner.store.root}" if runner.store is not None else ""
-        terminalreporter.write_line(f"runs: {runner.loaded} read from the store, "
-                                    f"{runner.computed} computed ({where}){kept}")
+    for line in _runs_lines(config):
+        terminalreporter.write_line(line)
     for line in format_table(table):
         terminalreporter.write_line(line)
     score = mutants_mod.score(log.mutants,
@@ -302,6 +375,32 @@ def pytest_terminal_summary(terminalreporter, config):
     if config.getoption("--verify-md"):
         with open(config.getoption("--verify-md"), "w") as fh:
             fh.write(markdown_table(table))
+
+
+def _runs_lines(config) -> list[str]:
+    """The "runs: ... read from the store, ... computed" line: this process's runner, or
+    under pytest-xdist the test workers' counts summed (the controller runs no test)."""
+    store = _store_dir(config, config._gfverify_profile.name)
+    kept = f", kept in {store}" if store is not None else ""
+    counts = getattr(config, "_gfverify_worker_runs", None)
+    cluster = getattr(config, "_gfverify_cluster", None)
+    if counts:
+        loaded, computed = (sum(c[k] for c in counts) for k in ("loaded", "computed"))
+        started = len(config.getoption("tx") or ())
+        missing = (f"; {started - len(counts)} of the {started} workers sent no counts"
+                   if started > len(counts) else "")
+        if cluster:
+            joined = sum(c.get("where") == f"dask scheduler {cluster[1]}" for c in counts)
+            where = f"{cluster[0].name}, shared by {joined} pytest-xdist workers{missing}"
+        else:
+            wheres = sorted({c.get("where", "here") for c in counts})
+            where = f"{', '.join(wheres)}, in {len(counts)} pytest-xdist workers{missing}"
+    elif getattr(config, "_gfverify_runs", None):
+        runner, *_, where = config._gfverify_runs
+        loaded, computed = runner.loaded, runner.computed
+    else:
+        return []
+    return [f"runs: {loaded} read from the store, {computed} computed ({where}){kept}"]
 
 
 _NUMBER_LIST = re.compile(r"\[\s*((?:-?[0-9.eE+-]+|null|NaN|-?Infinity)"

@@ -116,6 +116,33 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in out.split()]
 
 
+def _stop_after_two_runs(store: Path, out: Path, *extra) -> tuple[int, str]:
+    """Start the suite, SIGTERM it once two runs are stored; check that the runs kept are
+    whole and that its child processes are gone; return (runs kept, its output)."""
+    first = _suite(store, out, *extra)
+    deadline = time.time() + 1200  # generous: on a loaded machine a run takes a minute
+    while _stored(store) < 2 and time.time() < deadline and first.poll() is None:
+        time.sleep(0.2)
+    assert _stored(store) >= 2, first.communicate()[0]
+    children = _children(first.pid)
+    first.send_signal(signal.SIGTERM)
+    output = first.communicate(timeout=120)[0]
+    assert first.returncode != 0, output
+    kept = _stored(store)
+    assert 2 <= kept <= 6
+    assert not list(store.glob("runs-*/*/*.partial")), "a half-written run was left"
+    time.sleep(3)
+    assert not [c for c in children if Path(f"/proc/{c}").exists()
+                and Path(f"/proc/{c}/stat").read_text().split()[2] != "Z"], "children outlived"
+    return kept, output
+
+
+def _same_verdicts(one: Path, other: Path) -> None:
+    a, b = (json.loads(p.read_text())["claims"] for p in (one, other))
+    for key in ("claim", "instances", "HOLDS", "verdict", "worst_margin", "where"):
+        assert [r[key] for r in a] == [r[key] for r in b]
+
+
 @needs_dask
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 def test_a_stopped_verification_keeps_what_finished_and_resumes(tmp_path):
@@ -124,21 +151,8 @@ def test_a_stopped_verification_keeps_what_finished_and_resumes(tmp_path):
     cluster's workers are gone, and the next run reads them (the rest computed), with the
     verdicts of a serial run."""
     store = tmp_path / "store"
-    first = _suite(store, tmp_path / "a.json", "--dask-local", "2")
-    deadline = time.time() + 1200  # generous: on a loaded machine a run takes a minute
-    while _stored(store) < 2 and time.time() < deadline and first.poll() is None:
-        time.sleep(0.2)
-    assert _stored(store) >= 2, first.communicate()[0]
-    workers = _children(first.pid)
-    first.send_signal(signal.SIGTERM)
-    output = first.communicate(timeout=120)[0]
-    assert first.returncode != 0 and ("Interrupted" in output or "KeyboardInterrupt" in output)
-    kept = _stored(store)
-    assert 2 <= kept <= 6
-    assert not list(store.glob("runs-*/*/*.partial")), "a half-written run was left"
-    time.sleep(2)
-    assert not [w for w in workers if Path(f"/proc/{w}").exists()
-                and Path(f"/proc/{w}/stat").read_text().split()[2] != "Z"], "workers outlived"
+    kept, output = _stop_after_two_runs(store, tmp_path / "a.json", "--dask-local", "2")
+    assert "Interrupted" in output or "KeyboardInterrupt" in output, output
     second = _suite(store, tmp_path / "b.json", "--dask-local", "2")
     output = second.communicate(timeout=600)[0]
     assert second.returncode == 0, output
@@ -146,10 +160,59 @@ def test_a_stopped_verification_keeps_what_finished_and_resumes(tmp_path):
     serial = _suite(tmp_path / "serial", tmp_path / "c.json")
     output = serial.communicate(timeout=600)[0]
     assert serial.returncode == 0, output
-    resumed = json.loads((tmp_path / "b.json").read_text())["claims"]
-    alone = json.loads((tmp_path / "c.json").read_text())["claims"]
-    for key in ("claim", "instances", "HOLDS", "verdict", "worst_margin", "where"):
-        assert [r[key] for r in resumed] == [r[key] for r in alone]
+    _same_verdicts(tmp_path / "b.json", tmp_path / "c.json")
+
+
+@needs_dask
+def test_xdist_workers_share_one_local_cluster_and_give_the_serial_verdicts(tmp_path):
+    """`pytest -p xdist -n 2 --dask-local 1`: the controller starts one cluster, both test
+    workers send their runs to it (one shared store), and the verdicts are a serial run's."""
+    pytest.importorskip("xdist")
+    shared = _suite(tmp_path / "store", tmp_path / "x.json", "-p", "xdist", "-n", "2",
+                    "--dask-local", "1")
+    output = shared.communicate(timeout=900)[0]
+    assert shared.returncode == 0, output
+    assert ("runs: 0 read from the store, 6 computed (dask local cluster (1 worker), shared "
+            "by 2 pytest-xdist workers)") in output, output
+    assert _stored(tmp_path / "store") == 6
+    again = _suite(tmp_path / "store", tmp_path / "y.json", "-p", "xdist", "-n", "2")
+    output = again.communicate(timeout=600)[0]  # no cluster: the workers read the store
+    assert again.returncode == 0, output
+    assert ("runs: 6 read from the store, 0 computed (local, in 2 pytest-xdist workers)"
+            in output), output
+    serial = _suite(tmp_path / "serial", tmp_path / "c.json")
+    output = serial.communicate(timeout=600)[0]
+    assert serial.returncode == 0, output
+    _same_verdicts(tmp_path / "x.json", tmp_path / "c.json")
+
+
+@needs_dask
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_stopped_parallel_verification_keeps_what_finished_and_resumes(tmp_path):
+    """`pytest -p xdist -n 2 --dask-local 1`, stopped by SIGTERM to the controller after two
+    runs finished: the runs kept are whole, the test workers and the cluster's worker are
+    gone, and the next run reads them and computes the rest."""
+    pytest.importorskip("xdist")
+    store = tmp_path / "store"
+    parallel = ("-p", "xdist", "-n", "2", "--dask-local", "1")
+    kept, output = _stop_after_two_runs(store, tmp_path / "a.json", *parallel)
+    # ended as Ctrl-C ends it (a summary printed), not killed
+    assert "KeyboardInterrupt" in output, output
+    second = _suite(store, tmp_path / "b.json", *parallel)
+    output = second.communicate(timeout=600)[0]
+    assert second.returncode == 0, output
+    assert f"runs: {kept} read from the store, {6 - kept} computed" in output, output
+
+
+def test_a_local_cluster_and_a_scheduler_together_are_refused(tmp_path):
+    """`--dask-local N --scheduler ADDRESS`: one line saying to give one (before, with
+    pytest-xdist's -n the address was silently dropped)."""
+    both = _suite(tmp_path / "store", tmp_path / "z.json", "--dask-local", "1",
+                  "--scheduler", "tcp://127.0.0.1:1")
+    output = both.communicate(timeout=300)[0]
+    assert both.returncode == 4, output  # pytest's usage error
+    assert "--dask-local and --scheduler: give one" in output, output
+    assert not (tmp_path / "store").exists() or not _stored(tmp_path / "store")
 
 
 def test_the_paper_profile_keeps_its_runs_without_being_asked(tmp_path):
