@@ -222,9 +222,9 @@ def _of_papers(papers) -> str:
     """" of S002's" for the table's paragraph when it covers some packs only."""
     if papers is None:
         return ""
-    names = sorted(papers)
-    return (" of " + (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
-                      else names[0]) + "'s" + " (the packs of the sections selected)")
+    *others, last = sorted(papers)
+    names = f"{', '.join(others)} and {last}" if others else last
+    return f" of {names}'s (the packs of the sections selected)"
 
 
 def _number_reasons(rows: list[list[str]], data: dict) -> list[str]:

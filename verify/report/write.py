@@ -232,14 +232,25 @@ def _section_module(name: str):
             f"reproductions) does not import ({type(exc).__name__}: {exc})") from None
 
 
+def _sections_by_pack() -> dict[str, tuple[str, ...]]:
+    """Each pack's name -> its report sections' modules (its ``reproductions``)."""
+    from theory import packs
+
+    return {pack.name: tuple(pack.reproductions) for pack in packs.packs()}
+
+
+def packs_of_sections(sections) -> tuple[str, ...]:
+    """The names of the packs that own any of the report sections ``sections`` (modules)."""
+    chosen = set(sections)
+    return tuple(name for name, owned in _sections_by_pack().items() if chosen & set(owned))
+
+
 def select_sections(names) -> tuple[str, ...]:
     """The report sections ``names`` select (``gfverify report --section``), in report
     order: a pack's name (all its sections, e.g. ``S002``), a section's module
     (``papers.s002.repro_gd``) or its last component (``repro_gd``). An unknown name is an
     `InputError` listing the choices."""
-    from theory import packs
-
-    by_pack = {pack.name: pack.reproductions for pack in packs.packs()}
+    by_pack = _sections_by_pack()
     every = reproduction_modules()
     chosen: set[str] = set()
     for name in names:
@@ -349,15 +360,14 @@ def write_report(out_dir: str | os.PathLike, profile: str = "quick", seed: int =
         parallel = (os.cpu_count() or 1) >= 2
     tight_run = None
     # a report of some sections only (--section) tightens their packs' claims only
-    tight_papers = (None if reproductions is None else
-                    tuple(p.name for p in packs.packs() if set(p.reproductions) & set(sections)))
+    tight_papers = None if reproductions is None else packs_of_sections(sections)
     if parallel and "tightness" not in saved.sections:
         tight_run = Background(tightness.run, out, profile, store, False, instances,
                                papers=tight_papers)
         if show_progress:
             say("tightness table: running in a worker process beside the sections ...")
 
-    clock = eta.Clock(sections, profile,
+    clock = eta.Clock(sections, profile, times=_expected_times(profile, tight_papers),
                       beside=[p for p, run in (("suite", suite_run), ("tightness", tight_run))
                               if run is not None],
                       after=[] if tight_run is not None or "tightness" in saved.sections
@@ -406,6 +416,18 @@ def _runs_context(store: Path, scheduler: str | None, dask_local: int | None):
         runner = runs.Runner(runs.RunStore(store / "runs"), ex)
         with runs.using(runner):
             yield runner, (f"--verify-store={store / 'runs'}", f"--scheduler={address}")
+
+
+def _expected_times(profile: str, tight_papers) -> dict[str, float]:
+    """The recorded part times (`eta.recorded_times`), the tightness table's scaled to the
+    share of the tightenable claims it covers when ``--section`` limits it to some packs'
+    (the recorded time is the whole table's)."""
+    times = eta.recorded_times(profile)
+    if tight_papers is not None and "tightness" in times:
+        every = len(tightness.tightenable_claims())
+        if every:
+            times["tightness"] *= len(tightness.tightenable_claims(tight_papers)) / every
+    return times
 
 
 def _keep_partial(out: Path, profile: str, seed: int, saved) -> str:

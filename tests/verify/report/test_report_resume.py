@@ -191,3 +191,18 @@ def test_a_report_of_some_sections_tightens_their_packs_claims_only(tmp_path, mo
     assert only and len(only) < len(every)
     assert {registry.pack_of(c.id).name for c in only} == {"CEL23"}
     assert W.tightness._of_papers(("S002", "CEL23")).startswith(" of CEL23 and S002's")
+
+
+def test_the_estimate_budgets_the_selected_packs_share_of_the_tightness_table():
+    """With ``--section``, the report's time estimate counts the tightness table's recorded
+    time in proportion to the claims it tightens (the record is the whole table's)."""
+    whole = W.eta.recorded_times("quick")
+    if "tightness" not in whole:
+        pytest.skip("no recorded tightness time for the quick profile")
+    share = (len(W.tightness.tightenable_claims(("CEL23",)))
+             / len(W.tightness.tightenable_claims()))
+    assert 0 < share < 1
+    assert W._expected_times("quick", ("CEL23",))["tightness"] == pytest.approx(
+        whole["tightness"] * share)
+    assert W._expected_times("quick", None) == whole
+    assert W.packs_of_sections((FIRST,)) == ("CEL23",)
