@@ -230,16 +230,11 @@ SIZES = (
                                             "at n = 64, 256"), strict=True))),
     Sizes(key="S000 discrete time", claims=("S000-F4",),
           paper="E-000-1: GD at lr = 1, n = 1,300-2,100", paper_scale=2100, scale="n",
-          at={"quick": {"n": 4}, "full": {"n": 4}, "paper": {"n": 4}},
+          at={"quick": {"n": 4}, "full": {"n": 4}, "paper": {"n": 400}},
           shown={"quick": "orthogonal n = 4, t <= 12", "full": "orthogonal n = 4, t <= 12",
-                 "paper": "orthogonal n = 4, t <= 12 (as the full profile)"},
-          reason="the check fits the exponent of the descent-to-flow gap against eta (0.02 to "
-                 "0.0025) and asks it to be at least 1; at n = 40, 160 and 400 the fit gives "
-                 "0.9996, 0.9999 and 0.99998 with intervals below 1 (the O(eta^2) term is "
-                 "negative there; at n = 4 it is positive: 1.0008), which that form reads as "
-                 "VIOLATED although the gap is O(eta). Deciding O(eta) at those sizes needs a "
-                 "check that extrapolates the slopes to eta -> 0, not built yet; and at "
-                 "n = 1,300 the exact flow had not reached t = 12 after 14 min of one core"),
+                 "paper": "orthogonal n = 400, t <= 12"},
+          reason="the exact flow at n = 1,300 had not reached t = 12 after 14 min of one "
+                 "core; n = 400 is the largest measured (35 s)"),
     Sizes(key="S000 Gershgorin surrogate", claims=("S000-C1",),
           paper="none: a corollary for large n, no experiment", scale="n",
           at={"quick": {"n": (16, 24, 32, 48, 64)}, "full": {"n": (16, 32, 64, 96, 128)},

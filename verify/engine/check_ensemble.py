@@ -189,6 +189,11 @@ def _law_values(expr: sp.Basic, variable: str, xs: np.ndarray, fixed: dict) -> n
     return np.asarray(fn(xs), dtype=float) * np.ones_like(xs)
 
 
+#: a leading-order fit (``ScalingData.toward``) decides only where its fitted correction is
+#: at most this relative size over the measured range
+CORRECTION_MAX = 0.3
+
+
 def check_scaling(claim: Claim, data: ScalingData) -> Verdict:
     """Fit the measured quantity against the claimed law's shape, with an interval.
 
@@ -216,8 +221,12 @@ def check_scaling(claim: Claim, data: ScalingData) -> Verdict:
     law = _law_values(rhs, data.variable, xs, data.fixed)
     if not np.all(np.isfinite(law) & (law > 0)) or np.ptp(np.log(law)) == 0:
         raise CheckError(f"{claim.id}: the claimed law must be positive and vary over the data")
+    correction = None
+    if data.toward is not None:  # leading order as x -> 0 (inf): a correction of that order
+        order = data.correction_order if data.toward == "0" else -data.correction_order
+        correction = xs ** order
     try:
-        shape = fit_power_law(law, data.y, level=CONFIDENCE)
+        shape = fit_power_law(law, data.y, level=CONFIDENCE, correction=correction)
     except FitError as exc:
         return Verdict(claim.id, Outcome.INCONCLUSIVE, where=where, reason=f"no fit: {exc}")
     lo, hi = sorted((shape.lo * alpha0, shape.hi * alpha0))
@@ -232,16 +241,33 @@ def check_scaling(claim: Claim, data: ScalingData) -> Verdict:
     else:
         margin = hi - alpha0
         violated = margin < 0
-    fit_text = (f"alpha = {alpha:.3f}, {100 * CONFIDENCE:.0f}% CI [{lo:.3f}, {hi:.3f}] "
-                f"(beta = {shape.exponent:.3f} against the law's shape, {shape.method}, "
-                f"{shape.points} values of {data.variable})")
-    if half_width > SCALING_MAX_HALF_WIDTH:
+    if data.toward is None:
+        fit_text = (f"alpha = {alpha:.3f}, {100 * CONFIDENCE:.0f}% CI [{lo:.3f}, {hi:.3f}] "
+                    f"(beta = {shape.exponent:.3f} against the law's shape, {shape.method}, "
+                    f"{shape.points} values of {data.variable})")
+    else:
+        power = f"{data.correction_order:g}" if data.toward == "0" else \
+            f"-{data.correction_order:g}"
+        fit_text = (f"alpha = {alpha:.5g}, interval [{lo:.5g}, {hi:.5g}] (beta = "
+                    f"{shape.exponent:.5g} against the law's shape, to leading order as "
+                    f"{data.variable} -> {data.toward}: one relative correction gamma "
+                    f"{data.variable}^{power} fitted, gamma = {shape.correction:.3g}; the "
+                    f"{100 * CONFIDENCE:.0f}% t-interval widened to 3x the exponent's move when "
+                    f"the next order is fitted too; {shape.points} values of "
+                    f"{data.variable})")
+    if data.toward is not None and shape.correction_size > CORRECTION_MAX:
+        outcome = Outcome.INCONCLUSIVE
+        reason = (f"the next-order correction is not small over the measured range (|gamma| "
+                  f"x {data.variable}^{power} reaches {shape.correction_size:.2g} > "
+                  f"{CORRECTION_MAX:g}): values nearer the limit would decide; {fit_text}")
+    elif half_width > SCALING_MAX_HALF_WIDTH:
         outcome = Outcome.INCONCLUSIVE
         reason = f"interval too wide to decide (half-width {half_width:.2f}): {fit_text}"
     else:
         outcome = Outcome.VIOLATED if violated else Outcome.HOLDS
         reason = f"claimed exponent {alpha0:.3g}; fitted {fit_text}"
-    figure = _scaling_figure(claim, rel, data, xs, law, shape, alpha, (lo, hi), alpha0)
+    figure = _scaling_figure(claim, rel, data, xs, law, shape, alpha, (lo, hi), alpha0,
+                             correction)
     return Verdict(claim.id, outcome, margin=float(margin), error=half_width,
                    where=where, reason=reason, observed=alpha, predicted=alpha0,
                    method="power-law fit", figure_data=figure)
@@ -251,15 +277,20 @@ def check_scaling(claim: Claim, data: ScalingData) -> Verdict:
 SCALING_FIGURE_MAX_POINTS = 2000
 
 
-def _scaling_figure(claim, rel, data, xs, law, shape, alpha, ci, alpha0) -> dict | None:
-    """figure_data of a scaling check: the data, the fitted law with its band, the claim."""
+def _scaling_figure(claim, rel, data, xs, law, shape, alpha, ci, alpha0,
+                    correction=None) -> dict | None:
+    """figure_data of a scaling check: the data, the fitted law with its band, the claim
+    (with a correction term, the fitted curve and band carry it)."""
     try:
         ys = np.asarray(data.y, dtype=float)
         ux, first = np.unique(xs, return_index=True)
         ll, ly = np.log(law), np.log(ys)
-        lbar, ybar = float(np.mean(ll)), float(np.mean(ly))  # the OLS line passes here
+        z = np.zeros_like(ll) if correction is None else np.asarray(correction, dtype=float)
+        gamma = shape.correction if correction is not None else 0.0
+        # the OLS fit passes through the means of its regressors
+        lbar, ybar = float(np.mean(ll)), float(np.mean(ly)) - gamma * float(np.mean(z))
         lu = ll[first]
-        band = np.exp(ybar + np.outer((shape.lo, shape.hi), lu - lbar))
+        band = np.exp(ybar + np.outer((shape.lo, shape.hi), lu - lbar) + gamma * z[first])
         keep = np.arange(len(xs))
         if len(xs) > SCALING_FIGURE_MAX_POINTS:
             keep = np.linspace(0, len(xs) - 1, SCALING_FIGURE_MAX_POINTS).astype(int)
@@ -283,7 +314,8 @@ def _scaling_figure(claim, rel, data, xs, law, shape, alpha, ci, alpha0) -> dict
             "method": shape.method,
             "confidence": shape.level,
             "fit": {"x": floats(ux),
-                    "y": floats(shape.prefactor * law[first] ** shape.exponent),
+                    "y": floats(shape.prefactor * law[first] ** shape.exponent
+                                * np.exp(gamma * z[first])),
                     "band_lo": floats(band.min(axis=0)), "band_hi": floats(band.max(axis=0)),
                     "claimed": floats(np.exp(ybar + (lu - lbar)))},
         }

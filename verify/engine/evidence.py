@@ -123,6 +123,18 @@ class ScalingData:
     description
         A label for the series; the verdict's `verify.Where` names it (else the number
         of values of ``variable``).
+    toward
+        None (the law over the measured range), ``"0"`` or ``"inf"``: the law is claimed
+        to leading order as ``variable`` goes there ("O(eta) as eta -> 0"), so the fit
+        carries one correction of the next order, relative: log y = c + beta log f(x) +
+        gamma z with z = x**correction_order (``"0"``) or x**-correction_order (``"inf"``).
+        A correction the claim allows then no longer tilts the fitted exponent
+        (`verify.engine.scaling.fit_power_law`); a correction that is not small over the
+        measured range leaves the check INCONCLUSIVE.
+    correction_order
+        The order of that correction (default 1: a series in eta, as a step size's; an
+        n -> infinity law corrected at n**-1/2 says 0.5). It is part of the model the
+        verdict rests on, and its reason says it.
     """
 
     variable: str
@@ -131,10 +143,16 @@ class ScalingData:
     quantity: str
     fixed: dict = field(default_factory=dict)
     description: str = ""
+    toward: str | None = None
+    correction_order: float = 1.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "x", tuple(float(v) for v in self.x))
         object.__setattr__(self, "y", tuple(float(v) for v in self.y))
         if len(self.x) != len(self.y):
             raise ValueError(f"x, y: need equal lengths, got {len(self.x)} and {len(self.y)}")
+        if self.toward not in (None, "0", "inf"):
+            raise ValueError(f"toward: None, '0' or 'inf', got {self.toward!r}")
+        if not (isinstance(self.correction_order, int | float) and self.correction_order > 0):
+            raise ValueError(f"correction_order: a number > 0, got {self.correction_order!r}")
 

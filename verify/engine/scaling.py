@@ -11,7 +11,10 @@ every point (x may repeat: replicates). The interval on the exponent is
   freedom (``method == "t-interval"``).
 
 The t-interval is always computed too (``t_lo``, ``t_hi``). Both measure scatter
-only: curvature of the law over the range (pre-asymptotic sizes) is not in them.
+only: curvature of the law over the range (pre-asymptotic sizes) is not in them. A law
+claimed to leading order only (O(eta) as eta -> 0) is fitted with one correction term of
+the next order (``correction``), so that curvature the claim allows is not read as a
+different exponent.
 
 `fit_limit(s, q, errors)`: q = limit + K s**a as s -> 0 (a LIMIT claim's sequence), the
 exponent's band from the profile likelihood over a grid of exponents and the limit's band
@@ -50,6 +53,10 @@ class PowerLawFit:
     stderr: float
     t_lo: float
     t_hi: float
+    #: with a correction term (``fit_power_law(correction=z)``): its coefficient gamma and
+    #: its largest size over the points, |gamma| max |z| (0 without one)
+    correction: float = 0.0
+    correction_size: float = 0.0
 
     @property
     def half_width(self) -> float:
@@ -105,8 +112,20 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def fit_power_law(x: Sequence[float], y: Sequence[float], level: float = 0.95,
-                  bootstrap: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> PowerLawFit:
-    """Fit y = K x**alpha in log-log (see the module docstring for the interval)."""
+                  bootstrap: int = BOOTSTRAP_SAMPLES, seed: int = 0,
+                  correction: Sequence[float] | None = None) -> PowerLawFit:
+    """Fit y = K x**alpha in log-log (see the module docstring for the interval).
+
+    ``correction`` (one value per point, z): fit log y = c + alpha log x + gamma z instead,
+    a law claimed to leading order with a relative correction of order z (z = eta for
+    "O(eta) as eta -> 0"). A deterministic series' residuals are the orders the model
+    leaves out, not noise, so the interval on alpha is the t-interval of that regression
+    (N - 3 degrees of freedom) widened to MODEL_SAFETY times the exponent's move when the
+    order after it (z^2) is fitted too: the omitted orders' pull (``method == "corrected
+    fit"``). ``correction_size`` = |gamma| max |z| says whether the correction is small
+    over the range."""
+    if correction is not None:
+        return _fit_corrected(x, y, correction, level)
     xa = np.asarray(x, dtype=float)
     ya = np.asarray(y, dtype=float)
     if xa.shape != ya.shape or xa.ndim != 1:
@@ -138,6 +157,43 @@ def fit_power_law(x: Sequence[float], y: Sequence[float], level: float = 0.95,
     return PowerLawFit(exponent=slope, prefactor=math.exp(intercept), lo=float(lo),
                        hi=float(hi), method=method, level=level, points=int(lx.size),
                        stderr=stderr, t_lo=float(t_lo), t_hi=float(t_hi))
+
+
+#: the factor on the exponent's move when the next order is fitted (the corrected fit's
+#: model error), as on every error estimate (`verify.language.measures.ERROR_SAFETY`)
+MODEL_SAFETY = 3.0
+
+
+def _fit_corrected(x, y, z, level: float) -> PowerLawFit:
+    xa, ya, za = (np.asarray(v, dtype=float) for v in (x, y, z))
+    if not (xa.shape == ya.shape == za.shape and xa.ndim == 1):
+        raise FitError(f"x, y and the correction must be 1-d of the same length, got "
+                       f"{xa.shape}, {ya.shape} and {za.shape}")
+    if not (np.all(np.isfinite(xa)) and np.all(np.isfinite(ya)) and np.all(np.isfinite(za))
+            and np.all(xa > 0) and np.all(ya > 0)):
+        raise FitError("a power-law fit needs positive, finite x and y")
+    lx, ly = np.log(xa), np.log(ya)
+    if lx.size < 4 or np.unique(lx).size < 4:
+        raise FitError(f"a power-law fit with a correction term needs at least 4 distinct x, "
+                       f"got {lx.size} points at {np.unique(lx).size}")
+    if not 0 < level < 1:
+        raise FitError(f"level: a confidence level in (0, 1), got {level!r}")
+
+    one = np.column_stack([lx, np.ones_like(lx), za])
+    two = np.column_stack([one, za ** 2])  # with the order after the correction too
+    if np.linalg.matrix_rank(two) < 4:
+        raise FitError("the correction term is not independent of the law over these points "
+                       "(a constant or a power of x itself)")
+    alpha, intercept, gamma = ols(one, ly, level)
+    # the omitted orders' pull on the exponent: how far the next one moves it, with the
+    # safety factor every error estimate of gfverify carries
+    shift = MODEL_SAFETY * abs(float(np.linalg.lstsq(two, ly, rcond=None)[0][0]) - alpha.value)
+    lo, hi = min(alpha.lo, alpha.value - shift), max(alpha.hi, alpha.value + shift)
+    return PowerLawFit(exponent=alpha.value, prefactor=math.exp(intercept.value), lo=lo, hi=hi,
+                       method="corrected fit", level=level, points=int(lx.size),
+                       stderr=alpha.stderr, t_lo=alpha.lo, t_hi=alpha.hi,
+                       correction=gamma.value,
+                       correction_size=abs(gamma.value) * float(np.max(np.abs(za))))
 
 
 #: exponents the profile of `fit_limit` is evaluated at (a band that reaches an end of this

@@ -16,7 +16,8 @@ class Profile:
     (`PROFILES`). The ``paper`` profile checks each claim at its paper's experimental sizes
     where one run costs at most about an hour of one core, else at the largest affordable
     size below (each pack's sizes table says which and why, `verify.results.sizes`); it is not run
-    by CI (its runs take hours: ``pytest verify --verify-profile paper --dask-local 2``).
+    by CI (its runs take hours: ``pytest verify --verify-profile paper -p xdist -n 2``, the
+    tests in parallel; ``--dask-local N`` beside it sends every test's runs to one cluster).
 
     ``pytest verify --verify-profile NAME`` selects it (the ``verify_profile`` fixture of
     a pack's tests is it) and ``gfverify report --profile NAME`` runs the report's

@@ -747,19 +747,22 @@ def f4_data(n_: int = 4) -> ScalingData:
     xs, ys = [], []
     for seed in range(1):
         pr = orth(n_, seed)
-        gf = simulate(pr, ExactFlow(rtol=1e-11), t_eval=times)
+        gf = run_service.simulate(pr, ExactFlow(rtol=1e-11), times)
         for lr in (0.02, 0.01, 0.005, 0.0025):
-            gd = simulate(pr, GradientDescent(lr=lr, error_check=None), t_eval=times)
+            gd = run_service.simulate(pr, GradientDescent(lr=lr, error_check=None), times)
             xs.append(lr)
             ys.append(m0.gd_pl_gap(gd, gf))
-    return ScalingData("eta", xs, ys, "GDPLGap", description=f"orthogonal n = {n_}, t <= 12")
+    # "up to O(eta)" as eta -> 0: fitted to leading order, with a correction of relative order
+    # eta (without it, the O(eta^2) term tilts this deterministic series' exponent to 0.9996
+    # at n = 40 with an interval below 1, a false VIOLATED; at n = 4 to 1.0008)
+    return ScalingData("eta", xs, ys, "GDPLGap", description=f"orthogonal n = {n_}, t <= 12",
+                       toward="0")
 
 
 def test_f4_discrete_time(verdicts, verify_profile):
     claim = C["S000-F4"]
     data = f4_data(F4_SIZES.at_profile(verify_profile.name)["n"])
-    # "up to O(eta)" as eta -> 0: the gap's exponent is at least 1 (an O(eta^2) term may
-    # tilt a deterministic fit just above 1)
+    # O(eta): the leading exponent is at least 1
     at_least = dataclasses.replace(claim, statement=sp.Ge(GDPLGap, K * eta))
     v = _record(verdicts, check(at_least, data), claim)
     assert v.outcome is Outcome.HOLDS, str(v)

@@ -10,7 +10,7 @@ import theory
 from numerics import Problem
 from verify import Outcome, check
 from verify.engine.evidence import Sample, ScalingData
-from verify.engine.scaling import binomial_interval, fit_power_law
+from verify.engine.scaling import FitError, binomial_interval, fit_power_law
 
 
 def _key_sample(count: int, p: int, seed: int = 0) -> Sample:
@@ -76,6 +76,53 @@ def test_scaling_claim_holds_and_shifted_exponent_is_violated():
     assert check(claim, _series(2.25)).outcome is Outcome.VIOLATED
     noisy = ScalingData(variable="n", x=[20, 40, 80], y=[1.0, 50.0, 3.0], quantity="DNeeded")
     assert check(claim, noisy).outcome is Outcome.INCONCLUSIVE
+
+
+ETA4 = np.array([0.02, 0.01, 0.005, 0.0025])
+ETA6 = 0.02 / 2.0 ** np.arange(6)
+
+
+def _step_series(y, eta=ETA4, toward: str | None = "0", order: float = 1.0) -> ScalingData:
+    return ScalingData("eta", eta, y, "GDPLGap", toward=toward, correction_order=order)
+
+
+def test_a_leading_order_law_is_fitted_with_its_next_order_correction():
+    """"gap = O(eta) as eta -> 0" (S000-F4) on deterministic series: an O(eta^2) term tilts a
+    plain log-log fit off 1 with an interval that excludes 1 (VIOLATED, a wrong answer);
+    fitted to leading order (``toward="0"``) the exponent is 1 again, also with six values
+    and a remainder of the order after (which the interval's model error must cover),
+    while a law of another leading order is still caught."""
+    claim = theory.get("S000-F4")  # GDPLGap = K eta
+    assert check(claim, _step_series(0.6 * ETA4 * (1 - 0.5 * ETA4), toward=None)).outcome \
+        is Outcome.VIOLATED
+    for eta in (ETA4, ETA6):
+        for tilt, next_order in ((-0.5, 0.0), (0.3, 0.0), (0.3, 50.0)):
+            v = check(claim, _step_series(0.6 * eta * (1 + tilt * eta + next_order * eta**2),
+                                          eta))
+            assert v.outcome is Outcome.HOLDS, str(v)
+            assert "to leading order as eta -> 0" in v.reason
+        for exponent in (0.95, 1.02, 1.1):
+            v = check(claim, _step_series(0.6 * eta**exponent * (1 - 0.5 * eta), eta))
+            assert v.outcome is Outcome.VIOLATED, (exponent, str(v))
+    # a correction of half order, declared so, is fitted as such
+    half = ETA6 + 3 * ETA6**1.5
+    assert check(claim, _step_series(half, ETA6, order=0.5)).outcome is Outcome.HOLDS
+
+
+def test_a_leading_order_fit_with_a_large_correction_decides_nothing():
+    """eta^0.9 (1 + 30 eta): the fitted correction reaches 0.6 over the range, so the fit
+    cannot tell the leading exponent (it fits 0.94); the check says so instead of HOLDS."""
+    claim = theory.get("S000-F4")
+    v = check(claim, _step_series(ETA4**0.9 * (1 + 30 * ETA4)))
+    assert v.outcome is Outcome.INCONCLUSIVE and "not small" in v.reason, str(v)
+    fit = fit_power_law(ETA4, 0.6 * ETA4**0.75, correction=ETA4)
+    assert fit.method == "corrected fit" and fit.contains(0.75)
+    with pytest.raises(FitError, match="not independent"):
+        fit_power_law(ETA4, ETA4, correction=np.ones(4))
+    with pytest.raises(ValueError, match="toward"):
+        ScalingData("eta", [1.0], [1.0], "GDPLGap", toward="zero")
+    with pytest.raises(ValueError, match="correction_order"):
+        ScalingData("eta", [1.0], [1.0], "GDPLGap", toward="0", correction_order=0)
 
 
 def test_binomial_interval_is_exact_at_the_edges():

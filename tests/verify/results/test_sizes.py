@@ -51,10 +51,8 @@ def test_every_checkable_claim_of_every_pack_has_its_sizes():
     assert all(g.meets_rule() or g.reason for g in tables)
     seeds = [g for g in tables if g.key.startswith(("S000", "S001", "S002"))]
     below = [g.key for g in seeds if not g.meets_rule()]
-    # each with its reason on the row; the fourth: S002's lam -> 0 sequence at m = 8 (issue 51);
-    # the fifth: S000-F4, whose exponent-at-least-1 form misreads the gap's O(eta^2) tilt at
-    # n >= 40 (its row gives the measured exponents; a slope-extrapolating check would lift it)
-    assert len(below) <= 5, below
+    # each with its reason on the row; the fourth: S002's lam -> 0 sequence at m = 8 (issue 51)
+    assert len(below) <= 4, below
 
 
 def test_under_the_paper_profile_each_row_says_its_sizes_and_why():
