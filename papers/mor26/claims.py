@@ -316,7 +316,8 @@ DECOUPLING = Claim(
     parametrization=STD,
     loss=SQUARE,
     measures="the simulated velocity against the layer-wise ODEs with D_j = (1/n) sum_k "
-    "1{<w_j, x_k> > 0} (y_k - h(x_k)) x_k (S002's FieldGap)",
+    "1{<w_j, x_k> > 0} (y_k - h(x_k)) x_k (S002's FieldGap: over the neurons off ties at "
+    "each time)",
     flags=(UNREAD,),
     notes="On orthogonal data the coordinate of w_j along x_k moves only while it is positive "
     "and the sample's residual is not 0: a coordinate that reaches 0 stays there, so active "

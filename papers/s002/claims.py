@@ -237,7 +237,9 @@ LAYER_ODES = Claim(
     parametrization=STD,
     loss=SQUARE,
     measures="the simulated velocity against a_j' = <D_j, w_j>, w_j' = a_j D_j with "
-    "D_j = -(1/n) sum_k 1{<w_j, x_k> > 0} (h(x_k) - y_k) x_k",
+    "D_j = -(1/n) sum_k 1{<w_j, x_k> > 0} (h(x_k) - y_k) x_k, over the neurons off ties at "
+    "each time (a neuron held on <w_j, x_k> = 0 by a sliding mode moves with the Filippov "
+    "velocity, which the strict mask does not give)",
     notes="D_j depends on theta only through h and on j only through w_j's activation "
     "pattern. Spherical form (eq. 9), w_j = e^rho_j w^_j: rho_j' = s_j <D_j, w^_j>, "
     "w^_j' = s_j (D_j - <D_j, w^_j> w^_j) (verified symbolically).",

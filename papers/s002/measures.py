@@ -250,7 +250,8 @@ def _paper_field(problem: Problem, W: np.ndarray, a: np.ndarray):
 
 def _field_gap(tr: Trajectory) -> Series:
     """max_j |da_j/dt - <D_j, w_j>| + ||dw_j/dt - a_j D_j||, the velocity being the
-    simulated flow's field (numerics.network.flow_field) at the saved states."""
+    simulated flow's field (numerics.network.flow_field) at the saved states; over the
+    neurons off ties (no pair held on z_ij = 0 by a sliding mode) at each time."""
     pr = tr.problem
     # the field of the strict mask 1{z > 0}, as the paper's formula has it (the run's own
     # velocity differs where a pair sits within rounding of its surface)
@@ -269,12 +270,19 @@ def _field_gap(tr: Trajectory) -> Series:
     paper = weights * (x_max * output_error(tr)[:, None]
                        + rel * np.linalg.norm(D, axis=-1))
     own = neuron_velocity_error(tr) + paper
+    error, rounding = _ROUND * mag + own, _ROUND * mag
     if tr.filippov_mask is not None:
-        # where a pair slides, z_ij = 0 and the paper's strict mask is decided by rounding:
-        # the gap is not a continuous function of the state there, its error unknown
-        own = np.where(tr.sliding.any(axis=-1), np.inf, own)
-    return Series(np.max(gap, axis=-1), np.max(_ROUND * mag + own, axis=-1),
-                  _ROUND * np.max(mag, axis=-1))
+        # a neuron with a pair held on z_ij = 0 (a tie: the flow slides there) is left out at
+        # that time: the layer-wise ODEs are stated off ties (BF25-D1 says so), and on a tie
+        # the paper's strict mask is decided by rounding and is not the Filippov velocity
+        # the flow moves with. A time at which every neuron slides has no value (unknown).
+        tied = tr.sliding.any(axis=-1)  # (T, p)
+        gap, error, rounding = (np.where(tied, -np.inf, a) for a in (gap, error, rounding))
+        none = tied.all(axis=-1)
+        values = np.where(none, np.nan, np.max(gap, axis=-1))
+        return Series(values, np.where(none, np.inf, np.max(error, axis=-1)),
+                      np.where(none, np.nan, np.max(rounding, axis=-1)))
+    return Series(np.max(gap, axis=-1), np.max(error, axis=-1), np.max(rounding, axis=-1))
 
 
 def _d_u_plus(tr: Trajectory) -> Series:
