@@ -60,15 +60,19 @@ def refusal(err_lines: list[str]) -> list[str]:
 def environment(cwd: Path | None = None) -> dict[str, str]:
     """The commands' environment: this checkout first on the path (then the packs an
     example installed in ``cwd``, `install_editable`), only those packs besides the
-    built-in ones (whatever else this environment has installed), one BLAS thread, and
-    this interpreter's scripts (gfverify) first on PATH."""
+    built-in ones (whatever else this environment has installed), one BLAS thread with
+    the same kernels on every x86-64 processor, and this interpreter's scripts (gfverify)
+    first on PATH."""
     paths, packs = [str(ROOT)], []
     site = cwd / SITE if cwd is not None else None
     if site is not None and site.is_dir():
         paths += [str(site), *(site / "paths.txt").read_text().split()]
         packs = (site / "packs.txt").read_text().split()
+    # OpenBLAS picks its kernels by the processor (DYNAMIC_ARCH), and their rounding
+    # differs: an exact flow's step count was 582 on an AVX-512 Intel machine and 581 on
+    # an AMD one. The pages' examples use the AVX2 kernels everywhere (x86-64).
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), OMP_NUM_THREADS="1",
-               GFVERIFY_PACKS=",".join(packs) or "builtin")
+               OPENBLAS_CORETYPE="Haswell", GFVERIFY_PACKS=",".join(packs) or "builtin")
     bindir = Path(sys.executable).parent
     env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
     return env
