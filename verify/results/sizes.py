@@ -182,31 +182,43 @@ def _cost_cell(key: str, costs: dict) -> str:
     return ", ".join(cells) if cells else "not measured"
 
 
-HEADER = ["claims", "checks", "the paper's size", "full profile", "paper profile",
+HEADER = ["checks", "claims", "the paper's size", "full profile", "paper profile",
           "x full", "cost of one run (CPU)", "why not the paper's size"]
 
 
 def table_rows(tables: tuple[Sizes, ...] | None = None, costs: dict | None = None
                ) -> list[list[str]]:
-    """The sizes table, one row per group: its claims, the paper's size, the full and paper
-    profiles' sizes, the factor between them, the cost of one run and the reason."""
+    """The sizes table, one row per group (the columns of `HEADER`): the group, its claims,
+    the paper's size, the full and paper profiles' sizes, the factor between them, the cost
+    of one run and the reason ("-" where there is none)."""
     tables = declared() if tables is None else tables
     costs = paper_costs() if costs is None else costs
     rows = []
     for s in tables:
         factor = f"{s.factor():.3g}" if s.size("full") > 0 else "-"
-        rows.append([", ".join(s.claims), s.key, s.paper, s.shown["full"], s.shown["paper"],
+        rows.append([s.key, ", ".join(s.claims), s.paper, s.shown["full"], s.shown["paper"],
                      factor, _cost_cell(s.key, costs), s.reason or "-"])
     return rows
 
 
 def markdown(tables: tuple[Sizes, ...] | None = None, costs: dict | None = None) -> str:
-    """The sizes table as Markdown (the findings page's)."""
+    """The sizes table as Markdown (the findings page's): the reasons, sentences long, are
+    numbered notes under the table, so that its columns stay readable on a page."""
     costs = paper_costs() if costs is None else costs
     measured = costs.get("measured", {})
-    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    header = HEADER[:-1]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    notes: list[str] = []
     for row in table_rows(tables, costs):
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
+        *cells, reason = row
+        if reason != "-":
+            if reason not in notes:
+                notes.append(reason)
+            cells[0] += f" (why: note {notes.index(reason) + 1})"
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    if notes:
+        lines += ["", f"{HEADER[-1][0].upper() + HEADER[-1][1:]}:", ""]
+        lines += [f"{k}. {text}" for k, text in enumerate(notes, 1)]
     note = (f"Costs: the CPU seconds of the largest run a group's tests asked for (the "
             f"exact flow with its companion, or the descent with its half-step run), measured "
             f"by the suite's runner on {measured.get('date', '?')} "

@@ -111,7 +111,7 @@ def test_the_findings_block_holds_the_sizes_table_and_a_stale_one_is_named(tmp_p
     F.update_page(page, run)
     block = F.page_block(page)
     assert "### At which sizes the claims are checked" in block
-    assert "| claims | checks | the paper's size |" in block
+    assert "| checks | claims | the paper's size |" in block and "why: note 1" in block
     assert F.page_disagreements(page, run) == []
     page.write_text(page.read_text().replace("E-000-4", "E-000-9"))
     assert any(d.startswith("sizes:") for d in F.page_disagreements(page, run))
