@@ -16,8 +16,9 @@ class Profile:
     (`PROFILES`). The ``paper`` profile checks each claim at its paper's experimental sizes
     where one run costs at most about an hour of one core, else at the largest affordable
     size below (each pack's sizes table says which and why, `verify.results.sizes`); it is not run
-    by CI (its runs take hours: ``pytest verify --verify-profile paper -p xdist -n 2``, the
-    tests in parallel; ``--dask-local N`` beside it sends every test's runs to one cluster).
+    by CI (``pytest verify --verify-profile paper --dask-local 2``, the runs on a local
+    cluster of two processes, took 32 min on 2 cores and peaked at 20 GB in one process;
+    with ``-p xdist -n K`` beside it the K test processes share that cluster).
 
     ``pytest verify --verify-profile NAME`` selects it (the ``verify_profile`` fixture of
     a pack's tests is it) and ``gfverify report --profile NAME`` runs the report's
