@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from verify.front import pack_memory
 from verify.results import findings as findings_mod
 from verify.results import mutants as mutants_mod
 from verify.results.table import VerdictLog, format_table, markdown_table
@@ -109,6 +110,8 @@ def pytest_configure(config):
 
         packs.select(choice)
     _add_pack_tests(config)
+    config._gfverify_pack_roots = tuple(
+        d.parent.resolve() for d in _pack_test_dirs(config.getoption("--verify-packs")))
     register_hypothesis_profiles()
     name = config.getoption("--verify-profile")
     settings.load_profile(f"gfverify-{name}")
@@ -283,6 +286,17 @@ def pytest_runtest_call(item):
         for cid, rows in log.rows.items():
             if len(rows) > before.get(cid, 0):
                 log.costs[cid] = max(log.costs.get(cid, 0.0), cost)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a pack's last test (the next is another pack's, or none), the runs its modules
+    cached are let go (`verify.front.pack_memory`)."""
+    roots = getattr(item.config, "_gfverify_pack_roots", ())
+    here = pack_memory.pack_of(item.path, roots)
+    if here is not None and (nextitem is None
+                             or pack_memory.pack_of(nextitem.path, roots) != here):
+        pack_memory.release(here)
 
 
 def _interrupt(signum, frame) -> None:  # SIGTERM as Ctrl-C: pytest stops and cleans up
