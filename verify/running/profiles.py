@@ -17,7 +17,7 @@ class Profile:
     where one run costs at most about an hour of one core, else at the largest affordable
     size below (each pack's sizes table says which and why, `verify.results.sizes`); it is not run
     by CI (``pytest verify --verify-profile paper --dask-local 2``, the runs on a local
-    cluster of two processes, took 32 min on 2 cores and peaked at 20 GB in one process;
+    cluster of two processes, took 32 min on 2 cores and peaks at 12 GB in one process;
     with ``-p xdist -n K`` beside it the K test processes share that cluster).
 
     ``pytest verify --verify-profile NAME`` selects it (the ``verify_profile`` fixture of
