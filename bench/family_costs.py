@@ -129,24 +129,34 @@ def main(args) -> None:
                   f"({row['wall_seconds']:.1f} wall)  steps {row['steps']:>7}  "
                   f"events {row['events']:>6}  {row['status']} ({row['engine']})", flush=True)
         if args.write:  # after each family: a stopped run keeps the families measured
-            _write(rows, load_before, args.only)
+            _write(rows, old, name, load_before, args.only)
     if args.write:
         print(f"wrote {OUT.relative_to(ROOT)}")
 
 
-def _write(rows: dict, load_before: list, only) -> None:
+def _write(rows: dict, old: dict, name: str, load_before: list, only) -> None:
+    """Store ``rows`` with each family's own header (date, commit, load, command) in
+    ``measured_families``: ``name``'s is this run's, the families carried over with ``--only``
+    keep theirs (the file's former header, for a file written before per-family headers)."""
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
+    header = {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
+              "commit": commit, "cores": os.cpu_count(),
+              "load": [load_before[0], round(os.getloadavg()[0], 2)],
+              "unit": "CPU seconds of one core (wall_seconds: elapsed)",
+              "by": "python bench/family_costs.py --write"
+                    + (f" --only {' '.join(only)}" if only else "")}
+    former = old.get("measured_families", {})
+    headers = {fam: former.get(fam, old.get("measured", header)) for fam in rows}
+    headers.update(_written)
+    headers[name] = _written[name] = header
     tmp = OUT.with_name(OUT.name + ".partial")
-    tmp.write_text(json.dumps({
-        "measured": {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
-                     "commit": commit, "cores": os.cpu_count(),
-                     "load": [load_before[0], round(os.getloadavg()[0], 2)],
-                     "unit": "CPU seconds of one core (wall_seconds: elapsed)",
-                     "by": "python bench/family_costs.py --write"
-                           + (f" --only {' '.join(only)}" if only else "")},
-        "families": rows}, indent=1) + "\n")
+    tmp.write_text(json.dumps({"measured": header, "measured_families": headers,
+                               "families": rows}, indent=1) + "\n")
     tmp.replace(OUT)
+
+
+_written: dict[str, dict] = {}  # the headers of the families this run measured
 
 
 if __name__ == "__main__":

@@ -253,7 +253,8 @@ def cost_lines(name: str, costs: dict | None = None) -> list[str]:
     rows = costs.get("families", {}).get(name)
     if not rows:
         return []
-    m = costs.get("measured", {})
+    # the family's own measurement (bench/family_costs.py --only keeps each family's)
+    m = costs.get("measured_families", {}).get(name) or costs.get("measured", {})
     load = ""
     if m.get("load"):
         low, high = m["load"][:2]
@@ -262,8 +263,9 @@ def cost_lines(name: str, costs: dict | None = None) -> list[str]:
                 if high > m.get("cores", 1) else "")
         load = f", load average {low:g}-{high:g}{busy}"
     unit = "CPU seconds of one core" if "unit" in m else "seconds"
+    cores = f", {m['cores']} cores" if m.get("cores") else ""
     lines = [f"    one run (exact flow and its companion to the horizon, {unit}; measured "
-             f"{m.get('date', '?')}, {m.get('cores', '?')} cores, one thread{load}):"]
+             f"{m.get('date', '?')}{cores}, one thread{load}):"]
 
     for row in rows:
         where = " ".join(f"{k}={v}" for k, v in row["params"].items())

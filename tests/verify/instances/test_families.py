@@ -21,6 +21,24 @@ def test_a_run_cost_measured_on_a_quiet_machine_does_not_say_other_jobs_ran():
     assert "load average 0.9-1.6)" in line and "other jobs" not in line
 
 
+
+def test_each_family_says_its_own_measurement_not_the_last_one_written():
+    """``bench/family_costs.py --only F --write`` re-measures F alone: the other families keep
+    their own date and load (``measured_families``), not F's."""
+    from verify.instances.run_cost import cost_lines
+    row = [{"params": {"n": 20}, "seconds": 3.0, "events": 10, "horizon": 100.0}]
+    costs = {"measured": {"date": "2026-12-07", "cores": 2, "load": [0.1, 0.9]},
+             "measured_families": {
+                 "sphere": {"date": "2026-12-06", "cores": 2, "load": [11.2, 15.4]},
+                 "orthogonal": {"date": "2026-12-07", "cores": 2, "load": [0.1, 0.9]},
+                 "group": {"date": "2026-12-06 or earlier"}},
+             "families": {"sphere": row, "orthogonal": row, "group": row}}
+    assert "2026-12-06, 2 cores, one thread, load average 11.2-15.4 (other jobs" in \
+        cost_lines("sphere", costs)[0]
+    assert "2026-12-07, 2 cores, one thread, load average 0.1-0.9)" in \
+        cost_lines("orthogonal", costs)[0]
+    assert "measured 2026-12-06 or earlier, one thread):" in cost_lines("group", costs)[0]
+
 # -- the printed ranges are the enforced ones (issues 50, 52) -----------------------------------
 import math  # noqa: E402
 
